@@ -1,0 +1,19 @@
+export const required = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined || value.trim() === '') throw new Error(`Missing required environment variable ${name}`);
+  return value;
+};
+
+const optional = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+};
+
+/** Read once per container at cold start; nothing else reads process.env. */
+export const config = {
+  tableName: required('TABLE_NAME'),
+  /** DynamoDB Local's address; unset in AWS. */
+  dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
+  /** Derives the key that encrypts `next_page` cursors. */
+  cursorSecret: required('CURSOR_SECRET'),
+};

@@ -1,0 +1,39 @@
+import { BatchGetCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+const BATCH_GET_LIMIT = 100;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reads every key (at most 100 per request, duplicates removed, since BatchGetItem rejects
+ * them), retrying UnprocessedKeys with backoff. Returns the items found, in no order.
+ */
+export const batchGetAll = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly { PK: string; SK: string }[],
+  projection?: { expression: string; names: Record<string, string> },
+): Promise<Record<string, unknown>[]> => {
+  const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_LIMIT);
+    for (let round = 0; pending && pending.length > 0; round++) {
+      if (round > 0) await pause(Math.min(1000, 20 * 2 ** round));
+      const result: BatchGetCommandOutput = await db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: pending,
+              ...(projection
+                ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                : {}),
+            },
+          },
+        }),
+      );
+      found.push(...(result.Responses?.[table] ?? []));
+      pending = result.UnprocessedKeys?.[table]?.Keys;
+    }
+  }
+  return found;
+};

@@ -1,0 +1,76 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Brand, DirectoryStore, Membership } from '../domain/organizations.ts';
+import { key } from './keys.ts';
+
+export const directoryRepository = (db: DynamoDBDocumentClient, table: string): DirectoryStore => {
+  const get = async (Key: { PK: string; SK: string }) =>
+    (await db.send(new GetCommand({ TableName: table, Key, ConsistentRead: true }))).Item;
+  const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: table, Item }));
+  const putIfAbsent = async (Item: Record<string, unknown>): Promise<boolean> => {
+    try {
+      await db.send(new PutCommand({ TableName: table, Item, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  };
+
+  return {
+    async putOrganization(org) {
+      await put({ ...key.org(org.slug), entity: 'ORGANIZATION', ...org });
+    },
+    async findOrganization(slug) {
+      const item = await get(key.org(slug));
+      return item ? { slug: item.slug, name: item.name, featureFlags: item.featureFlags ?? [] } : undefined;
+    },
+    async putBrand(brand) {
+      await put({ ...key.brand(brand.orgId, brand.slug), entity: 'BRAND', ...brand });
+    },
+    async findBrand(orgId, slug) {
+      const item = await get(key.brand(orgId, slug));
+      return item ? ({ orgId: item.orgId, slug: item.slug, name: item.name } as Brand) : undefined;
+    },
+    async listBrands(orgId) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.brandPrefix },
+        }),
+      );
+      return Items.map((item) => ({ orgId: item.orgId, slug: item.slug, name: item.name }) as Brand);
+    },
+    async putUser(userId) {
+      await put({ ...key.user(userId), entity: 'USER', userId });
+    },
+    async putMembership(membership) {
+      await put({ ...key.membership(membership.userId, membership.orgId), entity: 'MEMBERSHIP', ...membership });
+    },
+    async findMembership(userId, orgId) {
+      const item = await get(key.membership(userId, orgId));
+      return item ? ({ userId: item.userId, orgId: item.orgId, status: item.status } as Membership) : undefined;
+    },
+    async putApiKey(hash, record) {
+      return putIfAbsent({ ...key.apiKey(hash), entity: 'API_KEY', ...record, createdAt: new Date().toISOString() });
+    },
+    async revokeApiKey(hash) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: key.apiKey(hash),
+            UpdateExpression: 'SET revoked = :yes, revokedAt = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':yes': true, ':now': new Date().toISOString() },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+  };
+};

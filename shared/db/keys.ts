@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Every key shape of the single table. Only repositories and the table definition import this
+ * module. Free text (group names, asset content, check keys) is hashed into keys so that no
+ * user input can exceed DynamoDB's key size limits or collide with a delimiter.
+ */
+const digest = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url');
+
+export const ATTR = {
+  pk: 'PK',
+  sk: 'SK',
+  ttl: 'expiresAt',
+  liveSort: 'liveSK',
+  liveOrg: 'liveOrg',
+  liveType: 'liveType',
+  liveGroup: 'liveGroup',
+  liveTypeGroup: 'liveTypeGroup',
+} as const;
+
+/** Sparse indexes holding live (not soft-deleted) assets only, newest first by `liveSK`. */
+export const INDEX = {
+  byOrg: { name: 'liveByOrg', partitionKey: ATTR.liveOrg },
+  byType: { name: 'liveByType', partitionKey: ATTR.liveType },
+  byGroup: { name: 'liveByGroup', partitionKey: ATTR.liveGroup },
+  byTypeGroup: { name: 'liveByTypeGroup', partitionKey: ATTR.liveTypeGroup },
+} as const;
+export type LiveIndex = (typeof INDEX)[keyof typeof INDEX];
+
+export type Key = { PK: string; SK: string };
+
+const orgPk = (orgId: string) => `ORG#${orgId}`;
+
+export const key = {
+  apiKey: (hash: string): Key => ({ PK: `KEY#${hash}`, SK: 'KEY' }),
+  org: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'ORG' }),
+  brand: (orgId: string, slug: string): Key => ({ PK: orgPk(orgId), SK: `BRAND#${slug}` }),
+  brandPrefix: 'BRAND#',
+  user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
+  membership: (userId: string, orgId: string): Key => ({ PK: `USER#${userId}`, SK: `MEMBER#${orgId}` }),
+  group: (orgId: string, id: number): Key => ({ PK: orgPk(orgId), SK: `GROUP#${id}` }),
+  groupPrefix: 'GROUP#',
+  groupName: (orgId: string, name: string): Key => ({ PK: orgPk(orgId), SK: `GROUPNAME#${digest(name)}` }),
+  groupCounter: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'COUNTER#GROUP' }),
+  asset: (id: number): Key => ({ PK: `ASSET#${id}`, SK: 'ASSET' }),
+  /** One per live asset: the same content and type cannot be added twice to one organization. */
+  assetIdentity: (orgId: string, type: string, identity: string): Key => ({
+    PK: orgPk(orgId),
+    SK: `ASSETKEY#${type}#${digest(identity)}`,
+  }),
+  /** The check index: one item per canonical content key, read by the asset check. */
+  checkEntry: (checkKey: string): Key => ({ PK: `CHECK#${digest(checkKey)}`, SK: 'CHECK' }),
+};
+
+const GROUP_NONE = 'NONE';
+
+/** The live-index attributes of an asset; removing them all takes it out of every listing. */
+export const liveKeys = (asset: { orgId: string; id: number; type: string; groupId: number | null; createdAt: string }) => {
+  const group = asset.groupId === null ? GROUP_NONE : String(asset.groupId);
+  return {
+    [ATTR.liveSort]: `${asset.createdAt}#${String(asset.id).padStart(16, '0')}`,
+    [ATTR.liveOrg]: orgPk(asset.orgId),
+    [ATTR.liveType]: `${orgPk(asset.orgId)}#TYPE#${asset.type}`,
+    [ATTR.liveGroup]: `${orgPk(asset.orgId)}#GROUP#${group}`,
+    [ATTR.liveTypeGroup]: `${orgPk(asset.orgId)}#TYPE#${asset.type}#GROUP#${group}`,
+  };
+};
+
+export const liveIndexFor = (filter: { type?: string; groupId?: number | 'ungrouped' }): LiveIndex => {
+  if (filter.type !== undefined && filter.groupId !== undefined) return INDEX.byTypeGroup;
+  if (filter.type !== undefined) return INDEX.byType;
+  if (filter.groupId !== undefined) return INDEX.byGroup;
+  return INDEX.byOrg;
+};
+
+export const livePartition = (orgId: string, filter: { type?: string; groupId?: number | 'ungrouped' }): string => {
+  const group = filter.groupId === undefined ? undefined : filter.groupId === 'ungrouped' ? GROUP_NONE : String(filter.groupId);
+  let partition = orgPk(orgId);
+  if (filter.type !== undefined) partition += `#TYPE#${filter.type}`;
+  if (group !== undefined) partition += `#GROUP#${group}`;
+  return partition;
+};

@@ -1,0 +1,39 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export type Scope = 'read' | 'write';
+export const SCOPES: readonly Scope[] = ['read', 'write'];
+
+export type ApiKeyRecord =
+  | { kind: 'organization'; orgId: string; scopes: Scope[]; revoked: boolean }
+  | { kind: 'user'; userId: string; scopes: Scope[]; revoked: boolean };
+
+export interface ApiKeyStore {
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+}
+
+/** Keys are stored only as this digest; the plaintext is shown once, at creation. */
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export const generateApiKey = (): string => `aps_${randomBytes(24).toString('base64url')}`;
+
+export type KeyResolver = (key: string) => Promise<ApiKeyRecord | undefined>;
+
+/**
+ * Resolves keys through a per-container cache: a revoked or newly created key takes effect
+ * within `ttlMs`. Misses are cached too, so a flood of bad keys costs one read per key per TTL.
+ */
+export const cachedKeyResolver = (
+  store: ApiKeyStore,
+  { ttlMs = 60_000, maxEntries = 10_000, now = Date.now } = {},
+): KeyResolver => {
+  const cache = new Map<string, { record: ApiKeyRecord | undefined; expires: number }>();
+  return async (key) => {
+    const hash = hashApiKey(key);
+    const hit = cache.get(hash);
+    if (hit && hit.expires > now()) return hit.record;
+    const record = await store.findByHash(hash);
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(hash, { record, expires: now() + ttlMs });
+    return record;
+  };
+};

@@ -1,0 +1,26 @@
+export type Group = { id: number; name: string; assetCount: number };
+
+export interface GroupStore {
+  list(orgId: string): Promise<Group[]>;
+  create(orgId: string, name: string): Promise<Group>;
+  /** Renames in one transaction with the name uniqueness items; throws NotFoundError or ConflictError. */
+  rename(orgId: string, id: number, name: string): Promise<Group>;
+  /** Deletes the group and its name, then ungroups its assets; returns how many were ungrouped. */
+  remove(orgId: string, id: number): Promise<number>;
+  namesOf(orgId: string, ids: readonly number[]): Promise<Map<number, string>>;
+}
+
+export const createGroup = (store: GroupStore, orgId: string, name: string): Promise<Group> => store.create(orgId, name);
+
+export const renameGroup = (store: GroupStore, orgId: string, id: number, name: string): Promise<Group> =>
+  store.rename(orgId, id, name);
+
+export const deleteGroup = async (store: GroupStore, orgId: string, id: number) => {
+  const unassignedAssetCount = await store.remove(orgId, id);
+  return { success: true as const, id, unassignedAssetCount };
+};
+
+export const listGroups = async (store: GroupStore, orgId: string) => {
+  const groups = await store.list(orgId);
+  return groups.sort((a, b) => a.id - b.id);
+};

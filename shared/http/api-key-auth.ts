@@ -1,0 +1,47 @@
+import type { MiddlewareObj } from '@middy/core';
+import { type ApiKeyRecord, cachedKeyResolver, type KeyResolver, type Scope } from '../domain/api-keys.ts';
+import { config } from '../config.ts';
+import { apiKeyRepository } from '../db/api-key-repository.ts';
+import { documentClient } from '../db/client.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { headerOf } from './request.ts';
+import type { Auth } from './api-event.ts';
+
+type Options = {
+  /** Organization-scoped endpoints accept only organization keys. */
+  organization: boolean;
+  scope: Scope;
+};
+
+const defaultResolver = cachedKeyResolver(apiKeyRepository(documentClient, config.tableName));
+
+export const presentedKey = (headers: Record<string, string | undefined> | undefined): string | undefined => {
+  const key = headerOf(headers, 'x-api-key')?.trim();
+  if (key) return key;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headerOf(headers, 'authorization') ?? '');
+  return bearer?.[1];
+};
+
+const toAuth = (record: ApiKeyRecord): Auth =>
+  record.kind === 'organization'
+    ? { kind: 'organization', orgId: record.orgId, scopes: record.scopes }
+    : { kind: 'user', userId: record.userId, scopes: record.scopes };
+
+/** Resolves `X-API-KEY` (or `Authorization: Bearer`) and sets `event.auth`. */
+export const apiKeyAuth = <E extends { headers?: Record<string, string | undefined> }>(
+  options: Options,
+  resolve?: KeyResolver,
+): MiddlewareObj<E> => ({
+  before: async (request) => {
+    const unauthorized = options.organization ? 'API key with organization access required' : 'A valid API key is required';
+    const key = presentedKey(request.event.headers);
+    if (!key) throw new UnauthorizedError(unauthorized);
+    const record = await (resolve ?? defaultResolver)(key);
+    if (!record || record.revoked) throw new UnauthorizedError(unauthorized);
+    if (options.organization && record.kind !== 'organization') throw new UnauthorizedError(unauthorized);
+    if (!record.scopes.includes(options.scope)) {
+      throw new ForbiddenError(`API key does not have ${options.scope} access`);
+    }
+    Object.assign(request.event, { auth: toAuth(record) });
+  },
+});

@@ -1,0 +1,32 @@
+import * as v from 'valibot';
+import { ASSET_TYPES } from '../domain/asset-types.ts';
+
+/** A path or query id: digits only, a positive safe integer. */
+export const positiveId = (message: string) =>
+  v.pipe(v.string(message), v.regex(/^[1-9]\d{0,15}$/, message), v.transform(Number), v.safeInteger(message));
+
+export const groupName = v.pipe(
+  v.string('Group name is required'),
+  v.trim(),
+  v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
+);
+
+export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
+
+export const MAX_CONTENT_LENGTH = 4096;
+
+const optionalText = (field: string, max: number) =>
+  v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} must be at most ${max} characters`));
+
+export const assetFields = {
+  content: v.pipe(
+    v.string('content is required'),
+    v.trim(),
+    v.nonEmpty('content is required'),
+    v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
+  ),
+  type: assetType,
+  name: v.optional(optionalText('name', 255)),
+  description: v.optional(v.nullable(optionalText('description', 2048))),
+  groupId: v.optional(v.nullable(v.pipe(v.number('groupId must be a positive integer'), v.safeInteger('groupId must be a positive integer'), v.minValue(1, 'groupId must be a positive integer')))),
+};
