@@ -18,4 +18,6 @@ export const handler = middy<ValidatedEvent<typeof request>, ApiResult>()
   .use(apiKeyAuth({ organization: true, scope: 'write' }))
   .use(validate(request))
   .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth, pathParameters }) => json(200, await deleteGroup(groups, auth.orgId, pathParameters.groupId)));
+  .handler(async ({ auth, pathParameters }) =>
+    json(200, await deleteGroup(groups, auth.orgId, pathParameters.groupId)),
+  );

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -5,9 +6,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Group, GroupStore } from '../domain/groups.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
 import { cancellationCodes, conflicted, failedCondition } from './transactions.ts';
@@ -37,7 +37,9 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
   };
 
   const find = async (orgId: string, id: number): Promise<Group | undefined> => {
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.group(orgId, id), ConsistentRead: true }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: table, Key: key.group(orgId, id), ConsistentRead: true }),
+    );
     return Item ? toGroup(Item as GroupItem) : undefined;
   };
 

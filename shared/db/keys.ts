@@ -55,7 +55,13 @@ export const key = {
 const GROUP_NONE = 'NONE';
 
 /** The live-index attributes of an asset; removing them all takes it out of every listing. */
-export const liveKeys = (asset: { orgId: string; id: number; type: string; groupId: number | null; createdAt: string }) => {
+export const liveKeys = (asset: {
+  orgId: string;
+  id: number;
+  type: string;
+  groupId: number | null;
+  createdAt: string;
+}) => {
   const group = asset.groupId === null ? GROUP_NONE : String(asset.groupId);
   return {
     [ATTR.liveSort]: `${asset.createdAt}#${String(asset.id).padStart(16, '0')}`,
@@ -74,7 +80,8 @@ export const liveIndexFor = (filter: { type?: string; groupId?: number | 'ungrou
 };
 
 export const livePartition = (orgId: string, filter: { type?: string; groupId?: number | 'ungrouped' }): string => {
-  const group = filter.groupId === undefined ? undefined : filter.groupId === 'ungrouped' ? GROUP_NONE : String(filter.groupId);
+  const group =
+    filter.groupId === undefined ? undefined : filter.groupId === 'ungrouped' ? GROUP_NONE : String(filter.groupId);
   let partition = orgPk(orgId);
   if (filter.type !== undefined) partition += `#TYPE#${filter.type}`;
   if (group !== undefined) partition += `#GROUP#${group}`;

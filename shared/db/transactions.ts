@@ -2,7 +2,9 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 /** The cancellation reason codes of a failed TransactWriteItems, in item order; undefined for any other error. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((reason) => reason.Code) : undefined;
+  error instanceof TransactionCanceledException
+    ? (error.CancellationReasons ?? []).map((reason) => reason.Code)
+    : undefined;
 
 export const failedCondition = (codes: (string | undefined)[] | undefined, index: number): boolean =>
   codes?.[index] === 'ConditionalCheckFailed';

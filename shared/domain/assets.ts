@@ -74,7 +74,11 @@ export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: st
       const index = next++;
       const input = inputs[index] as NewAsset;
       const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined;
-      added[index] = await store.create(orgId, { ...input, identity: assetIdentity(input.content, input.type), checkKey });
+      added[index] = await store.create(orgId, {
+        ...input,
+        identity: assetIdentity(input.content, input.type),
+        checkKey,
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(ADD_CONCURRENCY, inputs.length) }, worker));
@@ -109,7 +113,10 @@ export const listAssets = async (
   perPage: number,
   nextPage?: string,
 ) => {
-  const binding = { orgId, filter: JSON.stringify([filter.type ?? null, filter.groupId ?? null, filter.query ?? null]) };
+  const binding = {
+    orgId,
+    filter: JSON.stringify([filter.type ?? null, filter.groupId ?? null, filter.query ?? null]),
+  };
   const position = nextPage === undefined ? undefined : cursors.open(binding, nextPage);
   const page = await store.list(orgId, filter, perPage, position);
   return {

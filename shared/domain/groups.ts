@@ -10,7 +10,8 @@ export interface GroupStore {
   namesOf(orgId: string, ids: readonly number[]): Promise<Map<number, string>>;
 }
 
-export const createGroup = (store: GroupStore, orgId: string, name: string): Promise<Group> => store.create(orgId, name);
+export const createGroup = (store: GroupStore, orgId: string, name: string): Promise<Group> =>
+  store.create(orgId, name);
 
 export const renameGroup = (store: GroupStore, orgId: string, id: number, name: string): Promise<Group> =>
   store.rename(orgId, id, name);

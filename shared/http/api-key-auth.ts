@@ -1,11 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
-import { type ApiKeyRecord, cachedKeyResolver, type KeyResolver, type Scope } from '../domain/api-keys.ts';
 import { config } from '../config.ts';
 import { apiKeyRepository } from '../db/api-key-repository.ts';
 import { documentClient } from '../db/client.ts';
+import { type ApiKeyRecord, cachedKeyResolver, type KeyResolver, type Scope } from '../domain/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
-import { headerOf } from './request.ts';
 import type { Auth } from './api-event.ts';
+import { headerOf } from './request.ts';
 
 type Options = {
   /** Organization-scoped endpoints accept only organization keys. */
@@ -33,7 +33,9 @@ export const apiKeyAuth = <E extends { headers?: Record<string, string | undefin
   resolve?: KeyResolver,
 ): MiddlewareObj<E> => ({
   before: async (request) => {
-    const unauthorized = options.organization ? 'API key with organization access required' : 'A valid API key is required';
+    const unauthorized = options.organization
+      ? 'API key with organization access required'
+      : 'A valid API key is required';
     const key = presentedKey(request.event.headers);
     if (!key) throw new UnauthorizedError(unauthorized);
     const record = await (resolve ?? defaultResolver)(key);

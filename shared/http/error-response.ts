@@ -31,7 +31,8 @@ export const toErrorResponse = (error: unknown, requestId: string): APIGatewayPr
   if (error instanceof AppError) {
     return json(STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues));
   }
-  if (isMiddyClientError(error)) return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));
+  if (isMiddyClientError(error))
+    return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));
   logger.error('Unhandled error', { requestId, error });
   return json(500, errorBody('INTERNAL_SERVER_ERROR', 'Internal server error', requestId));
 };

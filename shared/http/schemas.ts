@@ -28,5 +28,13 @@ export const assetFields = {
   type: assetType,
   name: v.optional(optionalText('name', 255)),
   description: v.optional(v.nullable(optionalText('description', 2048))),
-  groupId: v.optional(v.nullable(v.pipe(v.number('groupId must be a positive integer'), v.safeInteger('groupId must be a positive integer'), v.minValue(1, 'groupId must be a positive integer')))),
+  groupId: v.optional(
+    v.nullable(
+      v.pipe(
+        v.number('groupId must be a positive integer'),
+        v.safeInteger('groupId must be a positive integer'),
+        v.minValue(1, 'groupId must be a positive integer'),
+      ),
+    ),
+  ),
 };

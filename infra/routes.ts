@@ -1,0 +1,74 @@
+/**
+ * The single source of truth for HTTP routing: the CDK stack makes one function and one API
+ * route per entry, and the local gateway serves the same entries from the same modules.
+ */
+export type Route = {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Relative to the `/v2` base; `{name}` segments become path parameters. */
+  path: string;
+  /** Stable function id, also the name `npm run invoke` takes. */
+  name: string;
+  /** Handler module, relative to the project root; it exports `handler`. */
+  entry: string;
+  /** What the function may do to the table (least privilege). */
+  access: 'read' | 'write';
+};
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: '/organization/asset-groups',
+    name: 'list-asset-groups',
+    entry: 'functions/asset-groups/list.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/organization/asset-groups',
+    name: 'create-asset-group',
+    entry: 'functions/asset-groups/create.ts',
+    access: 'write',
+  },
+  {
+    method: 'PATCH',
+    path: '/organization/asset-groups/{groupId}',
+    name: 'update-asset-group',
+    entry: 'functions/asset-groups/update.ts',
+    access: 'write',
+  },
+  {
+    method: 'DELETE',
+    path: '/organization/asset-groups/{groupId}',
+    name: 'delete-asset-group',
+    entry: 'functions/asset-groups/delete.ts',
+    access: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/organization/assets',
+    name: 'list-assets',
+    entry: 'functions/assets/list.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/organization/assets',
+    name: 'create-assets',
+    entry: 'functions/assets/create.ts',
+    access: 'write',
+  },
+  {
+    method: 'PATCH',
+    path: '/organization/assets/{assetId}',
+    name: 'update-asset',
+    entry: 'functions/assets/update.ts',
+    access: 'write',
+  },
+  {
+    method: 'DELETE',
+    path: '/organization/assets/{assetId}',
+    name: 'delete-asset',
+    entry: 'functions/assets/delete.ts',
+    access: 'write',
+  },
+];

@@ -1,0 +1,3 @@
+import { silenceLogs } from '../shared/logger.ts';
+
+silenceLogs();

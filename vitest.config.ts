@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/{unit,integration,e2e,infra}/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    env: {
+      TABLE_NAME: 'unit-test-table',
+      CURSOR_SECRET: 'test-cursor-secret',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    },
+  },
+});
