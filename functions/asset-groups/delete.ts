@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { deleteGroup } from '../../shared/domain/groups.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
 import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { config } from '../../shared/config.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { listGroups } from '../../shared/domain/groups.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
 import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
 import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';
@@ -34,4 +34,4 @@ export const handler = middy<ValidatedEvent<typeof request>, ApiResult>()
   .use(jsonBody({ maxBytes: 6 * 1024 * 1024 })) // 1,000 assets do not fit the default 64 KiB; 6 MB is Lambda's own limit
   .use(validate(request))
   .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth, body }) => json(200, { assets: await addAssets(assets, groups, auth.orgId, body.assets) }));
+  .handler(async ({ auth, body }) => json(200, await addAssets(assets, groups, auth.orgId, body.assets)));

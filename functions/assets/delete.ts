@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { removeAsset } from '../../shared/domain/assets.ts';
 import { BadRequestError } from '../../shared/errors.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { listAssets } from '../../shared/domain/assets.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';

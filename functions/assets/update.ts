@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { documentClient } from '../../shared/db/client.ts';
+import { documentClient } from '../../shared/db/default-client.ts';
 import { updateAsset } from '../../shared/domain/assets.ts';
 import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
 import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';

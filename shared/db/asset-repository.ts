@@ -126,14 +126,14 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
         if (checkKey !== undefined) items.push(allowEntry(table, checkKey, 1));
         try {
           await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return asset;
+          return { asset, created: true };
         } catch (error) {
           const codes = cancellationCodes(error);
           if (groupId !== null && failedCondition(codes, 2)) throw groupGone(groupId);
           if (failedCondition(codes, 1)) {
             const { Item } = await db.send(new GetCommand({ TableName: table, Key: identity, ConsistentRead: true }));
             const existing = Item ? await read(Item.assetId as number) : undefined;
-            if (live(existing)) return toAsset(existing);
+            if (live(existing)) return { asset: toAsset(existing), created: false };
           } else if (!failedCondition(codes, 0) && !conflicted(codes)) {
             throw error;
           }

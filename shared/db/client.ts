@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config.ts';
 
+/** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
 export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient => {
   const local = endpoint
     ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
@@ -10,5 +10,3 @@ export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient 
     marshallOptions: { removeUndefinedValues: true },
   });
 };
-
-export const documentClient = createDocumentClient(config.dynamoEndpoint);

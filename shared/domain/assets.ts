@@ -37,7 +37,10 @@ export type AssetPage = { assets: Asset[]; position?: Record<string, unknown> };
 export interface AssetStore {
   findById(id: number): Promise<Asset | undefined>;
   /** Adds the asset unless the organization already has a live one with the same identity, which it returns instead. */
-  create(orgId: string, input: NewAsset & { identity: string; checkKey: string | undefined }): Promise<Asset>;
+  create(
+    orgId: string,
+    input: NewAsset & { identity: string; checkKey: string | undefined },
+  ): Promise<{ asset: Asset; created: boolean }>;
   update(asset: Asset, changes: AssetChanges): Promise<Asset>;
   softDelete(asset: Asset): Promise<void>;
   list(orgId: string, filter: AssetFilter, limit: number, position?: Record<string, unknown>): Promise<AssetPage>;
@@ -58,9 +61,19 @@ const ownedAsset = async (store: AssetStore, orgId: string, assetId: number): Pr
 const toViews = async (groups: GroupStore, orgId: string, assets: Asset[]): Promise<AssetView[]> => {
   const ids = [...new Set(assets.flatMap((asset) => (asset.groupId === null ? [] : [asset.groupId])))];
   const names = ids.length > 0 ? await groups.namesOf(orgId, ids) : new Map<number, string>();
-  return assets.map(({ orgId: _org, groupId, ...rest }) => {
-    const name = groupId === null ? undefined : names.get(groupId);
-    return { ...rest, group: groupId !== null && name !== undefined ? { id: groupId, name } : null };
+  return assets.map((asset) => {
+    const name = asset.groupId === null ? undefined : names.get(asset.groupId);
+    return {
+      id: asset.id,
+      content: asset.content,
+      type: asset.type,
+      status: asset.status,
+      ...(asset.name === undefined ? {} : { name: asset.name }),
+      description: asset.description,
+      group: asset.groupId !== null && name !== undefined ? { id: asset.groupId, name } : null,
+      createdAt: asset.createdAt,
+      updatedAt: asset.updatedAt,
+    };
   });
 };
 
@@ -68,21 +81,24 @@ const ADD_CONCURRENCY = 16;
 
 export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: string, inputs: NewAsset[]) => {
   const added: Asset[] = new Array(inputs.length);
+  let created = 0;
   let next = 0;
   const worker = async () => {
     while (next < inputs.length) {
       const index = next++;
       const input = inputs[index] as NewAsset;
       const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined;
-      added[index] = await store.create(orgId, {
+      const result = await store.create(orgId, {
         ...input,
         identity: assetIdentity(input.content, input.type),
         checkKey,
       });
+      added[index] = result.asset;
+      if (result.created) created++;
     }
   };
   await Promise.all(Array.from({ length: Math.min(ADD_CONCURRENCY, inputs.length) }, worker));
-  return toViews(groups, orgId, added);
+  return { assets: await toViews(groups, orgId, added), created };
 };
 
 export const updateAsset = async (

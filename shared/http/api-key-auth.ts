@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { config } from '../config.ts';
 import { apiKeyRepository } from '../db/api-key-repository.ts';
-import { documentClient } from '../db/client.ts';
+import { documentClient } from '../db/default-client.ts';
 import { type ApiKeyRecord, cachedKeyResolver, type KeyResolver, type Scope } from '../domain/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Auth } from './api-event.ts';

@@ -1,0 +1,163 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
+import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { addAssets } from '../../shared/domain/assets.ts';
+
+const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
+const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
+
+export const fixtureSchema = v.strictObject(
+  {
+    organizations: v.optional(
+      v.array(
+        v.strictObject({
+          slug,
+          name: v.string(),
+          featureFlags: v.optional(v.array(v.string()), []),
+          brands: v.optional(v.array(v.strictObject({ slug, name: v.string() })), []),
+        }),
+      ),
+      [],
+    ),
+    users: v.optional(
+      v.array(
+        v.strictObject({
+          id: v.pipe(v.string(), v.nonEmpty()),
+          memberships: v.optional(
+            v.array(
+              v.strictObject({
+                organization: slug,
+                status: v.picklist(['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED']),
+              }),
+            ),
+            [],
+          ),
+        }),
+      ),
+      [],
+    ),
+    apiKeys: v.optional(
+      v.array(
+        v.strictObject({
+          key: v.pipe(v.string(), v.minLength(16, 'an API key must be at least 16 characters')),
+          organization: v.optional(slug),
+          user: v.optional(v.string()),
+          scopes: v.optional(v.array(v.picklist(SCOPES)), ['read', 'write']),
+        }),
+      ),
+      [],
+    ),
+    groups: v.optional(
+      v.array(v.strictObject({ organization: slug, name: v.pipe(v.string(), v.trim(), v.nonEmpty()) })),
+      [],
+    ),
+    assets: v.optional(
+      v.array(
+        v.strictObject({
+          organization: slug,
+          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(4096)),
+          type: v.picklist(ASSET_TYPES),
+          status: v.optional(v.picklist(ASSET_STATUSES), 'ALLOWED'),
+          name: v.optional(v.string()),
+          description: v.optional(v.nullable(v.string()), null),
+          group: v.optional(v.nullable(v.string()), null),
+          createdAt: v.optional(isoDateTime),
+        }),
+      ),
+      [],
+    ),
+    activity: v.optional(v.array(v.unknown()), []),
+  },
+  'a fixture is an object with only these sections: organizations, users, apiKeys, groups, assets, activity',
+);
+export type Fixture = v.InferOutput<typeof fixtureSchema>;
+
+export const parseFixture = (input: unknown): Fixture => {
+  const result = v.safeParse(fixtureSchema, input);
+  if (result.success) {
+    for (const apiKey of result.output.apiKeys) {
+      if ((apiKey.organization === undefined) === (apiKey.user === undefined)) {
+        throw new Error('Invalid fixture: each apiKeys entry needs exactly one of "organization" or "user"');
+      }
+    }
+    return result.output;
+  }
+  const details = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`).join('; ');
+  throw new Error(`Invalid fixture: ${details}`);
+};
+
+type Log = (line: string) => void;
+
+/** Loads a fixture; loading the same fixture again changes nothing. */
+export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
+  const directory = directoryRepository(db, table);
+  const groups = assetGroupRepository(db, table);
+  const assets = assetRepository(db, table);
+
+  for (const org of fixture.organizations) {
+    await directory.putOrganization({ slug: org.slug, name: org.name, featureFlags: org.featureFlags });
+    for (const brand of org.brands) await directory.putBrand({ orgId: org.slug, ...brand });
+  }
+  log(`organizations: ${fixture.organizations.length} written`);
+
+  for (const user of fixture.users) {
+    await directory.putUser(user.id);
+    for (const m of user.memberships) {
+      await directory.putMembership({ userId: user.id, orgId: m.organization, status: m.status });
+    }
+  }
+  log(`users: ${fixture.users.length} written`);
+
+  let newKeys = 0;
+  for (const apiKey of fixture.apiKeys) {
+    const record = apiKey.organization
+      ? { kind: 'organization' as const, orgId: apiKey.organization, scopes: apiKey.scopes, revoked: false }
+      : { kind: 'user' as const, userId: apiKey.user as string, scopes: apiKey.scopes, revoked: false };
+    if (await directory.putApiKey(hashApiKey(apiKey.key), record)) newKeys++;
+  }
+  log(`apiKeys: ${newKeys} added, ${fixture.apiKeys.length - newKeys} already present (stored as SHA-256 only)`);
+
+  const groupIds = new Map<string, number>();
+  const groupKey = (org: string, name: string) => `${org}\u0000${name}`;
+  const known = async (org: string) => {
+    for (const group of await groups.list(org)) groupIds.set(groupKey(org, group.name), group.id);
+  };
+  const orgsWithGroups = new Set([...fixture.groups, ...fixture.assets].map((entry) => entry.organization));
+  for (const org of orgsWithGroups) await known(org);
+  let newGroups = 0;
+  for (const group of fixture.groups) {
+    if (groupIds.has(groupKey(group.organization, group.name))) continue;
+    const created = await groups.create(group.organization, group.name);
+    groupIds.set(groupKey(group.organization, group.name), created.id);
+    newGroups++;
+  }
+  log(`groups: ${newGroups} added, ${fixture.groups.length - newGroups} already present`);
+
+  let added = 0;
+  for (const asset of fixture.assets) {
+    let groupId: number | null = null;
+    if (asset.group) {
+      const id = groupIds.get(groupKey(asset.organization, asset.group));
+      if (id === undefined)
+        throw new Error(`Asset ${asset.content}: group "${asset.group}" is not in the fixture's groups`);
+      groupId = id;
+    }
+    const result = await addAssets(assets, groups, asset.organization, [
+      {
+        content: asset.content,
+        type: asset.type,
+        status: asset.status,
+        name: asset.name,
+        description: asset.description,
+        groupId,
+        createdAt: asset.createdAt,
+      },
+    ]);
+    added += result.created;
+  }
+  log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
+};

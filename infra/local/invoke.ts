@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { ROUTES } from '../routes.ts';
+import { withLocalTable } from './connect.ts';
+import { loadHandler } from './gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
+
+/** Functions that are not HTTP routes, invokable by name too. */
+export const OTHER_FUNCTIONS: Record<string, string> = {};
+
+const [name, eventPath] = process.argv.slice(2);
+const entry = ROUTES.find((route) => route.name === name)?.entry ?? (name ? OTHER_FUNCTIONS[name] : undefined);
+if (!name || !eventPath || !entry) {
+  const names = [...ROUTES.map((route) => route.name), ...Object.keys(OTHER_FUNCTIONS)];
+  console.error(`Usage: npm run invoke -- <function> <event.json>\nFunctions: ${names.join(', ')}`);
+  process.exit(2);
+}
+
+try {
+  const event: unknown = JSON.parse(readFileSync(eventPath, 'utf8'));
+  const result = await withLocalTable(async () => {
+    const handler = await loadHandler(entry);
+    return handler(event as Parameters<typeof handler>[0], lambdaContext(name));
+  });
+  console.log(JSON.stringify(result, null, 2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}

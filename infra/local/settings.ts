@@ -1,0 +1,19 @@
+import { resolve } from 'node:path';
+
+/** Local defaults; each can be overridden by the environment variable of the same meaning. */
+export const LOCAL = {
+  tableName: process.env.TABLE_NAME ?? 'asset-protection-local',
+  dynamoPort: Number(process.env.DYNAMO_PORT ?? 8000),
+  port: Number(process.env.PORT ?? 3000),
+  dataDir: resolve(import.meta.dirname, '../../.data'),
+  cursorSecret: process.env.CURSOR_SECRET ?? 'local-development-cursor-secret',
+};
+
+export const localEndpoint = (): string => process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${LOCAL.dynamoPort}`;
+
+/** Sets what `shared/config.ts` reads, before any handler module is imported. */
+export const applyLocalEnv = (endpoint: string): void => {
+  process.env.TABLE_NAME = LOCAL.tableName;
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.CURSOR_SECRET = LOCAL.cursorSecret;
+};

@@ -1,0 +1,58 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { ensureTable, startDynamo } from './dynamo.ts';
+import { loadFixture, parseFixture } from './fixture.ts';
+import { BASE_PATH, createGateway } from './gateway.ts';
+import { applyLocalEnv, LOCAL } from './settings.ts';
+
+const DEMO = resolve(import.meta.dirname, 'demo.json');
+
+const main = async () => {
+  mkdirSync(LOCAL.dataDir, { recursive: true });
+  console.log(`Starting DynamoDB Local on 127.0.0.1:${LOCAL.dynamoPort} (data in .data/) ...`);
+  const dynamo = await startDynamo({ port: LOCAL.dynamoPort, path: LOCAL.dataDir });
+  applyLocalEnv(dynamo.endpoint);
+  await ensureTable(dynamo.endpoint, LOCAL.tableName);
+
+  console.log('Loading the demo fixture ...');
+  const fixture = parseFixture(JSON.parse(readFileSync(DEMO, 'utf8')));
+  const db = createDocumentClient(dynamo.endpoint);
+  await loadFixture(db, LOCAL.tableName, fixture, (line) => console.log(`  ${line}`));
+
+  const server = createGateway();
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(LOCAL.port, '127.0.0.1', done);
+  });
+  const base = `http://localhost:${LOCAL.port}${BASE_PATH}`;
+  console.log(`\nAPI listening at ${base}\n\nDemo API keys:`);
+  for (const apiKey of fixture.apiKeys) {
+    const owner = apiKey.organization ? `organization ${apiKey.organization}` : `user ${apiKey.user}`;
+    console.log(`  ${apiKey.key}  (${owner}; ${apiKey.scopes.join(', ')})`);
+  }
+  const key = fixture.apiKeys[0]?.key ?? '<key>';
+  console.log(`\nTry:
+  curl -s -H 'X-API-KEY: ${key}' ${base}/organization/asset-groups
+  curl -s -H 'X-API-KEY: ${key}' '${base}/organization/assets?per_page=5'
+  curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"name":"Campaigns"}' ${base}/organization/asset-groups
+\nCtrl-C stops the API and DynamoDB Local.`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping ...');
+    server.close();
+    server.closeAllConnections();
+    await dynamo.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+};
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
