@@ -1,0 +1,146 @@
+import { parseArgs } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
+import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
+import { createGroup } from '../../shared/domain/groups.ts';
+import type { MembershipStatus } from '../../shared/domain/organizations.ts';
+import { withLocalTable } from '../local/connect.ts';
+import { LOCAL } from '../local/settings.ts';
+
+const USAGE = `Usage: npm run admin -- [--table <name>] <command>
+
+Without --table the local table is used (the one 'npm start' serves, or .data/ directly).
+With --table the named table in AWS is used (credentials and region from the usual AWS settings).
+
+  org create <slug> --name <name> [--flags brands-metrics,...]
+  brand create <org> <slug> --name <name>
+  user create <userId>
+  membership set <userId> <org> <ACTIVE|INACTIVE|INVITED|SUSPENDED>
+  key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
+  key revoke <key>
+  group create <org> <name>
+  asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
+  asset assign <org> <assetId> <groupId|none>
+  asset delete <org> <assetId>`;
+
+const fail = (message: string): never => {
+  throw new Error(`${message}\n\n${USAGE}`);
+};
+
+const positive = (text: string | undefined, what: string): number => {
+  if (!text || !/^[1-9]\d{0,15}$/.test(text)) fail(`${what} must be a positive integer`);
+  return Number(text);
+};
+
+const run = async (db: DynamoDBDocumentClient, table: string, words: string[], flags: Record<string, string | undefined>) => {
+  const directory = directoryRepository(db, table);
+  const groups = assetGroupRepository(db, table);
+  const assets = assetRepository(db, table);
+  const [noun, verb, ...rest] = words;
+  const need = (index: number, what: string): string => rest[index] ?? fail(`Missing ${what}`);
+
+  switch (`${noun} ${verb}`) {
+    case 'org create': {
+      const slug = need(0, 'organization slug');
+      const flagList = flags.flags ? flags.flags.split(',').filter(Boolean) : [];
+      await directory.putOrganization({ slug, name: flags.name ?? slug, featureFlags: flagList });
+      return `Organization ${slug} saved`;
+    }
+    case 'brand create': {
+      const [orgId, slug] = [need(0, 'organization'), need(1, 'brand slug')];
+      if (!(await directory.findOrganization(orgId))) fail(`Organization ${orgId} does not exist`);
+      await directory.putBrand({ orgId, slug, name: flags.name ?? slug });
+      return `Brand ${slug} of ${orgId} saved`;
+    }
+    case 'user create':
+      await directory.putUser(need(0, 'user id'));
+      return `User ${rest[0]} saved`;
+    case 'membership set': {
+      const [userId, orgId, status] = [need(0, 'user id'), need(1, 'organization'), need(2, 'status')];
+      if (!['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'].includes(status)) fail(`Unknown membership status ${status}`);
+      await directory.putMembership({ userId, orgId, status: status as MembershipStatus });
+      return `Membership of ${userId} in ${orgId}: ${status}`;
+    }
+    case 'key create': {
+      const scopes = (flags.scopes ?? 'read,write').split(',').filter(Boolean);
+      if (scopes.some((scope) => !SCOPES.includes(scope as Scope))) fail('Scopes are read and write');
+      if (!flags.org === !flags.user) fail('Give exactly one of --org or --user');
+      if (flags.org && !(await directory.findOrganization(flags.org))) fail(`Organization ${flags.org} does not exist`);
+      const key = generateApiKey();
+      const record = flags.org
+        ? { kind: 'organization' as const, orgId: flags.org, scopes: scopes as Scope[], revoked: false }
+        : { kind: 'user' as const, userId: flags.user as string, scopes: scopes as Scope[], revoked: false };
+      await directory.putApiKey(hashApiKey(key), record);
+      return `API key (shown once, store it now): ${key}`;
+    }
+    case 'key revoke': {
+      const revoked = await directory.revokeApiKey(hashApiKey(need(0, 'key')));
+      if (!revoked) fail('No such key');
+      return 'Key revoked (cached lookups expire within 60 s)';
+    }
+    case 'group create': {
+      const group = await createGroup(groups, need(0, 'organization'), need(1, 'group name'));
+      return `Group ${group.id} "${group.name}" created`;
+    }
+    case 'asset create': {
+      const [orgId, type, content] = [need(0, 'organization'), need(1, 'asset type'), need(2, 'content')];
+      const assetType = v.parse(v.picklist(ASSET_TYPES, `Unknown asset type ${type}`), type);
+      const groupId = flags.group ? positive(flags.group, 'group id') : null;
+      const result = await addAssets(assets, groups, orgId, [
+        { content, type: assetType, name: flags.name, description: flags.description ?? null, groupId },
+      ]);
+      const asset = result.assets[0];
+      return result.created === 1 ? `Asset ${asset?.id} created` : `Asset ${asset?.id} already existed`;
+    }
+    case 'asset assign': {
+      const [orgId, assetId, group] = [need(0, 'organization'), need(1, 'asset id'), need(2, 'group id or none')];
+      const groupId = group === 'none' ? null : positive(group, 'group id');
+      const view = await updateAsset(assets, groups, orgId, positive(assetId, 'asset id'), { groupId });
+      return `Asset ${view.id} is now in ${view.group ? `group ${view.group.id} "${view.group.name}"` : 'no group'}`;
+    }
+    case 'asset delete': {
+      const id = await removeAsset(assets, need(0, 'organization'), positive(need(1, 'asset id'), 'asset id'));
+      return `Asset ${id} removed`;
+    }
+    default:
+      return fail(words.length === 0 ? 'Missing command' : `Unknown command: ${words.join(' ')}`);
+  }
+};
+
+const main = async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      table: { type: 'string' },
+      name: { type: 'string' },
+      flags: { type: 'string' },
+      org: { type: 'string' },
+      user: { type: 'string' },
+      scopes: { type: 'string' },
+      description: { type: 'string' },
+      group: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return;
+  }
+  const message = values.table
+    ? await run(createDocumentClient(process.env.DYNAMODB_ENDPOINT), values.table, positionals, values as Record<string, string>)
+    : await withLocalTable((endpoint) =>
+        run(createDocumentClient(endpoint), LOCAL.tableName, positionals, values as Record<string, string>),
+      );
+  console.log(message);
+};
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});
