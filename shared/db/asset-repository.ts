@@ -160,8 +160,9 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
               TableName: table,
               Key: key.asset(asset.id),
               UpdateExpression:
-                'SET #name = :name, description = :description, groupId = :groupId, updatedAt = :updatedAt, ' +
-                '#search = :search, #lg = :lg, #ltg = :ltg, version = version + :one',
+                'SET description = :description, groupId = :groupId, updatedAt = :updatedAt, ' +
+                '#search = :search, #lg = :lg, #ltg = :ltg, version = version + :one' +
+                (next.name === undefined ? ' REMOVE #name' : ', #name = :name'),
               ConditionExpression: 'version = :version AND attribute_exists(#live)',
               ExpressionAttributeNames: {
                 '#name': 'name',
@@ -171,7 +172,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
                 '#live': ATTR.liveSort,
               },
               ExpressionAttributeValues: {
-                ':name': next.name,
+                ...(next.name === undefined ? {} : { ':name': next.name }),
                 ':description': next.description,
                 ':groupId': next.groupId,
                 ':updatedAt': next.updatedAt,
