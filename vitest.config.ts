@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
     include: ['test/{unit,integration,e2e,infra}/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup.ts'],
