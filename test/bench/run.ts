@@ -1,0 +1,151 @@
+/**
+ * `npm run bench`: every figure is measured in this run, side by side with its baseline.
+ * Budgets are checked here, never in `npm test`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { ROUTES } from '../../infra/routes.ts';
+
+process.env.TABLE_NAME ??= 'bench-table';
+process.env.CURSOR_SECRET ??= 'bench-secret';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.AWS_ACCESS_KEY_ID ??= 'bench';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
+
+const OUT = '.bench';
+type Row = { name: string; value: string };
+const rows: Row[] = [];
+const section = (title: string) => rows.push({ name: `── ${title}`, value: '' });
+const add = (name: string, value: string) => {
+  rows.push({ name, value });
+  console.error(`  ${name}: ${value}`);
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] as number;
+
+const bundle = async (entry: string, outfile: string) => {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    minify: true,
+    keepNames: true,
+    sourcemap: false,
+    logLevel: 'silent',
+  });
+  const bytes = statSync(outfile).size;
+  return { bytes, gzip: gzipSync(readFileSync(outfile)).length };
+};
+
+/** Median time to `require` a bundle in a fresh Node process (process start excluded). */
+const loadTime = (file: string, runs = 11) => {
+  const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});console.log(Number(process.hrtime.bigint()-t)/1e6)`;
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    times.push(Number(execFileSync(process.execPath, ['-e', script], { env: process.env, encoding: 'utf8' }).trim()));
+  }
+  return median(times);
+};
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+
+const benchBundles = async () => {
+  section('bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; median of 11 fresh processes)');
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(`${OUT}/empty.ts`, 'export const handler = async () => ({ statusCode: 200 });\n');
+  const empty = await bundle(`${OUT}/empty.ts`, `${process.cwd()}/${OUT}/empty.js`);
+  const emptyLoad = loadTime(`${process.cwd()}/${OUT}/empty.js`);
+  add('empty module', `${kb(empty.bytes)}, load ${emptyLoad.toFixed(1)} ms`);
+  for (const route of ROUTES) {
+    const file = `${process.cwd()}/${OUT}/${route.name}.js`;
+    const size = await bundle(route.entry, file);
+    const load = loadTime(file);
+    add(
+      route.name,
+      `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms = ${(load / emptyLoad).toFixed(1)}× empty (+${(load - emptyLoad).toFixed(1)} ms)`,
+    );
+  }
+};
+
+const benchHandlerOverhead = async () => {
+  section('in-process handler overhead (DynamoDB mocked; µs per invocation, median of 5 rounds × 20,000)');
+  const { mockClient } = await import('aws-sdk-client-mock');
+  const { DynamoDBDocumentClient, GetCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { silenceLogs } = await import('../../shared/logger.ts');
+  silenceLogs();
+  const ddb = mockClient(DynamoDBDocumentClient);
+  ddb.on(GetCommand).resolves({ Item: { kind: 'organization', orgId: 'org-1' } });
+  ddb.on(QueryCommand).resolves({ Items: [{ id: 1, name: 'A', assetCount: 2 }] });
+  const { handler } = await import('../../functions/asset-groups/list.ts');
+  const { apiEvent, context } = await import('../fixtures/api-event.ts');
+  const { json } = await import('../../shared/http/json.ts');
+  const event = apiEvent({ apiKey: 'bench-key-0123456789' });
+  const invoke = handler as unknown as (e: typeof event, c: typeof context) => Promise<unknown>;
+  const bare = async (_e: typeof event) => json(200, { groups: [{ id: 1, name: 'A', assetCount: 2 }] });
+
+  const measure = async (fn: () => Promise<unknown>) => {
+    const rounds: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const n = 20_000;
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await fn();
+      rounds.push(Number(process.hrtime.bigint() - start) / 1e3 / n);
+    }
+    return median(rounds);
+  };
+  await measure(() => invoke(structuredClone(event), context));
+  const bareUs = await measure(() => bare(structuredClone(event)));
+  const fullUs = await measure(() => invoke(structuredClone(event), context));
+  add('bare handler (same event copy + json())', `${bareUs.toFixed(2)} µs`);
+  add(
+    'list-asset-groups through middy (auth cached, validate, errors; mocked SDK send)',
+    `${fullUs.toFixed(2)} µs = +${(fullUs - bareUs).toFixed(2)} µs over bare`,
+  );
+  ddb.restore();
+};
+
+const optional = async <T>(path: string, run: (module: T) => Promise<Row[]>) => {
+  if (!existsSync(new URL(path, import.meta.url))) return;
+  const module = (await import(path)) as T;
+  for (const row of await run(module)) add(row.name, row.value);
+};
+
+const main = async () => {
+  console.error('Running benchmarks (progress below; the table is printed at the end) ...');
+  await benchBundles();
+  await benchHandlerOverhead();
+  const needsDynamo = existsSync(new URL('./metrics.ts', import.meta.url));
+  if (needsDynamo) {
+    const { startDynamo } = await import('../../infra/local/dynamo.ts');
+    const dynamo = await startDynamo();
+    try {
+      section('metrics (DynamoDB Local)');
+      await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
+        m.benchMetrics(dynamo.endpoint),
+      );
+      section('asset check');
+      await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
+      await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>
+        m.benchGateway(dynamo.endpoint),
+      );
+    } finally {
+      await dynamo.stop();
+    }
+  }
+  const width = Math.max(...rows.map((row) => row.name.length));
+  console.log('');
+  for (const row of rows) console.log(row.value ? `${row.name.padEnd(width)}  ${row.value}` : `\n${row.name}`);
+  void percentile;
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
