@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { type ApiKeyRecord, cachedKeyResolver, generateApiKey, hashApiKey } from '../../../shared/domain/api-keys.ts';
+
+const record: ApiKeyRecord = { kind: 'organization', orgId: 'acme', scopes: ['read'], revoked: false };
+
+const countingStore = (records: Map<string, ApiKeyRecord>) => {
+  const reads: string[] = [];
+  return {
+    reads,
+    store: {
+      findByHash: async (hash: string) => {
+        reads.push(hash);
+        return records.get(hash);
+      },
+    },
+  };
+};
+
+describe('API key resolution', () => {
+  it('looks keys up by their SHA-256 digest, never by the plaintext', async () => {
+    const { store, reads } = countingStore(new Map([[hashApiKey('k-1'), record]]));
+
+    const found = await cachedKeyResolver(store)('k-1');
+
+    expect(found).toEqual(record);
+    expect(reads).toEqual([hashApiKey('k-1')]);
+    expect(reads[0]).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('reads each key at most once per TTL, hits and misses alike, and again after it expires', async () => {
+    let now = 1_000;
+    const { store, reads } = countingStore(new Map([[hashApiKey('k-1'), record]]));
+    const resolve = cachedKeyResolver(store, { ttlMs: 60_000, now: () => now });
+
+    await resolve('k-1');
+    await resolve('k-1');
+    await resolve('unknown');
+    await resolve('unknown');
+    now += 60_001;
+    await resolve('k-1');
+
+    expect(reads).toHaveLength(3);
+  });
+
+  it('generates distinct keys long enough to resist guessing', () => {
+    const keys = new Set(Array.from({ length: 100 }, generateApiKey));
+
+    expect(keys.size).toBe(100);
+    for (const key of keys) expect(key.length).toBeGreaterThanOrEqual(36);
+  });
+});
