@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
-import { seed } from '../fixtures/seed.ts';
+import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('groups');
@@ -11,20 +11,11 @@ const { handler: deleteGroup } = await import('../../functions/asset-groups/dele
 const { handler: createAssets } = await import('../../functions/assets/create.ts');
 const { handler: listAssets } = await import('../../functions/assets/list.ts');
 
-const ACME = 'acme-key-0123456789abcdef';
-const GLOBEX = 'globex-key-0123456789abcdef';
+const ACME = ACME_KEY;
+const GLOBEX = GLOBEX_KEY;
 
 beforeAll(async () => {
-  await seed(table.db, table.tableName, {
-    organizations: [
-      { slug: 'acme', name: 'Acme' },
-      { slug: 'globex', name: 'Globex' },
-    ],
-    apiKeys: [
-      { key: ACME, organization: 'acme' },
-      { key: GLOBEX, organization: 'globex' },
-    ],
-  });
+  await seedTwoOrganizations(table.db, table.tableName);
 });
 
 const create = async (apiKey: string, name: string) =>

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
-import { seed } from '../fixtures/seed.ts';
+import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('pages');
@@ -9,8 +9,8 @@ const { handler: createAssets } = await import('../../functions/assets/create.ts
 const { handler: deleteAsset } = await import('../../functions/assets/delete.ts');
 const { handler: listAssets } = await import('../../functions/assets/list.ts');
 
-const ACME = 'acme-key-0123456789abcdef';
-const GLOBEX = 'globex-key-0123456789abcdef';
+const ACME = ACME_KEY;
+const GLOBEX = GLOBEX_KEY;
 const TYPES = ['URL', 'TWITTER', 'ADDRESS'] as const;
 
 type Listed = {
@@ -49,16 +49,7 @@ let groupA = 0;
 let live: Listed[] = [];
 
 beforeAll(async () => {
-  await seed(table.db, table.tableName, {
-    organizations: [
-      { slug: 'acme', name: 'Acme' },
-      { slug: 'globex', name: 'Globex' },
-    ],
-    apiKeys: [
-      { key: ACME, organization: 'acme' },
-      { key: GLOBEX, organization: 'globex' },
-    ],
-  });
+  await seedTwoOrganizations(table.db, table.tableName);
   const group = async (name: string) =>
     ((await call(createGroup, apiEvent({ method: 'POST', apiKey: ACME, body: { name } }))).body as { id: number }).id;
   groupA = await group('A');
