@@ -14,6 +14,14 @@ export const config = {
   tableName: required('TABLE_NAME'),
   /** DynamoDB Local's address; unset in AWS. */
   dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
-  /** Derives the key that encrypts `next_page` cursors. */
-  cursorSecret: required('CURSOR_SECRET'),
+  /** Derives the key that encrypts `next_page` cursors; read (and required) only by functions that page. */
+  get cursorSecret(): string {
+    return required('CURSOR_SECRET');
+  },
+  /** S3 bucket of the asset check's external list snapshots; unset locally, where they load from `listsDir`. */
+  listsBucket: optional('LISTS_BUCKET'),
+  /** Directory of local list snapshots (default `infra/local/lists`). */
+  listsDir: optional('LISTS_DIR'),
+  /** JSON object of external list URLs by source name, fetched by the list sync function. */
+  listUrls: optional('LIST_URLS'),
 };
