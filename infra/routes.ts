@@ -12,6 +12,10 @@ export type Route = {
   entry: string;
   /** What the function may do to the table (least privilege). */
   access: 'read' | 'write';
+  /** Lambda CPU scales with memory; the hot path gets more. Default 512 MB. */
+  memorySize?: number;
+  /** Reads the asset check's external list snapshots. */
+  readsCheckLists?: boolean;
 };
 
 export const ROUTES: readonly Route[] = [
@@ -70,5 +74,28 @@ export const ROUTES: readonly Route[] = [
     name: 'delete-asset',
     entry: 'functions/assets/delete.ts',
     access: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/organization/metrics',
+    name: 'get-metrics',
+    entry: 'functions/metrics/get.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/public/getOrganizationMetrics',
+    name: 'get-public-metrics',
+    entry: 'functions/metrics/public.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/asset/check',
+    name: 'check-asset',
+    entry: 'functions/check/check.ts',
+    access: 'read',
+    memorySize: 1024,
+    readsCheckLists: true,
   },
 ];

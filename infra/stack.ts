@@ -4,8 +4,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { BASE_PATH } from './local/gateway.ts';
 import { ApiFunction } from './api-function.ts';
+import { CheckLists, type CheckListsProps } from './check-lists.ts';
+import { BASE_PATH } from './local/gateway.ts';
 import { ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 
@@ -13,6 +14,8 @@ export type ServiceStackProps = StackProps & {
   /** `dev` stages may be torn down with their data; any other stage keeps the table. */
   stage: string;
   throttle?: { rateLimit: number; burstLimit: number };
+  /** External list URLs for the asset check, by source (default: polkadot-phishing's public list). */
+  checkLists?: CheckListsProps['lists'];
 };
 
 export const isDevStage = (stage: string) => stage === 'dev' || stage.startsWith('dev-');
@@ -54,14 +57,25 @@ export class ServiceStack extends Stack {
       throttle: props.throttle ?? { rateLimit: 1000, burstLimit: 2000 },
     });
 
+    const lists = new CheckLists(this, 'CheckLists', {
+      environment: { TABLE_NAME: table.tableName },
+      removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      ...(props.checkLists ? { lists: props.checkLists } : {}),
+    });
+
     for (const route of ROUTES) {
       const { fn } = new ApiFunction(this, route.name, {
         entry: route.entry,
         table,
         access: route.access,
-        // Resolved by CloudFormation at deploy time; the value never appears in the template.
-        environment: { CURSOR_SECRET: SecretValue.secretsManager(cursorSecret.secretArn).unsafeUnwrap() },
+        memorySize: route.memorySize,
+        environment: {
+          // Resolved by CloudFormation at deploy time; the value never appears in the template.
+          CURSOR_SECRET: SecretValue.secretsManager(cursorSecret.secretArn).unsafeUnwrap(),
+          ...(route.readsCheckLists ? { LISTS_BUCKET: lists.bucket.bucketName } : {}),
+        },
       });
+      if (route.readsCheckLists) lists.grantReadLists(fn);
       api.addRoutes({
         path: `${BASE_PATH}${route.path}`,
         methods: [HttpMethod[route.method]],

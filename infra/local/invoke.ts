@@ -5,7 +5,10 @@ import { loadHandler } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** Functions that are not HTTP routes, invokable by name too. */
-export const OTHER_FUNCTIONS: Record<string, string> = {};
+export const OTHER_FUNCTIONS: Record<string, string> = {
+  'ingest-activity': 'functions/activity/ingest.ts',
+  'sync-lists': 'functions/check/sync.ts',
+};
 
 const [name, eventPath] = process.argv.slice(2);
 const entry = ROUTES.find((route) => route.name === name)?.entry ?? (name ? OTHER_FUNCTIONS[name] : undefined);

@@ -50,6 +50,17 @@ export const key = {
   }),
   /** The check index: one item per canonical content key, read by the asset check. */
   checkEntry: (checkKey: string): Key => ({ PK: `CHECK#${digest(checkKey)}`, SK: 'CHECK' }),
+  /** The last applied state of one activity record (report, threat or takedown); one partition per record. */
+  activity: (orgId: string, kind: string, id: string): Key => ({
+    PK: `ACTIVITY#${orgId}#${kind}#${digest(id)}`,
+    SK: 'ACTIVITY',
+  }),
+  /** Pre-aggregated counters of one UTC day (`YYYY-MM-DD`); a partition's days sort chronologically. */
+  orgDay: (orgId: string, day: string): Key => ({ PK: `METRICS#${orgId}`, SK: `DAY#${day}` }),
+  brandDay: (orgId: string, brandSlug: string, day: string): Key => ({
+    PK: `METRICS#${orgId}#BRAND#${brandSlug}`,
+    SK: `DAY#${day}`,
+  }),
 };
 
 const GROUP_NONE = 'NONE';

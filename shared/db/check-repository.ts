@@ -1,0 +1,154 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ListSnapshot, SnapshotPointer, SnapshotStore } from '../domain/check/lists.ts';
+import type { CheckIndexStore, ExternalSourceName, IndexEntry } from '../domain/check/types.ts';
+import { batchGetAll } from './batch.ts';
+import { ATTR, key } from './keys.ts';
+
+type Cached = { entry: IndexEntry | undefined; expires: number };
+
+const PROJECTION = {
+  expression: '#pk, #allow, #block, #watch',
+  names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch' },
+};
+
+const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/** An item whose counters all dropped to zero (every asset removed, every threat withdrawn) is no entry. */
+const entryOf = (item: Record<string, unknown>): IndexEntry | undefined => {
+  const entry = { allow: count(item.allow), block: count(item.block), watch: count(item.watch) };
+  return entry.allow > 0 || entry.block > 0 ? entry : undefined;
+};
+
+type CheckIndexOptions = { ttlMs?: number; maxEntries?: number; now?: () => number };
+
+/**
+ * The check index: the items `key.checkEntry(k)` kept by the transactions that allowlist assets
+ * (`allow`) and approve threats (`block`, `watch`). One BatchGetItem reads every candidate key
+ * missing from a per-container cache that remembers found and missing keys for `ttlMs`, so an
+ * allowlisting or a threat takes effect everywhere within that time.
+ */
+export const checkIndexRepository = (
+  db: DynamoDBDocumentClient,
+  table: string,
+  { ttlMs = 10_000, maxEntries = 50_000, now = Date.now }: CheckIndexOptions = {},
+): CheckIndexStore => {
+  const cache = new Map<string, Cached>();
+  const remember = (checkKey: string, entry: IndexEntry | undefined, expires: number) => {
+    cache.delete(checkKey);
+    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+    cache.set(checkKey, { entry, expires });
+  };
+
+  const read = async (keys: readonly string[], answers: (IndexEntry | undefined)[], misses: number[]) => {
+    const byPk = new Map<string, string>();
+    const requested = misses.map((index) => {
+      const checkKey = keys[index] as string;
+      const itemKey = key.checkEntry(checkKey);
+      byPk.set(itemKey.PK, checkKey);
+      return itemKey;
+    });
+    const found = new Map<string, IndexEntry | undefined>();
+    for (const item of await batchGetAll(db, table, requested, PROJECTION)) {
+      const checkKey = byPk.get(item[ATTR.pk] as string);
+      if (checkKey !== undefined) found.set(checkKey, entryOf(item));
+    }
+    const expires = now() + ttlMs;
+    for (const index of misses) {
+      const checkKey = keys[index] as string;
+      const entry = found.get(checkKey);
+      answers[index] = entry;
+      remember(checkKey, entry, expires);
+    }
+    return answers;
+  };
+
+  return {
+    lookup(keys) {
+      const time = now();
+      const answers: (IndexEntry | undefined)[] = new Array(keys.length);
+      let misses: number[] | undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const hit = cache.get(keys[i] as string);
+        if (hit !== undefined && hit.expires > time) {
+          answers[i] = hit.entry;
+        } else {
+          misses ??= [];
+          misses.push(i);
+        }
+      }
+      return misses === undefined ? answers : read(keys, answers, misses);
+    },
+  };
+};
+
+const pointerOf = (snapshot: ListSnapshot): SnapshotPointer => ({
+  source: snapshot.source,
+  version: snapshot.version,
+  fetchedAt: snapshot.fetchedAt,
+  sha256: snapshot.sha256,
+  entries: snapshot.allow.length + snapshot.deny.length + (snapshot.fuzzy?.length ?? 0),
+});
+
+/**
+ * List snapshots in S3: `lists/<source>/<version>.json`, immutable, and `lists/<source>/latest.json`,
+ * the pointer to the current one (written last, so a reader never sees a pointer without its snapshot).
+ */
+export const s3SnapshotStore = (s3: S3Client, bucket: string, prefix = 'lists'): SnapshotStore => {
+  const getJson = async <T>(objectKey: string): Promise<T | undefined> => {
+    try {
+      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      return Body ? (JSON.parse(await Body.transformToString()) as T) : undefined;
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
+  };
+  const putJson = (objectKey: string, value: unknown) =>
+    s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: objectKey,
+        Body: JSON.stringify(value),
+        ContentType: 'application/json',
+      }),
+    );
+  const pointer = (source: ExternalSourceName) => getJson<SnapshotPointer>(`${prefix}/${source}/latest.json`);
+
+  return {
+    pointer,
+    async latest(source) {
+      const current = await pointer(source);
+      return current ? getJson<ListSnapshot>(`${prefix}/${source}/${current.version}.json`) : undefined;
+    },
+    async save(snapshot) {
+      await putJson(`${prefix}/${snapshot.source}/${snapshot.version}.json`, snapshot);
+      await putJson(`${prefix}/${snapshot.source}/latest.json`, pointerOf(snapshot));
+    },
+  };
+};
+
+/** List snapshots as local files, `<dir>/<source>.json`, for running without AWS. */
+export const fileSnapshotStore = (dir: string): SnapshotStore => {
+  const latest = async (source: ExternalSourceName): Promise<ListSnapshot | undefined> => {
+    try {
+      return JSON.parse(await readFile(join(dir, `${source}.json`), 'utf8')) as ListSnapshot;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  };
+  return {
+    latest,
+    async pointer(source) {
+      const snapshot = await latest(source);
+      return snapshot ? pointerOf(snapshot) : undefined;
+    },
+    async save(snapshot) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, `${snapshot.source}.json`), `${JSON.stringify(snapshot, null, 1)}\n`);
+    },
+  };
+};

@@ -1,0 +1,220 @@
+import { canonicalize } from './canonical.ts';
+import {
+  type CheckIndexStore,
+  type CheckResult,
+  type CheckTarget,
+  type ExternalSource,
+  type IndexEntry,
+  type KeyLevel,
+  type KeyTarget,
+  LEVEL,
+  SOURCE_ORDER,
+  type SourceReport,
+  type SourceVerdict,
+} from './types.ts';
+
+type Failure = { failure: 'timeout' | 'source-error' };
+type Outcome = SourceVerdict | Failure;
+
+const TIMEOUT: Failure = Object.freeze({ failure: 'timeout' });
+const SOURCE_ERROR: Failure = Object.freeze({ failure: 'source-error' });
+
+const isFailure = (value: object): value is Failure => 'failure' in value;
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as { then?: unknown } | undefined)?.then === 'function';
+
+/** Settles with the promise's value, or TIMEOUT after `ms`, or SOURCE_ERROR if it rejects. */
+const withinBudget = <T>(promise: Promise<T>, ms: number): Promise<T | Failure> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(TIMEOUT), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(SOURCE_ERROR);
+      },
+    );
+  });
+
+const unknownFromService = (extra: Omit<CheckResult, 'status' | 'source' | 'sources'>): CheckResult =>
+  Object.freeze({
+    status: 'UNKNOWN',
+    source: 'service',
+    sources: Object.freeze([Object.freeze({ source: 'service', status: 'UNKNOWN' })]) as SourceReport[],
+    ...extra,
+  });
+
+const FIXED: Record<Exclude<CheckTarget['kind'], 'keys' | 'hosting-domain'>, CheckResult> = {
+  'parse-error': unknownFromService({
+    code: 'parse-error',
+    message: 'Content is not a valid URL, domain, address, email or phone number',
+  }),
+  'internal-scheme': unknownFromService({
+    code: 'internal-scheme',
+    message: 'Browser-internal content is not checked',
+  }),
+  'unsupported-type': unknownFromService({
+    reason: 'unsupported-type',
+    message: 'Content is not a URL, domain, address, email or phone number',
+  }),
+  'private-address': unknownFromService({
+    reason: 'not-found',
+    message: 'Private and local network addresses are not checked',
+  }),
+};
+
+type ServiceVerdict = { status: 'ALLOWED' | 'BLOCKED'; key: string; level: KeyLevel; watch: boolean };
+
+/**
+ * The service's own verdict: the most specific key with an entry decides, and at that key an
+ * allowlisting beats a threat. A less specific key never overrides a more specific one, so an
+ * allowlisted brand domain does not mask a blocked subdomain.
+ */
+const serviceVerdict = (
+  target: KeyTarget,
+  entries: readonly (IndexEntry | undefined)[],
+): ServiceVerdict | undefined => {
+  for (let i = 0; i < target.keys.length; i++) {
+    const entry = entries[i];
+    if (entry === undefined) continue;
+    const level = target.levels[i] as KeyLevel;
+    const key = target.keys[i] as string;
+    if (entry.allow > 0) return { status: 'ALLOWED', key, level, watch: false };
+    if (entry.block > 0) return { status: 'BLOCKED', key, level, watch: entry.watch > 0 };
+  }
+  return undefined;
+};
+
+const serviceResult = (verdict: ServiceVerdict, sources: SourceReport[]): CheckResult => {
+  const inherited = verdict.level === LEVEL.parent;
+  const what = verdict.status === 'ALLOWED' ? 'allowlisted by an organization' : 'a reported threat';
+  const result: CheckResult = {
+    status: verdict.status,
+    source: 'service',
+    sources,
+    message: inherited ? `Inherited from ${verdict.key}, ${what}` : `${verdict.key} is ${what}`,
+  };
+  if (inherited) result.reason = 'parent-domain';
+  if (verdict.status === 'BLOCKED') result.watchStatus = verdict.watch ? 'ENABLED' : 'DISABLED';
+  return result;
+};
+
+type CheckerOptions = {
+  index: CheckIndexStore;
+  /** The external sources in force; a function, so that refreshed lists take effect. */
+  sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
+  /** How long the check index may take before the service reports `timeout`. */
+  indexBudgetMs?: number;
+};
+
+type Checker = { check(content: string): Promise<CheckResult> };
+
+const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
+
+/**
+ * The asset check. The check index and every external source are consulted at once; in-memory
+ * sources answer synchronously, live ones within their budget. The service's own verdict wins;
+ * otherwise an external allowlisting wins over an external block (as across MetaMask's lists),
+ * and between equals the first source in SPEC order. A slow or failing source (the index
+ * included) never fails the check: it is reported with `timeout` or `source-error`.
+ */
+export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerOptions): Checker => {
+  let ordered: { from: readonly ExternalSource[]; to: readonly ExternalSource[] } | undefined;
+  const inOrder = (list: readonly ExternalSource[]): readonly ExternalSource[] => {
+    if (ordered?.from !== list) ordered = { from: list, to: [...list].sort((a, b) => orderOf(a) - orderOf(b)) };
+    return ordered.to;
+  };
+
+  const checkKeys = async (target: KeyTarget): Promise<CheckResult> => {
+    let lookup: ReturnType<CheckIndexStore['lookup']> | Failure;
+    try {
+      lookup = index.lookup(target.keys);
+    } catch {
+      lookup = SOURCE_ERROR;
+    }
+    const available = sources();
+    const externals = inOrder(isPromise(available) ? await available : available);
+    const outcomes: (Outcome | undefined)[] = new Array(externals.length);
+    let pending: Promise<void>[] | undefined;
+    for (let i = 0; i < externals.length; i++) {
+      const source = externals[i] as ExternalSource;
+      let answer: ReturnType<ExternalSource['check']>;
+      try {
+        answer = source.check(target);
+      } catch {
+        outcomes[i] = SOURCE_ERROR;
+        continue;
+      }
+      if (isPromise(answer)) {
+        pending ??= [];
+        pending.push(
+          withinBudget(answer, source.budgetMs).then((outcome) => {
+            outcomes[i] = outcome;
+          }),
+        );
+      } else {
+        outcomes[i] = answer;
+      }
+    }
+    const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
+    if (pending) await Promise.all(pending);
+
+    const indexFailure = isFailure(entries) ? entries.failure : undefined;
+    const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
+    const sourceReports: SourceReport[] = [
+      indexFailure
+        ? { source: 'service', status: 'UNKNOWN', reason: indexFailure }
+        : { source: 'service', status: service?.status ?? 'UNKNOWN' },
+    ];
+    let allowed = -1;
+    let blocked = -1;
+    let failure = indexFailure;
+    for (let i = 0; i < externals.length; i++) {
+      const outcome = outcomes[i];
+      if (outcome === undefined) continue;
+      const name = (externals[i] as ExternalSource).name;
+      if (isFailure(outcome)) {
+        sourceReports.push({ source: name, status: 'UNKNOWN', reason: outcome.failure });
+        if (failure !== 'timeout') failure = outcome.failure;
+        continue;
+      }
+      sourceReports.push({ source: name, status: outcome.status });
+      if (outcome.status === 'ALLOWED' && allowed < 0) allowed = i;
+      if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
+    }
+
+    if (service) return serviceResult(service, sourceReports);
+    const result: CheckResult = { status: 'UNKNOWN', source: 'service', sources: sourceReports };
+    const decisive = allowed >= 0 ? allowed : blocked;
+    if (decisive >= 0) {
+      const verdict = outcomes[decisive] as SourceVerdict;
+      result.status = verdict.status;
+      result.source = (externals[decisive] as ExternalSource).name;
+      result.reason = 'external-source';
+      if (verdict.message !== undefined) result.message = verdict.message;
+    } else {
+      result.reason = failure ?? 'not-found';
+    }
+    if (indexFailure) result.code = 'internal-error';
+    return result;
+  };
+
+  const checkTarget = (target: CheckTarget): Promise<CheckResult> => {
+    if (target.kind === 'keys') return checkKeys(target);
+    if (target.kind === 'hosting-domain') {
+      return Promise.resolve(
+        unknownFromService({
+          reason: 'hosting-domain',
+          message: `${target.host} hosts content of many owners: check a page or subdomain on it`,
+        }),
+      );
+    }
+    return Promise.resolve(FIXED[target.kind]);
+  };
+
+  return { check: (content) => checkTarget(canonicalize(content)) };
+};

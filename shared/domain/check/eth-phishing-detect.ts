@@ -1,0 +1,91 @@
+import { distance } from 'fastest-levenshtein';
+import { canonicalHost } from './canonical.ts';
+import type { ExternalSource, KeyTarget, SourceVerdict } from './types.ts';
+
+/** The library's configuration: the legacy shape (shipped in the npm package) or the current one. */
+export type EthPhishingConfig = {
+  version?: number | string;
+  tolerance?: number;
+  fuzzylist?: readonly string[];
+  whitelist?: readonly string[];
+  blacklist?: readonly string[];
+  allowlist?: readonly string[];
+  blocklist?: readonly string[];
+};
+
+/** The library's lists after our host canonicalization (lower case, punycode, no trailing dot). */
+export type EthPhishingLists = {
+  allow: readonly string[];
+  block: readonly string[];
+  fuzzy: readonly string[];
+  tolerance: number;
+};
+
+const DEFAULT_TOLERANCE = 3;
+
+const hostsOf = (entries: readonly string[] | undefined): string[] =>
+  (entries ?? []).flatMap((entry) => canonicalHost(entry) ?? []);
+
+export const ethListsOf = (config: EthPhishingConfig): EthPhishingLists => ({
+  allow: hostsOf(config.allowlist ?? config.whitelist),
+  block: hostsOf(config.blocklist ?? config.blacklist),
+  fuzzy: hostsOf(config.fuzzylist),
+  tolerance: config.tolerance ?? DEFAULT_TOLERANCE,
+});
+
+/** The library's fuzzy form: the domain without its last label. */
+const fuzzyForm = (domain: string): string => {
+  const dot = domain.lastIndexOf('.');
+  return dot < 0 ? '' : domain.slice(0, dot);
+};
+
+const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
+
+/**
+ * eth-phishing-detect's verdicts with the library's semantics (a listed domain covers its
+ * subdomains; the allowlist wins over the blocklist; a domain within `tolerance` edits of a
+ * fuzzylist entry, TLD dropped and the first `www.` removed, is a look-alike and blocked), but
+ * answered with hash lookups of the domain's suffixes instead of the library's linear scan.
+ */
+export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {}): ExternalSource => {
+  const allow = new Set(lists.allow);
+  const block = new Set(lists.block);
+  const targets = lists.fuzzy.map((domain) => ({ domain, form: fuzzyForm(domain) }));
+  const { tolerance } = lists;
+
+  const lookalike = (domain: string): string | undefined => {
+    if (tolerance <= 0) return undefined;
+    let form = fuzzyForm(domain);
+    const www = form.indexOf('www.');
+    if (www >= 0) form = form.slice(0, www) + form.slice(www + 4);
+    for (const target of targets) {
+      const gap = target.form.length - form.length;
+      if (gap <= tolerance && -gap <= tolerance && distance(form, target.form) <= tolerance) return target.domain;
+    }
+    return undefined;
+  };
+
+  const verdictOf = (domain: string): SourceVerdict => {
+    let blocked: string | undefined;
+    for (let suffix = domain, dot = -1; ; suffix = domain.slice(dot + 1)) {
+      if (allow.has(suffix))
+        return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };
+      if (blocked === undefined && block.has(suffix)) blocked = suffix;
+      dot = domain.indexOf('.', dot + 1);
+      if (dot < 0) break;
+    }
+    if (blocked !== undefined) {
+      return { status: 'BLOCKED', key: blocked, message: `eth-phishing-detect blocklists ${blocked}` };
+    }
+    const like = lookalike(domain);
+    return like === undefined
+      ? UNKNOWN
+      : { status: 'BLOCKED', key: like, message: `Looks like ${like} (eth-phishing-detect fuzzy match)` };
+  };
+
+  return {
+    name: 'eth-phishing-detect',
+    budgetMs,
+    check: (target: KeyTarget) => (target.domain === undefined ? undefined : verdictOf(target.domain)),
+  };
+};

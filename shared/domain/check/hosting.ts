@@ -1,0 +1,108 @@
+import { getPublicSuffix } from 'tldts';
+
+/**
+ * Domains whose subdomains belong to different people, missing from the Public Suffix List's
+ * private section (which tldts already covers: github.io, pages.dev, vercel.app, ...). A
+ * verdict never passes between `a.medium.com` and `b.medium.com`, nor up to `medium.com`.
+ */
+const SUBDOMAIN_HOSTING = new Set([
+  '000webhostapp.com',
+  '4everland.app',
+  'bandcamp.com',
+  'beehiiv.com',
+  'bigcartel.com',
+  'business.site',
+  'canva.site',
+  'digitaloceanspaces.com',
+  'eth.limo',
+  'eth.link',
+  'firebasestorage.app',
+  'freshdesk.com',
+  'ghost.io',
+  'glide.page',
+  'glitch.me',
+  'godaddysites.com',
+  'googleusercontent.com',
+  'hashnode.dev',
+  'jimdosite.com',
+  'jotform.com',
+  'medium.com',
+  'mirror.xyz',
+  'myftpupload.com',
+  'mypinata.cloud',
+  'mystrikingly.com',
+  'odoo.com',
+  'sharepoint.com',
+  'site123.me',
+  'sitey.me',
+  'slack.com',
+  'softr.app',
+  'squarespace.com',
+  'storage.googleapis.com',
+  'strikingly.com',
+  'substack.com',
+  'super.site',
+  'systeme.io',
+  'teachable.com',
+  'tilda.ws',
+  'tumblr.com',
+  'typeform.com',
+  'ucoz.net',
+  'webnode.com',
+  'webstarts.com',
+  'weebly.com',
+  'weeblysite.com',
+  'wordpress.com',
+  'zendesk.com',
+  'zohosites.com',
+]);
+
+const TLD_OPTIONS = {
+  allowPrivateDomains: true,
+  extractHostname: false,
+  validateHostname: false,
+  detectIp: false,
+  mixedInputs: false,
+} as const;
+
+/**
+ * Length of the hosting boundary at the end of `host`: the longest of its public suffix
+ * (ICANN or private) and a curated hosting domain. Equal to `host.length` when the host is
+ * itself a boundary, i.e. a hosting platform's own domain or a bare public suffix.
+ */
+export const boundaryLength = (host: string): number => {
+  let boundary = getPublicSuffix(host, TLD_OPTIONS)?.length ?? 0;
+  if (SUBDOMAIN_HOSTING.has(host)) return host.length;
+  for (let dot = host.indexOf('.'); dot >= 0; dot = host.indexOf('.', dot + 1)) {
+    const length = host.length - dot - 1;
+    if (length <= boundary) break;
+    if (SUBDOMAIN_HOSTING.has(host.slice(dot + 1))) return length;
+  }
+  if (boundary > host.length) boundary = host.length;
+  return boundary;
+};
+
+/** At most this many parent domains per host (GSB keeps five host keys in all). */
+const MAX_PARENTS = 4;
+
+/**
+ * Appends the parent domains of `host` that inherit its verdicts, nearest first, down to the
+ * registrable domain (one label above the boundary) and never across it.
+ */
+export const appendParents = (host: string, boundary: number, keys: string[]): number => {
+  const registrableDot = host.lastIndexOf('.', host.length - boundary - 2);
+  if (registrableDot < 0) return 0;
+  let count = 0;
+  for (let dot = host.indexOf('.'); dot >= 0 && dot <= registrableDot; dot = host.indexOf('.', dot + 1)) count++;
+  let skip = count > MAX_PARENTS ? count - MAX_PARENTS : 0;
+  let added = 0;
+  for (let dot = host.indexOf('.'); dot >= 0 && dot <= registrableDot; dot = host.indexOf('.', dot + 1)) {
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    keys.push(host.slice(dot + 1));
+    added++;
+  }
+  return added;
+};

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { entryKeyOf } from './canonical.ts';
+import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
+import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
+import { EXTERNAL_SOURCES } from './types.ts';
+
+/**
+ * One stored version of an external list. Entries are already canonical: check-index keys for
+ * the key-based lists, canonical hosts (with `www.` kept) for eth-phishing-detect, whose
+ * semantics are per domain.
+ */
+export type ListSnapshot = {
+  source: ExternalSourceName;
+  version: string;
+  fetchedAt: string;
+  url: string;
+  sha256: string;
+  allow: string[];
+  deny: string[];
+  fuzzy?: string[];
+  tolerance?: number;
+};
+
+/** What the `latest` pointer of a source holds. */
+export type SnapshotPointer = Pick<ListSnapshot, 'source' | 'version' | 'fetchedAt' | 'sha256'> & { entries: number };
+
+export interface SnapshotStore {
+  latest(source: ExternalSourceName): Promise<ListSnapshot | undefined>;
+  pointer(source: ExternalSourceName): Promise<SnapshotPointer | undefined>;
+  save(snapshot: ListSnapshot): Promise<void>;
+}
+
+const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
+
+/** A key-based list: the most specific candidate key listed decides, an allow entry before a deny entry. */
+export const listSource = (
+  name: ExternalSourceName,
+  lists: { allow: readonly string[]; deny: readonly string[] },
+  { budgetMs = 50 } = {},
+): ExternalSource => {
+  const allow = new Set(lists.allow);
+  const deny = new Set(lists.deny);
+  return {
+    name,
+    budgetMs,
+    check: (target: KeyTarget) => {
+      const { keys, levels } = target;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (allow.has(key)) return { status: 'ALLOWED', key, level: levels[i], message: `${name} allowlists ${key}` };
+        if (deny.has(key)) return { status: 'BLOCKED', key, level: levels[i], message: `${name} lists ${key}` };
+      }
+      return UNKNOWN;
+    },
+  };
+};
+
+const sortedUnique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+
+const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+
+/** Plain text lists: one entry a line, `#` comments, hosts-file lines (`0.0.0.0 evil.example`). */
+const linesOf = (text: string): string[] =>
+  text.split(/\r?\n/).flatMap((line) => {
+    const content = line.replace(/#.*/, '').trim();
+    if (content === '') return [];
+    const words = content.split(/\s+/);
+    return [words[words.length - 1] as string];
+  });
+
+const parseJson = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The allow and deny entries of a fetched list, whatever its shape: `{allow, deny}` (polkadot's
+ * all.json), any object of string arrays (polkadot's address.json), a JSON array or plain text
+ * (deny entries).
+ */
+const rawEntriesOf = (body: string): { allow: string[]; deny: string[] } => {
+  const json = parseJson(body);
+  if (Array.isArray(json)) return { allow: [], deny: stringsOf(json) };
+  if (json !== null && typeof json === 'object') {
+    const record = json as Record<string, unknown>;
+    if ('allow' in record || 'deny' in record) return { allow: stringsOf(record.allow), deny: stringsOf(record.deny) };
+    return { allow: [], deny: Object.values(record).flatMap(stringsOf) };
+  }
+  return { allow: [], deny: linesOf(body) };
+};
+
+const digest = (lists: object): string => createHash('sha256').update(JSON.stringify(lists)).digest('hex');
+
+/** A snapshot of a fetched list body, its entries canonicalized by the check's own function. */
+export const snapshotOf = (source: ExternalSourceName, body: string, url: string, fetchedAt: Date): ListSnapshot => {
+  let lists: Pick<ListSnapshot, 'allow' | 'deny' | 'fuzzy' | 'tolerance'>;
+  if (source === 'eth-phishing-detect') {
+    const eth = ethListsOf((parseJson(body) ?? {}) as EthPhishingConfig);
+    lists = {
+      allow: sortedUnique(eth.allow),
+      deny: sortedUnique(eth.block),
+      fuzzy: [...eth.fuzzy],
+      tolerance: eth.tolerance,
+    };
+  } else {
+    const raw = rawEntriesOf(body);
+    const keys = (entries: string[]) => sortedUnique(entries.flatMap((entry) => entryKeyOf(entry) ?? []));
+    lists = { allow: keys(raw.allow), deny: keys(raw.deny) };
+  }
+  const sha256 = digest(lists);
+  const stamp = fetchedAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return {
+    source,
+    version: `${stamp}-${sha256.slice(0, 12)}`,
+    fetchedAt: fetchedAt.toISOString(),
+    url,
+    sha256,
+    ...lists,
+  };
+};
+
+const ethListsOfSnapshot = (snapshot: ListSnapshot): EthPhishingLists => ({
+  allow: snapshot.allow,
+  block: snapshot.deny,
+  fuzzy: snapshot.fuzzy ?? [],
+  tolerance: snapshot.tolerance ?? 0,
+});
+
+type SourceBudgets = Partial<Record<ExternalSourceName, number>>;
+
+/**
+ * The in-memory external sources, from the latest snapshots: eth-phishing-detect from its
+ * snapshot when one was synced, else from the list the npm package ships; the other lists
+ * only when a snapshot exists (a source without data is not consulted).
+ */
+export const loadExternalSources = async (
+  store: SnapshotStore | undefined,
+  shippedEth: EthPhishingConfig,
+  { budgets = {}, onError = (_source: ExternalSourceName, _error: unknown) => {} }: LoadOptions = {},
+): Promise<ExternalSource[]> => {
+  const snapshots = await Promise.all(
+    EXTERNAL_SOURCES.map((source) =>
+      store?.latest(source).catch((error: unknown) => {
+        onError(source, error);
+        return undefined;
+      }),
+    ),
+  );
+  return EXTERNAL_SOURCES.flatMap((name, i) => {
+    const snapshot = snapshots[i];
+    const budget = { budgetMs: budgets[name] ?? 50 };
+    if (name === 'eth-phishing-detect') {
+      return [ethPhishingSource(snapshot ? ethListsOfSnapshot(snapshot) : ethListsOf(shippedEth), budget)];
+    }
+    return snapshot ? [listSource(name, snapshot, budget)] : [];
+  });
+};
+
+type LoadOptions = { budgets?: SourceBudgets; onError?: (source: ExternalSourceName, error: unknown) => void };
+
+/**
+ * Keeps the external sources fresh without delaying checks: the first call waits for the
+ * load, later calls answer at once and, every `refreshMs`, start one reload in the background.
+ * A failed load keeps what was loaded before (nothing, at first: the check still answers).
+ */
+export const refreshingSources = (
+  load: () => Promise<readonly ExternalSource[]>,
+  { refreshMs = 5 * 60_000, now = Date.now, onError = (_error: unknown) => {} } = {},
+) => {
+  let current: readonly ExternalSource[] | undefined;
+  let loadedAt = 0;
+  let loading: Promise<readonly ExternalSource[]> | undefined;
+  const reload = (): Promise<readonly ExternalSource[]> => {
+    loading ??= load()
+      .then(
+        (sources) => {
+          current = sources;
+          loadedAt = now();
+          return sources;
+        },
+        (error: unknown) => {
+          onError(error);
+          current ??= [];
+          loadedAt = now();
+          return current;
+        },
+      )
+      .finally(() => {
+        loading = undefined;
+      });
+    return loading;
+  };
+  return {
+    /** Starts the first load at once (at cold start), before any request waits for it. */
+    warm: (): void => {
+      void reload();
+    },
+    get: (): readonly ExternalSource[] | Promise<readonly ExternalSource[]> => {
+      if (current === undefined) return reload();
+      if (now() - loadedAt >= refreshMs) void reload();
+      return current;
+    },
+  };
+};

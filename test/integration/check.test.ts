@@ -1,0 +1,247 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { checkIndexRepository, fileSnapshotStore } from '../../shared/db/check-repository.ts';
+import { key } from '../../shared/db/keys.ts';
+import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { createChecker } from '../../shared/domain/check/engine.ts';
+import { snapshotOf } from '../../shared/domain/check/lists.ts';
+import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable } from '../fixtures/table.ts';
+
+const table = await createTestTable('check');
+const listsDir = await mkdtemp(join(tmpdir(), 'check-lists-'));
+await fileSnapshotStore(listsDir).save(
+  snapshotOf('vendor', 'vendor-listed.example\n', 'https://vendor.example/feed', new Date('2026-01-01T00:00:00Z')),
+);
+process.env.LISTS_DIR = listsDir;
+const { handler } = await import('../../functions/check/check.ts');
+
+const ORG_KEY = 'check-acme-read-0123456789';
+const USER_KEY = 'check-user-0123456789abcdef';
+const SAMPLE_EVENTS = readdirSync('events')
+  .filter((file) => file.startsWith('check-'))
+  .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as APIGatewayProxyEventV2 }));
+
+/**
+ * What the threat writer does to the check index when a threat is approved (+1) or withdrawn
+ * (-1): the same item, keyed by the same function.
+ */
+const changeThreat = (db: DynamoDBDocumentClient, content: string, delta: 1 | -1, watchlisted = false) => {
+  const checkKey = entryKeyOf(content) as string;
+  return db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: key.checkEntry(checkKey),
+      UpdateExpression: watchlisted
+        ? 'SET #key = :key ADD #block :delta, #watch :delta'
+        : 'SET #key = :key ADD #block :delta',
+      // BLOCK is a DynamoDB reserved word.
+      ExpressionAttributeNames: watchlisted
+        ? { '#key': 'key', '#block': 'block', '#watch': 'watch' }
+        : { '#key': 'key', '#block': 'block' },
+      ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
+    }),
+  );
+};
+
+const assets = assetRepository(table.db, table.tableName);
+const groups = assetGroupRepository(table.db, table.tableName);
+const allowlist = async (orgId: string, content: string) => {
+  const { assets: added } = await addAssets(assets, groups, orgId, [{ content, type: 'URL' }]);
+  return added[0]?.id as number;
+};
+
+beforeAll(async () => {
+  await seed(table.db, table.tableName, {
+    organizations: [
+      { slug: 'acme', name: 'Acme' },
+      { slug: 'globex', name: 'Globex' },
+    ],
+    users: [{ id: 'u-1', memberships: [{ organization: 'acme', status: 'ACTIVE' }] }],
+    apiKeys: [
+      { key: ORG_KEY, organization: 'acme', scopes: ['read'] },
+      { key: USER_KEY, user: 'u-1' },
+      // The demo keys the sample events carry.
+      { key: 'demo-acme-0123456789abcdef', organization: 'acme' },
+      { key: 'demo-acme-readonly-0123456789', organization: 'acme', scopes: ['read'] },
+      { key: 'demo-user-u1-0123456789abcdef', user: 'u-1', scopes: ['read'] },
+    ],
+  });
+});
+
+describe('asset check against the check index on DynamoDB Local', () => {
+  const TTL = 5_000;
+  let clock = 0;
+  const checker = createChecker({
+    index: checkIndexRepository(table.db, table.tableName, { ttlMs: TTL, now: () => clock }),
+    sources: () => [],
+  });
+  const statusOf = async (content: string) => (await checker.check(content)).status;
+
+  it('turns ALLOWED within the cache TTL once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {
+    expect(await statusOf('https://brand-new.example')).toBe('UNKNOWN');
+
+    const id = await allowlist('acme', 'https://brand-new.example');
+    clock += TTL;
+    const afterAdding = await statusOf('https://www.brand-new.example/pricing');
+    await removeAsset(assets, 'acme', id);
+    clock += TTL;
+    const afterDeleting = await statusOf('https://brand-new.example');
+
+    expect([afterAdding, afterDeleting]).toEqual(['ALLOWED', 'UNKNOWN']);
+  });
+
+  it('stays ALLOWED while another organization still allowlists the same content', async () => {
+    const acme = await allowlist('acme', 'https://shared-partner.example');
+    await allowlist('globex', 'shared-partner.example');
+
+    await removeAsset(assets, 'acme', acme);
+    clock += TTL;
+
+    expect(await statusOf('shared-partner.example')).toBe('ALLOWED');
+  });
+
+  it('turns BLOCKED within the cache TTL once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
+    expect(await statusOf('https://drainer.example/claim')).toBe('UNKNOWN');
+
+    await changeThreat(table.db, 'drainer.example', 1);
+    clock += TTL;
+    const afterApproving = await checker.check('https://drainer.example/claim');
+    await changeThreat(table.db, 'drainer.example', -1);
+    clock += TTL;
+    const afterWithdrawing = await statusOf('https://drainer.example/claim');
+
+    expect([afterApproving.status, afterApproving.watchStatus, afterWithdrawing]).toEqual([
+      'BLOCKED',
+      'DISABLED',
+      'UNKNOWN',
+    ]);
+  });
+
+  it('blocks a threat under an allowlisted brand domain while the brand domain stays ALLOWED', async () => {
+    await allowlist('acme', 'https://acme-brand.example');
+    await changeThreat(table.db, 'login.acme-brand.example', 1, true);
+    clock += TTL;
+
+    const child = await checker.check('https://login.acme-brand.example/wallet');
+    const brand = await checker.check('https://acme-brand.example');
+
+    expect([child.status, child.watchStatus, brand.status]).toEqual(['BLOCKED', 'ENABLED', 'ALLOWED']);
+  });
+});
+
+describe('POST /asset/check', () => {
+  const check = (body: unknown, apiKey: string | null = ORG_KEY) =>
+    call(handler, apiEvent({ method: 'POST', path: '/v2/asset/check', apiKey, body }));
+
+  it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
+    await changeThreat(table.db, 'handler-threat.example', 1);
+
+    const response = await check({ content: 'https://handler-threat.example/connect' });
+
+    expect(response).toEqual({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: {
+        status: 'BLOCKED',
+        source: 'service',
+        sources: [
+          { source: 'service', status: 'BLOCKED' },
+          { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+          { source: 'vendor', status: 'UNKNOWN' },
+        ],
+        message: 'handler-threat.example is a reported threat',
+        watchStatus: 'DISABLED',
+      },
+    });
+  });
+
+  it('accepts a user key and ignores the type and detailed fields clients send', async () => {
+    await allowlist('acme', 'https://handler-allowed.example');
+
+    const response = await check(
+      { content: 'https://app.handler-allowed.example', type: 'URL', detailed: true },
+      USER_KEY,
+    );
+
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({
+      status: 'ALLOWED',
+      source: 'service',
+      sources: [
+        { source: 'service', status: 'ALLOWED' },
+        { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+        { source: 'vendor', status: 'UNKNOWN' },
+      ],
+      reason: 'parent-domain',
+      message: 'Inherited from handler-allowed.example, allowlisted by an organization',
+    });
+  });
+
+  it('answers from the external lists loaded from the snapshot directory', async () => {
+    const response = await check({ content: 'vendor-listed.example' });
+
+    expect(response.body).toEqual({
+      status: 'BLOCKED',
+      source: 'vendor',
+      sources: [
+        { source: 'service', status: 'UNKNOWN' },
+        { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+        { source: 'vendor', status: 'BLOCKED' },
+      ],
+      reason: 'external-source',
+      message: 'vendor lists vendor-listed.example',
+    });
+  });
+
+  it('answers 200 UNKNOWN with code internal-scheme for a browser page', async () => {
+    const response = await check({ content: 'chrome://extensions' });
+
+    expect(response.body).toEqual({
+      status: 'UNKNOWN',
+      source: 'service',
+      sources: [{ source: 'service', status: 'UNKNOWN' }],
+      code: 'internal-scheme',
+      message: 'Browser-internal content is not checked',
+    });
+  });
+
+  it.each([
+    ['empty content', { content: '   ' }, 'content is required'],
+    ['no content', { type: 'URL' }, 'content is required'],
+    ['content that is not a string', { content: 42 }, 'content must be a string'],
+    [
+      'content longer than 4096 characters',
+      { content: `https://a.example/${'x'.repeat(4096)}` },
+      'content must be at most 4096 characters',
+    ],
+    ['a body that is not JSON', 'content=acme.com', 'Request body must be valid JSON'],
+  ])('returns 400 BAD_REQUEST for %s', async (_case, body, message) => {
+    const response = await check(body);
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatchObject(errorBody('BAD_REQUEST', message));
+  });
+
+  it.each(SAMPLE_EVENTS)('answers the sample event $file', async ({ file, event }) => {
+    const response = await call(handler, event);
+
+    expect(response.statusCode).toBe(file === 'check-empty-content.json' ? 400 : 200);
+  });
+
+  it('returns 401 UNAUTHORIZED without an API key', async () => {
+    const response = await check({ content: 'acme.com' }, null);
+
+    expect(response.statusCode).toBe(401);
+    expect(response.body).toEqual(errorBody('UNAUTHORIZED', 'A valid API key is required'));
+  });
+});
