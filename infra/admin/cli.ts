@@ -38,7 +38,12 @@ const positive = (text: string | undefined, what: string): number => {
   return Number(text);
 };
 
-const run = async (db: DynamoDBDocumentClient, table: string, words: string[], flags: Record<string, string | undefined>) => {
+const run = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  words: string[],
+  flags: Record<string, string | undefined>,
+) => {
   const directory = directoryRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
@@ -133,7 +138,12 @@ const main = async () => {
     return;
   }
   const message = values.table
-    ? await run(createDocumentClient(process.env.DYNAMODB_ENDPOINT), values.table, positionals, values as Record<string, string>)
+    ? await run(
+        createDocumentClient(process.env.DYNAMODB_ENDPOINT),
+        values.table,
+        positionals,
+        values as Record<string, string>,
+      )
     : await withLocalTable((endpoint) =>
         run(createDocumentClient(endpoint), LOCAL.tableName, positionals, values as Record<string, string>),
       );

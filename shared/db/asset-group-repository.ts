@@ -10,14 +10,14 @@ import type { Group, GroupStore } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
-import { cancellationCodes, conflicted, failedCondition } from './transactions.ts';
+import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
 
 const NAME_TAKEN = 'A group with this name already exists';
 const notFound = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
 const putNew = (TableName: string, Item: Record<string, unknown>) => ({
   Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
 });
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 12;
 
 type GroupItem = { id: number; name: string; assetCount?: number };
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
@@ -156,6 +156,7 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
           if (failedCondition(codes, 2)) throw new ConflictError(NAME_TAKEN, { cause: error });
           const retry = failedCondition(codes, 0) || conflicted(codes);
           if (!retry || attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
         }
       }
     },
@@ -186,6 +187,7 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
           const codes = cancellationCodes(error);
           const retry = failedCondition(codes, 0) || conflicted(codes);
           if (!retry || attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
         }
       }
       return ungroupAssets(orgId, id);

@@ -4,7 +4,7 @@ import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
 import type { Asset, AssetStore } from '../domain/assets.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
-import { cancellationCodes, conflicted, failedCondition } from './transactions.ts';
+import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -16,7 +16,7 @@ type AssetItem = Asset & {
   [ATTR.liveSort]?: string;
 };
 
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
 /** Query pages one list request may read before it returns what it has (with a cursor). */
 const MAX_PAGES = 4;
 const FILTERED_PAGE_SIZE = 500;
@@ -138,6 +138,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
             throw error;
           }
           if (attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
         }
       }
     },
@@ -198,6 +199,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
           if (failedCondition(codes, oldGroupIndex)) skipOldGroup = true;
           else if (!failedCondition(codes, 0) && !conflicted(codes)) throw error;
           if (attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
         }
       }
     },
@@ -248,6 +250,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
           if (failedCondition(codes, groupIndex)) skipGroup = true;
           else if (!failedCondition(codes, 0) && !conflicted(codes)) throw error;
           if (attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
         }
       }
     },

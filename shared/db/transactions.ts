@@ -12,3 +12,7 @@ export const failedCondition = (codes: (string | undefined)[] | undefined, index
 /** Another transaction touched the same items at the same moment; retrying is safe. */
 export const conflicted = (codes: (string | undefined)[] | undefined): boolean =>
   codes?.some((code) => code === 'TransactionConflict') ?? false;
+
+/** Full-jitter exponential backoff before retry `attempt` (1-based), capped at 250 ms. */
+export const backoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
