@@ -4,6 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { BASE_PATH } from './local/gateway.ts';
@@ -83,7 +84,11 @@ export class ServiceStack extends Stack {
       });
     }
 
+    const ingest = new ActivityIngest(this, 'ActivityIngest', { table });
+
     new CfnOutput(this, 'ApiUrl', { value: `${api.apiEndpoint}${BASE_PATH}` });
+    new CfnOutput(this, 'ActivityQueueUrl', { value: ingest.queue.queueUrl });
+    new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
@@ -12,6 +13,7 @@ import { createGroup } from '../../shared/domain/groups.ts';
 import type { MembershipStatus } from '../../shared/domain/organizations.ts';
 import { withLocalTable } from '../local/connect.ts';
 import { LOCAL } from '../local/settings.ts';
+import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 
 const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
@@ -27,7 +29,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   group create <org> <name>
   asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
   asset assign <org> <assetId> <groupId|none>
-  asset delete <org> <assetId>`;
+  asset delete <org> <assetId>
+${ACTIVITY_USAGE}`;
 
 const fail = (message: string): never => {
   throw new Error(`${message}\n\n${USAGE}`);
@@ -50,6 +53,10 @@ const run = async (
   const [noun, verb, ...rest] = words;
   const need = (index: number, what: string): string => rest[index] ?? fail(`Missing ${what}`);
 
+  if (noun === 'activity') {
+    await activityCommand(words.slice(1), activityRepository(db, table));
+    return 'Done';
+  }
   switch (`${noun} ${verb}`) {
     case 'org create': {
       const slug = need(0, 'organization slug');

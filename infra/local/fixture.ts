@@ -1,8 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
@@ -160,4 +162,8 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     added += result.created;
   }
   log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
+
+  const changes = fixture.activity.map(parseActivityChange);
+  const { applied, ignored } = await applyActivities(activityRepository(db, table), changes);
+  log(`activity: ${applied} applied, ${ignored} already applied or superseded`);
 };

@@ -1,6 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { applyActivities } from '../../shared/domain/activity.ts';
+import { demoActivity } from './demo-activity.ts';
 import { ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { BASE_PATH, createGateway } from './gateway.ts';
@@ -19,6 +22,9 @@ const main = async () => {
   const fixture = parseFixture(JSON.parse(readFileSync(DEMO, 'utf8')));
   const db = createDocumentClient(dynamo.endpoint);
   await loadFixture(db, LOCAL.tableName, fixture, (line) => console.log(`  ${line}`));
+  console.log('Recording demo activity for the last 90 days ...');
+  const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
+  console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
   const server = createGateway();
   await new Promise<void>((done, fail) => {
@@ -36,6 +42,8 @@ const main = async () => {
   curl -s -H 'X-API-KEY: ${key}' ${base}/organization/asset-groups
   curl -s -H 'X-API-KEY: ${key}' '${base}/organization/assets?per_page=5'
   curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"name":"Campaigns"}' ${base}/organization/asset-groups
+  curl -s -H 'X-API-KEY: ${key}' '${base}/organization/metrics?brandSlug=acme-wallet'
+  curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"content":"https://app.acme.com/login"}' ${base}/asset/check
 \nCtrl-C stops the API and DynamoDB Local.`);
 
   let stopping = false;

@@ -20,14 +20,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const request = async (method: string, path: string, { key = ACME, body }: { key?: string | null; body?: string } = {}) => {
+const request = async (
+  method: string,
+  path: string,
+  { key = ACME, body }: { key?: string | null; body?: string } = {},
+) => {
   const response = await fetch(`${base}${path}`, { method, body, headers: key ? { 'X-API-KEY': key } : {} });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 };
 
 describe('the local gateway serving the demo fixture', () => {
-  it('lists the demo organization\'s groups with a demo key', async () => {
+  it("lists the demo organization's groups with a demo key", async () => {
     const response = await request('GET', '/organization/asset-groups');
 
     expect(response.status).toBe(200);
@@ -60,7 +64,10 @@ describe('the local gateway serving the demo fixture', () => {
     const theirs = (await request('GET', '/organization/assets', { key: globexKey })).body.assets[0].id as number;
 
     const foreign = await request('DELETE', `/organization/assets/${theirs}`);
-    const mismatch = await request('DELETE', `/organization/assets/${theirs}`, { key: globexKey, body: '{"assetId": 1}' });
+    const mismatch = await request('DELETE', `/organization/assets/${theirs}`, {
+      key: globexKey,
+      body: '{"assetId": 1}',
+    });
 
     expect(foreign.status).toBe(403);
     expect(foreign.body.message).toBe('Asset does not belong to your organization');

@@ -105,7 +105,10 @@ describe('the CDK stack', () => {
   it('throttles the default stage', () => {
     prod.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
-      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() }),
+      DefaultRouteSettings: Match.objectLike({
+        ThrottlingRateLimit: Match.anyValue(),
+        ThrottlingBurstLimit: Match.anyValue(),
+      }),
     });
   });
 });

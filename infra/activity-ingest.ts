@@ -1,0 +1,46 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { serviceFunction } from './api-function.ts';
+
+export type ActivityIngestProps = { table: ITable };
+
+const FUNCTION_TIMEOUT_SECONDS = 30;
+
+/**
+ * The activity feed: an SQS queue whose messages (one activity change each) a Lambda applies
+ * to the table; a message that keeps failing moves to the dead-letter queue after 5 receives.
+ */
+export class ActivityIngest extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, { table }: ActivityIngestProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      enforceSSL: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'Queue', {
+      enforceSSL: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      // AWS's guidance for Lambda event sources: at least six times the function timeout.
+      visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    });
+    this.function = serviceFunction(this, 'Function', {
+      entry: 'functions/activity/ingest.ts',
+      memorySize: 256,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      environment: { TABLE_NAME: table.tableName },
+    });
+    this.function.addEventSource(new SqsEventSource(this.queue, { reportBatchItemFailures: true }));
+    // Reads the record and the organization's brands; writes through TransactWriteItems (Put + Update).
+    table.grant(this.function, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+  }
+}

@@ -1,0 +1,152 @@
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
+import { batchGetAll } from './batch.ts';
+import { key } from './keys.ts';
+import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+const MAX_TRANSACTION_ITEMS = 100;
+/** Attempts of one transaction while other writers hold its (hot) day items. */
+const MAX_CONFLICT_ATTEMPTS = 12;
+const RECORD_INDEX = 0;
+/** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
+const TOTAL = 'total';
+
+/**
+ * `ADD` for every delta; a decrement also requires the counter to hold at least that much,
+ * so no counter can go below zero even if a stored record and its counters ever disagreed.
+ */
+const addAll = (deltas: Record<string, number>) => {
+  const names: Record<string, string> = {};
+  const values: Record<string, number> = {};
+  const adds: string[] = [];
+  const floors: string[] = [];
+  Object.entries(deltas).forEach(([name, delta], i) => {
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = delta;
+    adds.push(`#a${i} :a${i}`);
+    if (delta < 0) {
+      values[`:f${i}`] = -delta;
+      floors.push(`#a${i} >= :f${i}`);
+    }
+  });
+  return {
+    names,
+    values,
+    add: `ADD ${adds.join(', ')}`,
+    ...(floors.length > 0 ? { condition: floors.join(' AND ') } : {}),
+  };
+};
+
+const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: CounterDelta): TransactItem => {
+  const total = Object.values(deltas).reduce((sum, delta) => sum + delta, 0);
+  const expression = addAll(total === 0 ? deltas : { ...deltas, [TOTAL]: total });
+  return {
+    Update: {
+      TableName,
+      Key: brandSlug === undefined ? key.orgDay(orgId, day) : key.brandDay(orgId, brandSlug, day),
+      UpdateExpression: expression.add,
+      ConditionExpression: expression.condition,
+      ExpressionAttributeNames: expression.names,
+      ExpressionAttributeValues: expression.values,
+    },
+  };
+};
+
+const checkUpdate = (TableName: string, { checkKey, block, watch }: CheckDelta): TransactItem => {
+  const expression = addAll(Object.fromEntries(Object.entries({ block, watch }).filter(([, delta]) => delta !== 0)));
+  return {
+    Update: {
+      TableName,
+      Key: key.checkEntry(checkKey),
+      UpdateExpression: `SET #key = :key ${expression.add}`,
+      ConditionExpression: expression.condition,
+      ExpressionAttributeNames: { ...expression.names, '#key': 'key' },
+      ExpressionAttributeValues: { ...expression.values, ':key': checkKey },
+    },
+  };
+};
+
+const toRecord = (item: Record<string, unknown>): ActivityRecord => {
+  const { PK: _pk, SK: _sk, entity: _entity, ...record } = item;
+  return record as ActivityRecord;
+};
+
+/** Organizations and brands are never deleted, so what was seen to exist is remembered (for a while). */
+const REFERENCE_TTL_MS = 60_000;
+const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
+
+export const activityRepository = (db: DynamoDBDocumentClient, table: string): ActivityStore => {
+  const seen = new Map<string, { brands: Set<string>; expires: number }>();
+  return {
+    async find({ organization, kind, id }) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: table, Key: key.activity(organization, kind, id), ConsistentRead: true }),
+      );
+      return Item ? toRecord(Item) : undefined;
+    },
+
+    async knownReferences(orgId, brands) {
+      const entry = seen.get(orgId);
+      const cached = entry && entry.expires > Date.now() ? entry : undefined;
+      if (cached && brands.every((brand) => cached.brands.has(brand))) {
+        return { organization: true, brands: new Set(brands) };
+      }
+      const items = await batchGetAll(db, table, [key.org(orgId), ...brands.map((brand) => key.brand(orgId, brand))], {
+        expression: '#sk',
+        names: { '#sk': 'SK' },
+      });
+      const found = new Set(items.map((item) => item.SK as string));
+      const known = new Set(brands.filter((brand) => found.has(key.brand(orgId, brand).SK)));
+      const organization = found.has(key.org(orgId).SK);
+      if (organization) {
+        if (seen.size >= MAX_REMEMBERED_ORGANIZATIONS) seen.clear();
+        const remembered = cached ?? { brands: new Set<string>(), expires: Date.now() + REFERENCE_TTL_MS };
+        for (const brand of known) remembered.brands.add(brand);
+        seen.set(orgId, remembered);
+      }
+      return { organization, brands: known };
+    },
+
+    async commit(previous, next, effects: ActivityEffects) {
+      const items: TransactItem[] = [
+        {
+          Put: {
+            TableName: table,
+            Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
+            ...(previous === undefined
+              ? { ConditionExpression: 'attribute_not_exists(PK)' }
+              : {
+                  ConditionExpression: 'updatedAt = :previous',
+                  ExpressionAttributeValues: { ':previous': previous.updatedAt },
+                }),
+          },
+        },
+        ...effects.counters.map((delta) => counterUpdate(table, delta)),
+        ...effects.checks.map((delta) => checkUpdate(table, delta)),
+      ];
+      if (items.length > MAX_TRANSACTION_ITEMS) {
+        throw new Error(
+          `An activity change touches ${items.length} items; a transaction holds ${MAX_TRANSACTION_ITEMS}`,
+        );
+      }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await db.send(new TransactWriteCommand({ TransactItems: items }));
+          return true;
+        } catch (error) {
+          const codes = cancellationCodes(error);
+          if (failedCondition(codes, RECORD_INDEX)) return false;
+          if (codes?.includes('ConditionalCheckFailed')) {
+            throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
+              cause: error,
+            });
+          }
+          if (!conflicted(codes) || attempt >= MAX_CONFLICT_ATTEMPTS) throw error;
+          await backoff(attempt);
+        }
+      }
+    },
+  };
+};

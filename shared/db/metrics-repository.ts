@@ -1,0 +1,65 @@
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
+import { type Key, key } from './keys.ts';
+
+/** Written by the activity repository beside the counters: their sum. */
+const TOTAL = 'total';
+/** Day items a probe for earlier activity reads per page; all-zero days are rare (only deletions leave them). */
+const PROBE_PAGE = 32;
+
+const dayKey = ({ orgId, brandSlug }: MetricsScope, day: string): Key =>
+  brandSlug === undefined ? key.orgDay(orgId, day) : key.brandDay(orgId, brandSlug, day);
+
+const toDay = (scope: MetricsScope, item: Record<string, unknown>): DayCounters => {
+  const counters: Record<string, number> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (typeof value === 'number' && name !== TOTAL) counters[name] = value;
+  }
+  return { day: (item.SK as string).slice(dayKey(scope, '').SK.length), counters };
+};
+
+export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
+  async days(scope, from, to) {
+    const days: DayCounters[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page: QueryCommandOutput = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': dayKey(scope, to).PK,
+            ':from': dayKey(scope, from ?? '').SK,
+            ':to': dayKey(scope, to).SK,
+          },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) days.push(toDay(scope, item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return days;
+  },
+
+  async hasActivityBefore(scope, day) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page: QueryCommandOutput = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'PK = :pk AND SK < :day',
+          FilterExpression: '#total > :zero',
+          ProjectionExpression: 'SK',
+          ExpressionAttributeNames: { '#total': TOTAL },
+          ExpressionAttributeValues: { ':pk': dayKey(scope, day).PK, ':day': dayKey(scope, day).SK, ':zero': 0 },
+          ScanIndexForward: false,
+          Limit: PROBE_PAGE,
+          ExclusiveStartKey,
+        }),
+      );
+      if ((page.Items ?? []).length > 0) return true;
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return false;
+  },
+});

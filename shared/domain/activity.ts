@@ -1,0 +1,294 @@
+import * as v from 'valibot';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import { ASSET_TYPES } from './asset-types.ts';
+import { entryKeyOf } from './check/canonical.ts';
+import { COUNTER, parseInstant, threatCounter } from './metrics.ts';
+
+export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+const THREAT_STATUSES = ['PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED'] as const;
+export type ThreatStatus = (typeof THREAT_STATUSES)[number];
+const TAKEDOWN_STATUSES = ['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+export type TakedownStatus = (typeof TAKEDOWN_STATUSES)[number];
+
+/** Threats in these statuses are counted as blocked, and block their content in the check index. */
+const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', 'APPROVED', 'AUTO_APPROVED']);
+
+/**
+ * A change's transaction holds the record, at most two organization day items (the day it
+ * leaves and the day it enters), one day item per brand of the old and per brand of the new
+ * state, and at most two check-index items: 40 brands keep that (5 + 2 × 40 = 85) within
+ * DynamoDB's 100 items per transaction.
+ */
+const MAX_BRANDS_PER_RECORD = 40;
+const MAX_ID_LENGTH = 256;
+const MAX_CONTENT_LENGTH = 4096;
+
+const text = (field: string, max: number) =>
+  v.pipe(
+    v.string(`${field} is required`),
+    v.nonEmpty(`${field} is required`),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+  );
+
+/** Stored and compared as `toISOString()` text, so string order is time order (millisecond precision). */
+const timestamp = (field: string) =>
+  v.pipe(
+    v.string(`${field} is required`),
+    v.check((value) => parseInstant(value) !== undefined, `${field} must be an ISO 8601 date-time with Z or an offset`),
+    v.transform((value) => new Date(parseInstant(value) as number).toISOString()),
+  );
+
+const slug = (field: string) =>
+  v.pipe(v.string(`${field} is required`), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, `${field} must be a lower-case slug`));
+
+const common = {
+  organization: slug('organization'),
+  id: text('id', MAX_ID_LENGTH),
+  brands: v.optional(
+    v.pipe(
+      v.array(slug('brand'), 'brands must be an array of brand slugs'),
+      v.transform((brands) => [...new Set(brands)]),
+      v.maxLength(MAX_BRANDS_PER_RECORD, `brands must hold at most ${MAX_BRANDS_PER_RECORD} brands`),
+    ),
+    [],
+  ),
+  createdAt: timestamp('createdAt'),
+  updatedAt: v.optional(timestamp('updatedAt')),
+  deleted: v.optional(v.boolean('deleted must be a boolean'), false),
+};
+
+const variants = v.variant(
+  'kind',
+  [
+    v.object({ ...common, kind: v.literal('report') }),
+    v.object({
+      ...common,
+      kind: v.literal('threat'),
+      content: v.pipe(text('content', MAX_CONTENT_LENGTH), v.trim(), v.nonEmpty('content is required')),
+      assetType: v.picklist(ASSET_TYPES, 'Invalid asset type provided'),
+      status: v.picklist(THREAT_STATUSES, `status must be one of ${THREAT_STATUSES.join(', ')}`),
+      watchlisted: v.optional(v.boolean('watchlisted must be a boolean'), false),
+    }),
+    v.object({
+      ...common,
+      kind: v.literal('takedown'),
+      status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
+    }),
+  ],
+  `kind must be one of ${ACTIVITY_KINDS.join(', ')}`,
+);
+
+/**
+ * One activity change in the fixture format: the full state of a report, threat or takedown
+ * after the change. `updatedAt` defaults to `createdAt`; unknown fields are ignored.
+ */
+export const activityChangeSchema = v.pipe(
+  variants,
+  v.transform((change) => ({ ...change, updatedAt: change.updatedAt ?? change.createdAt })),
+  v.check((change) => change.updatedAt >= change.createdAt, 'updatedAt must not be earlier than createdAt'),
+);
+export type ActivityChange = v.InferOutput<typeof activityChangeSchema>;
+export type ActivityRef = { organization: string; kind: ActivityKind; id: string };
+
+/** A change as applied; `checkKey` is the check-index key its block (and watch) sits under, if it has one. */
+export type ActivityRecord = ActivityChange & { checkKey?: string };
+
+export type CounterDelta = { orgId: string; brandSlug?: string; day: string; deltas: Record<string, number> };
+export type CheckDelta = { checkKey: string; block: number; watch: number };
+/** What a change does besides writing its record: non-zero deltas, at most one entry per item. */
+export type ActivityEffects = { counters: CounterDelta[]; checks: CheckDelta[] };
+
+export interface ActivityStore {
+  find(ref: ActivityRef): Promise<ActivityRecord | undefined>;
+  /** Whether the organization exists, and which of `brands` are its brands. */
+  knownReferences(orgId: string, brands: readonly string[]): Promise<{ organization: boolean; brands: Set<string> }>;
+  /**
+   * One transaction: replaces `previous` (undefined: no record yet) by `next` and applies
+   * `effects`. Resolves false, changing nothing, when the stored record is no longer `previous`.
+   */
+  commit(previous: ActivityRecord | undefined, next: ActivityRecord, effects: ActivityEffects): Promise<boolean>;
+}
+
+export type ApplyResult = 'applied' | 'ignored';
+
+/** Each retry follows a newer version of the record that another writer committed meanwhile. */
+const MAX_ATTEMPTS = 16;
+
+export const describeRef = (ref: ActivityRef): string => `${ref.kind} ${ref.organization}/${ref.id}`;
+
+/** Validates and normalizes any input (a parsed SQS body, a fixture entry, CLI JSON). */
+export const parseActivityChange = (input: unknown): ActivityChange => {
+  const result = v.safeParse(activityChangeSchema, input);
+  if (result.success) return result.output;
+  const issues = result.issues.map((issue) => {
+    const path = v.getDotPath(issue);
+    return path ? { message: issue.message, path } : { message: issue.message };
+  });
+  throw new BadRequestError(`Invalid activity change: ${issues[0]?.message ?? 'invalid'}`, { issues });
+};
+
+const isCountedThreat = (record: ActivityRecord): boolean =>
+  record.kind === 'threat' && !record.deleted && COUNTED_THREAT_STATUSES.has(record.status);
+
+const toRecord = (change: ActivityChange): ActivityRecord => {
+  const checkKey =
+    change.kind === 'threat' && isCountedThreat(change) ? entryKeyOf(change.content, change.assetType) : undefined;
+  return checkKey === undefined ? change : { ...change, checkKey };
+};
+
+/** Timestamps are normalized `toISOString()` text: the first ten characters are the UTC day. */
+const dayOf = (timestamp: string): string => timestamp.slice(0, 10);
+
+class Ledger {
+  readonly #counters = new Map<string, CounterDelta>();
+  readonly #checks = new Map<string, CheckDelta>();
+
+  count(orgId: string, brandSlug: string | undefined, day: string, name: string, amount: number): void {
+    const id = `${brandSlug ?? ''}\u0000${day}`;
+    let entry = this.#counters.get(id);
+    if (!entry) {
+      entry = brandSlug === undefined ? { orgId, day, deltas: {} } : { orgId, brandSlug, day, deltas: {} };
+      this.#counters.set(id, entry);
+    }
+    entry.deltas[name] = (entry.deltas[name] ?? 0) + amount;
+  }
+
+  check(checkKey: string, block: number, watch: number): void {
+    const entry = this.#checks.get(checkKey) ?? { checkKey, block: 0, watch: 0 };
+    entry.block += block;
+    entry.watch += watch;
+    this.#checks.set(checkKey, entry);
+  }
+
+  /** Adds (sign 1) or withdraws (sign -1) everything a record contributes. */
+  record(record: ActivityRecord | undefined, sign: 1 | -1): void {
+    if (record === undefined || record.deleted) return;
+    const org = record.organization;
+    const everywhere = (day: string, name: string, brandDay = day) => {
+      this.count(org, undefined, day, name, sign);
+      for (const brand of record.brands) this.count(org, brand, brandDay, name, sign);
+    };
+    const created = dayOf(record.createdAt);
+    switch (record.kind) {
+      case 'report':
+        everywhere(created, COUNTER.reports);
+        break;
+      case 'threat':
+        // Brand-level metrics report no watchlisted threats, so only the organization counts them.
+        if (record.watchlisted) this.count(org, undefined, created, COUNTER.watchlisted, sign);
+        if (isCountedThreat(record)) {
+          everywhere(created, threatCounter(record.assetType));
+          if (record.checkKey !== undefined) this.check(record.checkKey, sign, record.watchlisted ? sign : 0);
+        }
+        break;
+      case 'takedown': {
+        const updated = dayOf(record.updatedAt);
+        everywhere(created, COUNTER.takedownsFiled, updated);
+        if (record.status === 'COMPLETED') everywhere(created, COUNTER.takedownsCompleted, updated);
+        break;
+      }
+    }
+  }
+
+  effects(): ActivityEffects {
+    const counters: CounterDelta[] = [];
+    for (const entry of this.#counters.values()) {
+      const deltas = Object.fromEntries(Object.entries(entry.deltas).filter(([, delta]) => delta !== 0));
+      if (Object.keys(deltas).length > 0) counters.push({ ...entry, deltas });
+    }
+    const checks = [...this.#checks.values()].filter((entry) => entry.block !== 0 || entry.watch !== 0);
+    return { counters, checks };
+  }
+}
+
+/** The counter and check-index deltas of replacing `previous` by `next`: new contribution minus old. */
+export const effectsOf = (previous: ActivityRecord | undefined, next: ActivityRecord): ActivityEffects => {
+  const ledger = new Ledger();
+  ledger.record(next, 1);
+  ledger.record(previous, -1);
+  return ledger.effects();
+};
+
+const assertReferences = async (store: ActivityStore, change: ActivityChange): Promise<void> => {
+  const known = await store.knownReferences(change.organization, change.brands);
+  if (!known.organization) throw new NotFoundError(`Organization ${change.organization} not found`);
+  const unknown = change.brands.filter((brand) => !known.brands.has(brand));
+  if (unknown.length > 0) {
+    throw new NotFoundError(`Brand not found in organization ${change.organization}: ${unknown.join(', ')}`);
+  }
+};
+
+/**
+ * Applies one change exactly once: the record and every counter it moves change in one
+ * transaction. A change not newer (by `updatedAt`) than the stored record is a redelivery or
+ * arrived out of order, and is ignored.
+ */
+export const applyActivity = async (store: ActivityStore, input: ActivityChange): Promise<ApplyResult> => {
+  const change = parseActivityChange(input);
+  let referencesChecked = false;
+  for (let attempt = 1; ; attempt++) {
+    const previous = await store.find(change);
+    if (previous !== undefined && previous.updatedAt >= change.updatedAt) return 'ignored';
+    if (!referencesChecked) {
+      await assertReferences(store, change);
+      referencesChecked = true;
+    }
+    const next = toRecord(change);
+    if (await store.commit(previous, next, effectsOf(previous, next))) return 'applied';
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new Error(`${describeRef(change)} kept changing under this write; gave up after ${attempt} attempts`);
+    }
+  }
+};
+
+/**
+ * Applies many changes, `concurrency` at a time; order does not matter, since each change is
+ * idempotent and ordered by `updatedAt`. `onResult` hears of each change as it completes.
+ */
+export const applyActivities = async (
+  store: ActivityStore,
+  changes: readonly ActivityChange[],
+  {
+    concurrency = 8,
+    onResult,
+  }: { concurrency?: number; onResult?: (result: ApplyResult, change: ActivityChange) => void } = {},
+): Promise<Record<ApplyResult, number>> => {
+  const totals = { applied: 0, ignored: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < changes.length) {
+      const change = changes[next++] as ActivityChange;
+      const result = await applyActivity(store, change);
+      totals[result]++;
+      onResult?.(result, change);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, changes.length) }, worker));
+  return totals;
+};
+
+const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {
+  const record = await store.find(ref);
+  if (!record) throw new NotFoundError(`No ${describeRef(ref)} has been recorded`);
+  return record;
+};
+
+/** Applies `changes` on top of the stored state of a record; `updatedAt` defaults to `now`. */
+export const updateActivity = async (
+  store: ActivityStore,
+  ref: ActivityRef,
+  changes: Record<string, unknown>,
+  now: string,
+): Promise<{ result: ApplyResult; change: ActivityChange }> => {
+  const { checkKey: _, ...current } = await stored(store, ref);
+  const change = parseActivityChange({ ...current, updatedAt: now, ...changes, ...ref });
+  return { result: await applyActivity(store, change), change };
+};
+
+/** Soft-deletes a record as of `updatedAt`: it leaves every counter and the check index. */
+export const deleteActivity = (
+  store: ActivityStore,
+  ref: ActivityRef,
+  updatedAt: string,
+): Promise<{ result: ApplyResult; change: ActivityChange }> => updateActivity(store, ref, { deleted: true }, updatedAt);

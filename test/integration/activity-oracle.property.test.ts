@@ -1,0 +1,181 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
+import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { type ActivityChange, applyActivity } from '../../shared/domain/activity.ts';
+import type { AssetType } from '../../shared/domain/asset-types.ts';
+import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { createTestTable } from '../fixtures/table.ts';
+import { invariantsOf, recount } from '../unit/metrics/recount.ts';
+
+const table = await createTestTable('activity-oracle');
+const activity = activityRepository(table.db, table.tableName);
+const directory = directoryRepository(table.db, table.tableName);
+const stores = { metrics: metricsRepository(table.db, table.tableName), directory };
+
+const BRANDS = ['alpha', 'beta', 'gamma'];
+const TYPES: AssetType[] = ['URL', 'PAGE', 'TWITTER', 'TELEGRAM', 'ADDRESS', 'DISCORD'];
+/** Content variants per organization, so runs never share a check-index entry. */
+const CONTENTS = [
+  (org: string) => `${org}.a.example`,
+  (org: string) => `${org}.b.example/login`,
+  (org: string) => `https://${org}.c.example`,
+  (org: string) => `www.${org}.d.example/`,
+];
+const BASE = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+const TODAY = '2026-01-26';
+const day = (offset: number) => new Date(BASE + offset * DAY).toISOString().slice(0, 10);
+
+const state = fc.record({
+  brands: fc.subarray(BRANDS),
+  createdAt: fc.integer({ min: 0, max: 22 * 24 * 60 }),
+  /** Minutes after the later of createdAt and the previous version (takedowns move brand days with it). */
+  updateGap: fc.integer({ min: 1, max: 3 * 24 * 60 }),
+  threatStatus: fc.constantFrom('PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED' as const),
+  takedownStatus: fc.constantFrom('FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED' as const),
+  content: fc.nat(CONTENTS.length - 1),
+  assetType: fc.constantFrom(...TYPES),
+  watchlisted: fc.boolean(),
+  deleted: fc.nat(4).map((n) => n === 0),
+});
+
+const recordSpec = fc.record({
+  kind: fc.constantFrom('report', 'threat', 'takedown' as const),
+  keepCreatedAt: fc.boolean(),
+  versions: fc.array(state, { minLength: 1, maxLength: 4 }),
+});
+
+const range = fc.record({
+  startDate: fc.option(fc.integer({ min: -3, max: 30 }), { nil: undefined }),
+  length: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+});
+
+let run = 0;
+
+/** Every version of every record, as the changes a producer would emit. */
+type RecordSpec = typeof recordSpec extends fc.Arbitrary<infer T> ? T : never;
+
+const changesOf = (orgId: string, specs: RecordSpec[]): ActivityChange[][] =>
+  specs.map((spec, index) => {
+    let updated = 0;
+    const firstCreated = spec.versions[0]?.createdAt ?? 0;
+    return spec.versions.map((version) => {
+      const created = spec.keepCreatedAt ? firstCreated : version.createdAt;
+      updated = Math.max(created, updated) + version.updateGap;
+      const base = {
+        organization: orgId,
+        id: `${spec.kind}-${index}`,
+        brands: version.brands,
+        createdAt: new Date(BASE + created * 60_000).toISOString(),
+        updatedAt: new Date(BASE + updated * 60_000).toISOString(),
+        deleted: version.deleted,
+      };
+      if (spec.kind === 'report') return { ...base, kind: 'report' };
+      if (spec.kind === 'takedown') return { ...base, kind: 'takedown', status: version.takedownStatus };
+      return {
+        ...base,
+        kind: 'threat',
+        content: (CONTENTS[version.content] as (org: string) => string)(orgId),
+        assetType: version.assetType,
+        status: version.threatStatus,
+        watchlisted: version.watchlisted,
+      };
+    });
+  });
+
+const checkEntry = async (checkKey: string) => {
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: key.checkEntry(checkKey), ConsistentRead: true }),
+  );
+  return { block: (Item?.block as number | undefined) ?? 0, watch: (Item?.watch as number | undefined) ?? 0 };
+};
+
+const negativeCounters = async (orgId: string) => {
+  const partitions = [key.orgDay(orgId, '').PK, ...BRANDS.map((brand) => key.brandDay(orgId, brand, '').PK)];
+  const negatives: string[] = [];
+  for (const pk of partitions) {
+    const { Items = [] } = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of Items) {
+      for (const [name, value] of Object.entries(item)) {
+        if (typeof value === 'number' && value < 0) negatives.push(`${pk} ${item.SK} ${name}=${value}`);
+      }
+    }
+  }
+  return negatives;
+};
+
+describe('activity ingestion on DynamoDB Local', () => {
+  it('gives metrics equal to a recount of the final records after duplicated, reordered and redelivered changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(recordSpec, { minLength: 1, maxLength: 7 }).chain((specs) => {
+          const versionCount = specs.reduce((sum, spec) => sum + spec.versions.length, 0);
+          // Every version is delivered twice, in any order.
+          const deliveries = [...Array(2 * versionCount).keys()].map((i) => i % versionCount);
+          return fc.record({
+            specs: fc.constant(specs),
+            order: fc.shuffledSubarray(deliveries, { minLength: deliveries.length }),
+            concurrency: fc.integer({ min: 1, max: 4 }),
+            ranges: fc.array(range, { minLength: 1, maxLength: 3 }),
+          });
+        }),
+        async ({ specs, order, concurrency, ranges }) => {
+          const orgId = `oracle-${++run}`;
+          const versions = changesOf(orgId, specs);
+          const stream = order.map((index) => versions.flat()[index] as ActivityChange);
+          await directory.putOrganization({ slug: orgId, name: orgId, featureFlags: ['brands-metrics'] });
+          for (const slug of BRANDS) await directory.putBrand({ orgId, slug, name: slug });
+
+          for (let i = 0; i < stream.length; i += concurrency) {
+            await Promise.all(stream.slice(i, i + concurrency).map((change) => applyActivity(activity, change)));
+          }
+
+          const finals = versions.map((history) => history[history.length - 1] as ActivityChange);
+          for (const { startDate, length } of [{ startDate: undefined, length: undefined }, ...ranges]) {
+            const query = {
+              startDate: startDate === undefined ? undefined : day(startDate),
+              endDate: length === undefined ? undefined : day((startDate ?? 0) + length),
+            };
+            for (const brandSlug of [undefined, ...BRANDS]) {
+              const actual = await organizationMetrics(stores, orgId, { ...query, brandSlug }, TODAY);
+              expect(actual).toEqual(recount(finals, { orgId, brandSlug }, query, TODAY));
+              const invariants = invariantsOf(actual);
+              expect(new Set(Object.values(invariants)).size).toBe(1);
+            }
+          }
+
+          for (const content of CONTENTS) {
+            for (const type of TYPES) {
+              const checkKey = entryKeyOf(content(orgId), type) as string;
+              const counted = finals.filter(
+                (r) =>
+                  r.kind === 'threat' &&
+                  !r.deleted &&
+                  ['BLOCKED', 'APPROVED', 'AUTO_APPROVED'].includes(r.status) &&
+                  entryKeyOf(r.content, r.assetType) === checkKey,
+              );
+              expect(await checkEntry(checkKey)).toEqual({
+                block: counted.length,
+                watch: counted.filter((r) => r.kind === 'threat' && r.watchlisted).length,
+              });
+            }
+          }
+          expect(await negativeCounters(orgId)).toEqual([]);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ActivityChange,
+  applyActivity,
+  deleteActivity,
+  parseActivityChange,
+  updateActivity,
+} from '../../../shared/domain/activity.ts';
+import { NotFoundError } from '../../../shared/errors.ts';
+import { fakeActivityStore } from './fake-activity-store.ts';
+
+const change = (input: Record<string, unknown>): ActivityChange =>
+  parseActivityChange({ organization: 'acme', createdAt: '2026-03-01T10:00:00Z', ...input });
+const threat = (input: Record<string, unknown> = {}) =>
+  change({
+    kind: 'threat',
+    id: 't-1',
+    content: 'https://acme-airdrop.xyz/claim',
+    assetType: 'URL',
+    status: 'BLOCKED',
+    brands: ['acme-wallet'],
+    ...input,
+  });
+const takedown = (input: Record<string, unknown> = {}) =>
+  change({ kind: 'takedown', id: 'td-1', status: 'FILED', brands: ['acme-wallet'], ...input });
+
+describe('applyActivity', () => {
+  it('counts a new record in the organization and in each of its brands on its createdAt day', async () => {
+    const { store, counter } = fakeActivityStore();
+
+    const result = await applyActivity(
+      store,
+      change({ kind: 'report', id: 'r-1', brands: ['acme-wallet', 'acme-exchange'] }),
+    );
+
+    expect(result).toBe('applied');
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ reports: 1 });
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({ reports: 1 });
+    expect(counter('acme', 'acme-exchange', '2026-03-01')).toEqual({ reports: 1 });
+  });
+
+  it('ignores a redelivered change and a change older than the stored record', async () => {
+    const { store, commits } = fakeActivityStore();
+    await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+
+    const redelivered = await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+    const older = await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-01T12:00:00Z' }));
+
+    expect([redelivered, older]).toEqual(['ignored', 'ignored']);
+    expect(commits).toHaveLength(1);
+  });
+
+  it('counts a blocked threat by asset type, a watchlisted one at organization level only, and blocks its content', async () => {
+    const { store, counter, checks } = fakeActivityStore();
+
+    await applyActivity(store, threat({ watchlisted: true }));
+
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ threats_URL: 1, watchlisted: 1 });
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({ threats_URL: 1 });
+    expect(Object.fromEntries(checks)).toEqual({ 'acme-airdrop.xyz/claim': { block: 1, watch: 1 } });
+  });
+
+  it('counts a watchlisted threat of any status but blocks only a counted one', async () => {
+    const { store, counter, checks } = fakeActivityStore();
+
+    await applyActivity(store, threat({ status: 'PENDING', watchlisted: true }));
+
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ watchlisted: 1 });
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
+    expect(checks.size).toBe(0);
+  });
+
+  it('withdraws the block when a threat leaves the counted statuses', async () => {
+    const { store, commits, checks } = fakeActivityStore();
+    await applyActivity(store, threat({ watchlisted: true }));
+
+    await applyActivity(store, threat({ status: 'REJECTED', watchlisted: true, updatedAt: '2026-03-03T00:00:00Z' }));
+
+    expect(commits[1]).toEqual({
+      counters: [
+        { orgId: 'acme', day: '2026-03-01', deltas: { threats_URL: -1 } },
+        { orgId: 'acme', brandSlug: 'acme-wallet', day: '2026-03-01', deltas: { threats_URL: -1 } },
+      ],
+      checks: [{ checkKey: 'acme-airdrop.xyz/claim', block: -1, watch: -1 }],
+    });
+    expect(Object.fromEntries(checks)).toEqual({ 'acme-airdrop.xyz/claim': { block: 0, watch: 0 } });
+  });
+
+  it("moves the check-index entry when a blocked threat's content changes", async () => {
+    const { store, commits } = fakeActivityStore();
+    await applyActivity(store, threat());
+
+    await applyActivity(store, threat({ content: 'acme-claim.xyz', updatedAt: '2026-03-02T00:00:00Z' }));
+
+    expect(commits[1]).toEqual({
+      counters: [],
+      checks: [
+        { checkKey: 'acme-claim.xyz', block: 1, watch: 0 },
+        { checkKey: 'acme-airdrop.xyz/claim', block: -1, watch: 0 },
+      ],
+    });
+  });
+
+  it('merges the deltas of one check-index entry when a content changes only in form', async () => {
+    const { store, commits } = fakeActivityStore();
+    await applyActivity(store, threat());
+
+    await applyActivity(
+      store,
+      threat({ content: 'acme-airdrop.xyz/claim/', watchlisted: true, updatedAt: '2026-03-02T00:00:00Z' }),
+    );
+
+    expect(commits[1]).toEqual({
+      counters: [{ orgId: 'acme', day: '2026-03-01', deltas: { watchlisted: 1 } }],
+      checks: [{ checkKey: 'acme-airdrop.xyz/claim', block: 0, watch: 1 }],
+    });
+  });
+
+  it("counts a brand's takedown on its updatedAt day and the organization's on its createdAt day", async () => {
+    const { store, counter } = fakeActivityStore();
+    await applyActivity(store, takedown());
+
+    await applyActivity(store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-04T08:00:00Z' }));
+
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ takedownsFiled: 1, takedownsCompleted: 1 });
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
+    expect(counter('acme', 'acme-wallet', '2026-03-04')).toEqual({ takedownsFiled: 1, takedownsCompleted: 1 });
+  });
+
+  it('moves counts between brands and days when brands and createdAt change', async () => {
+    const { store, counter } = fakeActivityStore();
+    await applyActivity(store, change({ kind: 'report', id: 'r-1', brands: ['acme-wallet'] }));
+
+    await applyActivity(
+      store,
+      change({
+        kind: 'report',
+        id: 'r-1',
+        brands: ['acme-exchange'],
+        createdAt: '2026-03-02T10:00:00Z',
+        updatedAt: '2026-03-03T00:00:00Z',
+      }),
+    );
+
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({});
+    expect(counter('acme', undefined, '2026-03-02')).toEqual({ reports: 1 });
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
+    expect(counter('acme', 'acme-exchange', '2026-03-02')).toEqual({ reports: 1 });
+  });
+
+  it('writes only the record when a change moves no counter', async () => {
+    const { store, commits } = fakeActivityStore();
+    await applyActivity(store, threat({ status: 'PENDING' }));
+
+    await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-02T00:00:00Z' }));
+
+    expect(commits[1]).toEqual({ counters: [], checks: [] });
+  });
+
+  it('takes a soft-deleted record out of every counter and the check index, and keeps it out', async () => {
+    const { store, counter, checks } = fakeActivityStore();
+    await applyActivity(store, threat({ watchlisted: true }));
+
+    await applyActivity(store, threat({ watchlisted: true, deleted: true, updatedAt: '2026-03-02T00:00:00Z' }));
+    const stale = await applyActivity(store, threat({ watchlisted: true, updatedAt: '2026-03-01T20:00:00Z' }));
+
+    expect(stale).toBe('ignored');
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({});
+    expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
+    expect(Object.fromEntries(checks)).toEqual({ 'acme-airdrop.xyz/claim': { block: 0, watch: 0 } });
+  });
+
+  it('records a deletion that arrives before its record, so the late creation is ignored', async () => {
+    const { store, counter } = fakeActivityStore();
+
+    await applyActivity(store, threat({ deleted: true, updatedAt: '2026-03-02T00:00:00Z' }));
+    const late = await applyActivity(store, threat());
+
+    expect(late).toBe('ignored');
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({});
+  });
+
+  it('recomputes from the newer stored state when another writer commits first', async () => {
+    const { store, counter, interleave, put } = fakeActivityStore();
+    await applyActivity(store, takedown());
+    interleave(() => put({ ...takedown({ status: 'IN_PROGRESS', updatedAt: '2026-03-02T00:00:00Z' }) }));
+
+    const result = await applyActivity(store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-03T00:00:00Z' }));
+
+    expect(result).toBe('applied');
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ takedownsFiled: 1, takedownsCompleted: 1 });
+  });
+
+  it('rejects a change of an unknown organization or naming a brand the organization lacks', async () => {
+    const { store } = fakeActivityStore();
+
+    await expect(applyActivity(store, change({ organization: 'umbrella', kind: 'report', id: 'r-1' }))).rejects.toThrow(
+      new NotFoundError('Organization umbrella not found'),
+    );
+    await expect(applyActivity(store, change({ kind: 'report', id: 'r-1', brands: ['globex-pay'] }))).rejects.toThrow(
+      new NotFoundError('Brand not found in organization acme: globex-pay'),
+    );
+  });
+});
+
+describe('updateActivity and deleteActivity', () => {
+  it('applies changed fields on top of the stored record, as of now', async () => {
+    const { store, counter } = fakeActivityStore();
+    await applyActivity(store, threat({ status: 'PENDING' }));
+
+    const { result, change: applied } = await updateActivity(
+      store,
+      { organization: 'acme', kind: 'threat', id: 't-1' },
+      { status: 'BLOCKED' },
+      '2026-03-05T00:00:00Z',
+    );
+
+    expect(result).toBe('applied');
+    expect(applied).toMatchObject({
+      status: 'BLOCKED',
+      content: 'https://acme-airdrop.xyz/claim',
+      updatedAt: '2026-03-05T00:00:00.000Z',
+    });
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ threats_URL: 1 });
+  });
+
+  it('soft-deletes a stored record and refuses one that was never recorded', async () => {
+    const { store, counter } = fakeActivityStore();
+    await applyActivity(store, takedown());
+
+    const { result } = await deleteActivity(
+      store,
+      { organization: 'acme', kind: 'takedown', id: 'td-1' },
+      '2026-03-02T00:00:00Z',
+    );
+
+    expect(result).toBe('applied');
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({});
+    await expect(
+      deleteActivity(store, { organization: 'acme', kind: 'report', id: 'r-404' }, '2026-03-02T00:00:00Z'),
+    ).rejects.toThrow(new NotFoundError('No report acme/r-404 has been recorded'));
+  });
+});

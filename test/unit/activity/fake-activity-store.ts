@@ -1,0 +1,62 @@
+import type { ActivityEffects, ActivityRecord, ActivityRef, ActivityStore } from '../../../shared/domain/activity.ts';
+
+const recordId = (ref: ActivityRef) => `${ref.organization}/${ref.kind}/${ref.id}`;
+
+/**
+ * An in-memory ActivityStore with the repository's contract: `commit` succeeds only while the
+ * stored record is still `previous`, and applies every effect with it.
+ */
+export const fakeActivityStore = (
+  organizations: Record<string, string[]> = { acme: ['acme-wallet', 'acme-exchange'] },
+) => {
+  const records = new Map<string, ActivityRecord>();
+  const counters = new Map<string, Record<string, number>>();
+  const checks = new Map<string, { block: number; watch: number }>();
+  const commits: ActivityEffects[] = [];
+  let beforeCommit: (() => void) | undefined;
+
+  const store: ActivityStore = {
+    async find(ref) {
+      return records.get(recordId(ref));
+    },
+    async knownReferences(orgId, brands) {
+      const known = organizations[orgId];
+      return { organization: known !== undefined, brands: new Set(brands.filter((b) => known?.includes(b))) };
+    },
+    async commit(previous, next, effects) {
+      const hook = beforeCommit;
+      beforeCommit = undefined;
+      hook?.();
+      if (records.get(recordId(next))?.updatedAt !== previous?.updatedAt) return false;
+      records.set(recordId(next), next);
+      commits.push(effects);
+      for (const { orgId, brandSlug, day, deltas } of effects.counters) {
+        const id = `${orgId}|${brandSlug ?? ''}|${day}`;
+        const item = counters.get(id) ?? {};
+        for (const [name, delta] of Object.entries(deltas)) item[name] = (item[name] ?? 0) + delta;
+        counters.set(id, item);
+      }
+      for (const { checkKey, block, watch } of effects.checks) {
+        const item = checks.get(checkKey) ?? { block: 0, watch: 0 };
+        checks.set(checkKey, { block: item.block + block, watch: item.watch + watch });
+      }
+      return true;
+    },
+  };
+
+  return {
+    store,
+    commits,
+    checks,
+    /** Non-zero counters of one day item: `counter('acme', undefined, '2026-03-01')`. */
+    counter: (orgId: string, brandSlug: string | undefined, day: string) =>
+      Object.fromEntries(
+        Object.entries(counters.get(`${orgId}|${brandSlug ?? ''}|${day}`) ?? {}).filter(([, value]) => value !== 0),
+      ),
+    /** Lets another writer act between this writer's read and its commit. */
+    interleave: (action: () => void) => {
+      beforeCommit = action;
+    },
+    put: (record: ActivityRecord) => records.set(recordId(record), record),
+  };
+};

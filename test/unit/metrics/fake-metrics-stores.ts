@@ -1,0 +1,46 @@
+import type { DayCounters, MetricsScope, MetricsStores } from '../../../shared/domain/metrics.ts';
+import type { Membership, Organization } from '../../../shared/domain/organizations.ts';
+
+type Days = Record<string, Record<string, number>>;
+
+/** Day counters per scope (`acme` or `acme/acme-wallet`), and the directory records metrics consult. */
+export const fakeMetricsStores = (
+  daysByScope: Record<string, Days>,
+  {
+    organizations = [{ slug: 'acme', name: 'Acme', featureFlags: ['brands-metrics'] }],
+    brands = { acme: ['acme-wallet'] },
+    memberships = [],
+  }: { organizations?: Organization[]; brands?: Record<string, string[]>; memberships?: Membership[] } = {},
+) => {
+  const reads = { ranges: 0, probes: 0 };
+  const daysOf = (scope: MetricsScope): [string, Record<string, number>][] =>
+    Object.entries(daysByScope[scope.brandSlug ? `${scope.orgId}/${scope.brandSlug}` : scope.orgId] ?? {}).sort(
+      ([a], [b]) => a.localeCompare(b),
+    );
+  const stores: MetricsStores = {
+    metrics: {
+      async days(scope, from, to) {
+        reads.ranges++;
+        return daysOf(scope)
+          .filter(([day]) => (from === undefined || day >= from) && day <= to)
+          .map(([day, counters]): DayCounters => ({ day, counters }));
+      },
+      async hasActivityBefore(scope, day) {
+        reads.probes++;
+        return daysOf(scope).some(([d, counters]) => d < day && Object.values(counters).some((v) => v !== 0));
+      },
+    },
+    directory: {
+      async findOrganization(slug) {
+        return organizations.find((org) => org.slug === slug);
+      },
+      async findBrand(orgId, slug) {
+        return brands[orgId]?.includes(slug) ? { orgId, slug, name: slug } : undefined;
+      },
+      async findMembership(userId, orgId) {
+        return memberships.find((m) => m.userId === userId && m.orgId === orgId);
+      },
+    },
+  };
+  return { stores, reads };
+};
