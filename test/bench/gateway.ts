@@ -16,11 +16,9 @@ const percentile = (sorted: number[], p: number) =>
 
 export async function benchGateway(endpoint: string): Promise<Row[]> {
   const { ensureTable } = await import('../../infra/local/dynamo.ts');
-  const tableName = 'bench-gateway';
+  // The table the process's handlers were configured with (set before their first import).
+  const tableName = process.env.TABLE_NAME ?? 'bench-gateway';
   await ensureTable(endpoint, tableName);
-  process.env.TABLE_NAME = tableName;
-  process.env.DYNAMODB_ENDPOINT = endpoint;
-  process.env.CURSOR_SECRET = 'bench';
   const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
   const { applyActivity } = await import('../../shared/domain/activity.ts');
   const { activityRepository } = await import('../../shared/db/activity-repository.ts');

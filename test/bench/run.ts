@@ -23,8 +23,6 @@ const add = (name: string, value: string) => {
   console.error(`  ${name}: ${value}`);
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] as number;
 
 const bundle = async (entry: string, outfile: string) => {
   await build({
@@ -119,30 +117,29 @@ const optional = async <T>(path: string, run: (module: T) => Promise<Row[]>) => 
 
 const main = async () => {
   console.error('Running benchmarks (progress below; the table is printed at the end) ...');
-  await benchBundles();
-  await benchHandlerOverhead();
-  const needsDynamo = existsSync(new URL('./metrics.ts', import.meta.url));
-  if (needsDynamo) {
-    const { startDynamo } = await import('../../infra/local/dynamo.ts');
-    const dynamo = await startDynamo();
-    try {
-      section('metrics (DynamoDB Local)');
-      await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
-        m.benchMetrics(dynamo.endpoint),
-      );
-      section('asset check');
-      await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
-      await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>
-        m.benchGateway(dynamo.endpoint),
-      );
-    } finally {
-      await dynamo.stop();
-    }
+  const { startDynamo } = await import('../../infra/local/dynamo.ts');
+  const dynamo = await startDynamo();
+  // Before any handler module is imported: config and the default client are read once per process.
+  process.env.TABLE_NAME = 'bench-gateway';
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  try {
+    await benchBundles();
+    await benchHandlerOverhead();
+    section('metrics (DynamoDB Local)');
+    await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
+      m.benchMetrics(dynamo.endpoint),
+    );
+    section('asset check');
+    await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
+    await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>
+      m.benchGateway(dynamo.endpoint),
+    );
+  } finally {
+    await dynamo.stop();
   }
   const width = Math.max(...rows.map((row) => row.name.length));
   console.log('');
   for (const row of rows) console.log(row.value ? `${row.name.padEnd(width)}  ${row.value}` : `\n${row.name}`);
-  void percentile;
 };
 
 main().catch((error: unknown) => {
