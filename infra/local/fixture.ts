@@ -96,6 +96,8 @@ type Log = (line: string) => void;
 
 /** Loads a fixture; loading the same fixture again changes nothing. */
 export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
+  // Activity is validated before anything is written, so a bad entry leaves the table untouched.
+  const changes = fixture.activity.map(parseActivityChange);
   const directory = directoryRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
@@ -163,7 +165,6 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   }
   log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
 
-  const changes = fixture.activity.map(parseActivityChange);
   const { applied, ignored } = await applyActivities(activityRepository(db, table), changes);
   log(`activity: ${applied} applied, ${ignored} already applied or superseded`);
 };

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { demoActivity } from '../../infra/local/demo-activity.ts';
+import { parseFixture } from '../../infra/local/fixture.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable } from '../fixtures/table.ts';
+
+const table = await createTestTable('seed');
+
+const snapshot = async () => {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new ScanCommand({ TableName: table.tableName, ConsistentRead: true, ExclusiveStartKey }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items.map((item) => JSON.stringify(item)).sort();
+};
+
+describe('npm run seed', () => {
+  it('changes nothing when the same fixture, activity included, is loaded a second time', async () => {
+    const fixture = JSON.parse(readFileSync('infra/local/demo.json', 'utf8'));
+    fixture.activity = demoActivity(new Date('2026-06-01T12:00:00Z')).slice(0, 60);
+
+    await seed(table.db, table.tableName, fixture);
+    const first = await snapshot();
+    await seed(table.db, table.tableName, fixture);
+    const second = await snapshot();
+
+    expect(first.length).toBeGreaterThan(100);
+    expect(second).toEqual(first);
+  });
+
+  it('rejects an unknown section with a message naming the allowed ones', () => {
+    expect(() => parseFixture({ widgets: [] })).toThrow(/organizations, users, apiKeys, groups, assets, activity/);
+  });
+
+  it('rejects a whole fixture whose activity has one bad entry, before writing anything', async () => {
+    const fixture = {
+      organizations: [{ slug: 'initech', name: 'Initech' }],
+      activity: [
+        { organization: 'acme', kind: 'report', id: 'r-ok', brands: [], createdAt: '2026-03-01T10:00:00Z' },
+        { organization: 'acme', kind: 'report', id: 'r-bad', brands: [], createdAt: 'yesterday' },
+      ],
+    };
+
+    await expect(seed(table.db, table.tableName, fixture)).rejects.toThrow();
+    const items = await snapshot();
+    expect(items.some((item) => item.includes('r-ok') || item.includes('initech'))).toBe(false);
+  });
+});
