@@ -119,7 +119,7 @@ const send = (response: ServerResponse, result: APIGatewayProxyResultV2): void =
 const gatewayError = (response: ServerResponse, status: number, code: string, message: string): void => {
   response
     .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ code, message, error: { code, message } }));
+    .end(JSON.stringify({ code, message, error: { code, message }, requestId: randomUUID() }));
 };
 
 /** Serves every route of the route table under `/v2`, turning requests into HTTP API 2.0 events. */

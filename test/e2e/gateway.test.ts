@@ -84,7 +84,11 @@ describe('the local gateway serving the demo fixture', () => {
 
     expect(responses.map((r) => r.status)).toEqual([401, 400, 400, 404]);
     for (const { body } of responses) {
-      expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+      expect(body).toMatchObject({
+        code: expect.any(String),
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
       expect(body.error).toEqual({ code: body.code, message: body.message });
     }
   });
