@@ -15,11 +15,8 @@ const DEFAULT_LISTS: Partial<Record<ExternalSourceName, string>> = {
 export type CheckListsProps = {
   /** List URLs by source; `vendor` and `seal` have no public default. */
   lists?: Partial<Record<ExternalSourceName, string>>;
-  /**
-   * Variables `shared/config.ts` requires of every function at cold start (TABLE_NAME). The
-   * sync function never touches the table and is granted nothing on it.
-   */
-  environment: Record<string, string>;
+  /** Extra environment for the sync function; it never touches the table and is granted nothing on it. */
+  environment?: Record<string, string>;
   /** RETAIN by default; DESTROY empties the bucket on stack deletion (dev stages). */
   removalPolicy?: RemovalPolicy;
 };

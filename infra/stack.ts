@@ -59,7 +59,6 @@ export class ServiceStack extends Stack {
     });
 
     const lists = new CheckLists(this, 'CheckLists', {
-      environment: { TABLE_NAME: table.tableName },
       removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       ...(props.checkLists ? { lists: props.checkLists } : {}),
     });

@@ -9,9 +9,12 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
-/** Read once per container at cold start; nothing else reads process.env. */
+/** Environment, read by each module that needs a value when it loads (cold start); nothing else reads process.env. */
 export const config = {
-  tableName: required('TABLE_NAME'),
+  /** Required by every function that touches the table; the list sync does not. */
+  get tableName(): string {
+    return required('TABLE_NAME');
+  },
   /** DynamoDB Local's address; unset in AWS. */
   dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
   /** Derives the key that encrypts `next_page` cursors; read (and required) only by functions that page. */

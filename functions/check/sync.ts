@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.ts';
-import { fileSnapshotStore, s3SnapshotStore } from '../../shared/db/check-repository.ts';
+import { fileSnapshotStore, s3SnapshotStore } from '../../shared/db/list-snapshot-store.ts';
 import { parseFeeds, type SyncOutcome, syncLists } from '../../shared/domain/check/sync.ts';
 import { logger } from '../../shared/logger.ts';
 

@@ -2,9 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@
 import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
 
 const MAX_TRANSACTION_ITEMS = 100;
 /** Attempts of one transaction while other writers hold its (hot) day items. */

@@ -4,9 +4,7 @@ import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
 import type { Asset, AssetStore } from '../domain/assets.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
 
 type AssetItem = Asset & {
   version: number;

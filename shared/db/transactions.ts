@@ -1,4 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+
+/** One entry of a TransactWriteItems request (document-client form). */
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** The cancellation reason codes of a failed TransactWriteItems, in item order; undefined for any other error. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined =>

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { ASSET_TYPES } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
+import { mapConcurrently } from './concurrency.ts';
 import { COUNTER, parseInstant, threatCounter } from './metrics.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
@@ -255,16 +256,11 @@ export const applyActivities = async (
   }: { concurrency?: number; onResult?: (result: ApplyResult, change: ActivityChange) => void } = {},
 ): Promise<Record<ApplyResult, number>> => {
   const totals = { applied: 0, ignored: 0 };
-  let next = 0;
-  const worker = async () => {
-    while (next < changes.length) {
-      const change = changes[next++] as ActivityChange;
-      const result = await applyActivity(store, change);
-      totals[result]++;
-      onResult?.(result, change);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, changes.length) }, worker));
+  await mapConcurrently(changes, concurrency, async (change) => {
+    const result = await applyActivity(store, change);
+    totals[result]++;
+    onResult?.(result, change);
+  });
   return totals;
 };
 

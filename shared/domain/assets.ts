@@ -1,6 +1,7 @@
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { AssetStatus, AssetType } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
+import { mapConcurrently } from './concurrency.ts';
 import type { CursorCodec } from './cursor.ts';
 import type { GroupStore } from './groups.ts';
 
@@ -80,25 +81,19 @@ const toViews = async (groups: GroupStore, orgId: string, assets: Asset[]): Prom
 const ADD_CONCURRENCY = 16;
 
 export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: string, inputs: NewAsset[]) => {
-  const added: Asset[] = new Array(inputs.length);
-  let created = 0;
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const index = next++;
-      const input = inputs[index] as NewAsset;
-      const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined;
-      const result = await store.create(orgId, {
-        ...input,
-        identity: assetIdentity(input.content, input.type),
-        checkKey,
-      });
-      added[index] = result.asset;
-      if (result.created) created++;
-    }
+  const results = await mapConcurrently(inputs, ADD_CONCURRENCY, (input) => {
+    const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined;
+    return store.create(orgId, { ...input, identity: assetIdentity(input.content, input.type), checkKey });
+  });
+  const created = results.filter((result) => result.created).length;
+  return {
+    assets: await toViews(
+      groups,
+      orgId,
+      results.map((result) => result.asset),
+    ),
+    created,
   };
-  await Promise.all(Array.from({ length: Math.min(ADD_CONCURRENCY, inputs.length) }, worker));
-  return { assets: await toViews(groups, orgId, added), created };
 };
 
 export const updateAsset = async (

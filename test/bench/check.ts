@@ -6,8 +6,9 @@
  */
 import { createRequire } from 'node:module';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { checkIndexRepository, fileSnapshotStore } from '../../shared/db/check-repository.ts';
+import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { key } from '../../shared/db/keys.ts';
+import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import type { EthPhishingConfig } from '../../shared/domain/check/eth-phishing-detect.ts';

@@ -3,7 +3,7 @@
  * generated deterministically and canonicalized exactly as the sync function stores real lists.
  * Run with `npx tsx infra/local/lists/generate.ts`.
  */
-import { fileSnapshotStore } from '../../../shared/db/check-repository.ts';
+import { fileSnapshotStore } from '../../../shared/db/list-snapshot-store.ts';
 import { snapshotOf } from '../../../shared/domain/check/lists.ts';
 import type { ExternalSourceName } from '../../../shared/domain/check/types.ts';
 

@@ -11,8 +11,9 @@ import {
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { checkIndexRepository, fileSnapshotStore, s3SnapshotStore } from '../../../shared/db/check-repository.ts';
+import { checkIndexRepository } from '../../../shared/db/check-repository.ts';
 import { key } from '../../../shared/db/keys.ts';
+import { fileSnapshotStore, s3SnapshotStore } from '../../../shared/db/list-snapshot-store.ts';
 import { snapshotOf } from '../../../shared/domain/check/lists.ts';
 
 const ddb = mockClient(DynamoDBDocumentClient);
