@@ -1,3 +1,5 @@
+import { INDEX } from '../shared/db/keys.ts';
+
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
  * route per entry, and the local gateway serves the same entries from the same modules.
@@ -16,6 +18,10 @@ export type Route = {
   memorySize?: number;
   /** Reads the asset check's external list snapshots. */
   readsCheckLists?: boolean;
+  /** The table indexes its function queries; it is granted these and no other. */
+  indexes?: readonly string[];
+  /** Seals or opens `next_page` cursors: gets the cursor key set. */
+  readsCursorKey?: boolean;
 };
 
 export const ROUTES: readonly Route[] = [
@@ -46,6 +52,7 @@ export const ROUTES: readonly Route[] = [
     name: 'delete-asset-group',
     entry: 'functions/asset-groups/delete.ts',
     access: 'write',
+    indexes: [INDEX.byGroup.name],
   },
   {
     method: 'GET',
@@ -53,6 +60,8 @@ export const ROUTES: readonly Route[] = [
     name: 'list-assets',
     entry: 'functions/assets/list.ts',
     access: 'read',
+    indexes: Object.values(INDEX).map((index) => index.name),
+    readsCursorKey: true,
   },
   {
     method: 'POST',
