@@ -12,6 +12,9 @@ const putNew = (TableName: string, Item: Record<string, unknown>): TransactItem 
   Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
 });
 
+/** Every create in an organization contends for its one counter item. */
+const MAX_CREATE_ATTEMPTS = 30;
+
 type GroupItem = { id: number; name: string; assetCount?: number };
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
 
@@ -118,7 +121,8 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
         };
       };
       try {
-        await transactWithRetry(db, build, { retryOn: ['counter'] });
+        // A concurrent create took the id: its group item exists and the counter moved on.
+        await transactWithRetry(db, build, { retryOn: ['counter', 'group'], maxAttempts: MAX_CREATE_ATTEMPTS });
       } catch (error) {
         if (failedConditions(error).has('name')) throw new ConflictError(NAME_TAKEN, { cause: error });
         throw error;

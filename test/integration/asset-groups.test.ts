@@ -51,6 +51,14 @@ describe('asset groups on DynamoDB Local', () => {
     expect(next.body).toEqual({ id: 2, name: 'B' });
   });
 
+  it('gives each of 30 concurrent creates of different names its own id', async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => create(GLOBEX, `Parallel ${i}`)));
+
+    const ids = responses.map((response) => (response.body as { id: number }).id);
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(30).fill(200));
+    expect(new Set(ids).size).toBe(30);
+  });
+
   it('compares names case-sensitively and scopes them to the organization', async () => {
     const first = await create(ACME, 'Mixed');
     const otherCase = await create(ACME, 'mixed');
