@@ -1,13 +1,11 @@
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
+import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 
-const MAX_TRANSACTION_ITEMS = 100;
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
-const RECORD_INDEX = 0;
 /** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
 const TOTAL = 'total';
 
@@ -108,8 +106,8 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
     },
 
     async commit(previous, next, effects: ActivityEffects) {
-      const items: TransactItem[] = [
-        {
+      const items = {
+        record: {
           Put: {
             TableName: table,
             Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
@@ -121,29 +119,21 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
                 }),
           },
         },
-        ...effects.counters.map((delta) => counterUpdate(table, delta)),
-        ...effects.checks.map((delta) => checkUpdate(table, delta)),
-      ];
-      if (items.length > MAX_TRANSACTION_ITEMS) {
-        throw new Error(
-          `An activity change touches ${items.length} items; a transaction holds ${MAX_TRANSACTION_ITEMS}`,
-        );
-      }
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return true;
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (failedCondition(codes, RECORD_INDEX)) return false;
-          if (codes?.includes('ConditionalCheckFailed')) {
-            throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
-              cause: error,
-            });
-          }
-          if (!conflicted(codes) || attempt >= MAX_CONFLICT_ATTEMPTS) throw error;
-          await backoff(attempt);
+        ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+        ...Object.fromEntries(effects.checks.map((delta, i) => [`check${i}`, checkUpdate(table, delta)])),
+      };
+      try {
+        await transactWithRetry(db, () => items, { maxAttempts: MAX_CONFLICT_ATTEMPTS });
+        return true;
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed.has('record')) return false;
+        if (failed.size > 0) {
+          throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
+            cause: error,
+          });
         }
+        throw error;
       }
     },
   };
