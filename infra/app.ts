@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseOrigins } from './cors.ts';
 import { ServiceStack } from './stack.ts';
 
 const app = new App();
@@ -15,6 +16,7 @@ const flag = (name: string): boolean | undefined => {
 const rateLimit = context('throttleRateLimit');
 const burstLimit = context('throttleBurstLimit');
 const lists = context('checkLists');
+const corsOrigins = context('corsOrigins');
 
 const stage = context('stage') ?? 'dev';
 new ServiceStack(app, `AssetProtection-${stage}`, {
@@ -25,6 +27,7 @@ new ServiceStack(app, `AssetProtection-${stage}`, {
   logLevel: context('logLevel'),
   ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
   ...(lists ? { checkLists: JSON.parse(lists) } : {}),
+  ...(corsOrigins ? { corsOrigins: parseOrigins(corsOrigins) } : {}),
 });
 // Synth (and so deploy) fails on any AwsSolutions finding that is not acknowledged with a reason.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

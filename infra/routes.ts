@@ -4,8 +4,10 @@ import { INDEX } from '../shared/db/keys.ts';
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
  * route per entry, and the local gateway serves the same entries from the same modules.
  */
-/** The version base every route is served under. */
+/** The version base every route is served under, the one the API's address names. */
 export const BASE_PATH = '/v2';
+/** Every base a route answers under, same handler: clients also build `<host>/api/v2/...` (SPEC-EXTENSIONS §0). */
+export const BASE_PATHS = [BASE_PATH, '/api/v2'] as const;
 
 export type Route = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

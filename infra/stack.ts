@@ -1,5 +1,5 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -7,8 +7,9 @@ import type { Construct } from 'constructs';
 import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
+import { corsSettings } from './cors.ts';
 import { apiAccessLog, Observability } from './observability.ts';
-import { BASE_PATH, ROUTES } from './routes.ts';
+import { BASE_PATH, BASE_PATHS, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 
 export type ServiceStackProps = StackProps & {
@@ -17,6 +18,8 @@ export type ServiceStackProps = StackProps & {
   throttle?: { rateLimit: number; burstLimit: number };
   /** External list URLs for the asset check, by source (default: polkadot-phishing's public list). */
   checkLists?: CheckListsProps['lists'];
+  /** Origins a browser page may call the API from (default `*`). */
+  corsOrigins?: readonly string[];
   /** Subscribed to the alarm topic. */
   alarmEmail?: string;
   /** Active X-Ray tracing of every function (default: on outside dev stages). */
@@ -76,7 +79,18 @@ export class ServiceStack extends Stack {
         'Rotation adds a key version to the set (README, "Rotating the cursor key") so that outstanding cursors stay valid; a rotation schedule that replaced the value would invalidate them.',
     });
 
-    const api = new HttpApi(this, 'Api', { createDefaultStage: false });
+    const cors = corsSettings(props.corsOrigins);
+    const api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      // API Gateway answers the preflight itself and adds the headers to every response.
+      corsPreflight: {
+        allowOrigins: [...cors.allowOrigins],
+        allowHeaders: [...cors.allowHeaders],
+        allowMethods: cors.allowMethods.map((method) => CorsHttpMethod[method as keyof typeof CorsHttpMethod]),
+        exposeHeaders: [...cors.exposeHeaders],
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
+      },
+    });
     new HttpStage(this, 'DefaultStage', {
       httpApi: api,
       stageName: '$default',
@@ -112,11 +126,10 @@ export class ServiceStack extends Stack {
       });
       if (route.readsCursorKey) cursorSecret.grantRead(fn);
       if (route.readsCheckLists) lists.grantReadLists(fn);
-      api.addRoutes({
-        path: `${BASE_PATH}${route.path}`,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}-integration`, fn),
-      });
+      const integration = new HttpLambdaIntegration(`${route.name}-integration`, fn);
+      for (const base of BASE_PATHS) {
+        api.addRoutes({ path: `${base}${route.path}`, methods: [HttpMethod[route.method]], integration });
+      }
       return { name: route.name, fn, p99LatencyMs: P99_LATENCY_MS };
     });
 

@@ -1,24 +1,12 @@
-import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type AssetStore, addAssets } from '../../shared/domain/assets.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { assetFields } from '../../shared/http/schemas.ts';
+import { addAssetsBody } from '../../shared/http/schemas.ts';
 import { runtime } from '../../shared/runtime.ts';
 
-export const request = {
-  body: v.object(
-    {
-      assets: v.pipe(
-        v.array(v.object(assetFields, 'Each asset must be an object'), 'assets must be an array'),
-        v.minLength(1, 'assets must hold between 1 and 1000 assets'),
-        v.maxLength(1000, 'assets must hold between 1 and 1000 assets'),
-      ),
-    },
-    'Request body must be an object with an assets array',
-  ),
-};
+export const request = { body: addAssetsBody };
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore };
 
 export const createHandler = ({ keys, assets, groups }: Deps) =>

@@ -1,10 +1,9 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type AssetStore, removeAsset } from '../../shared/domain/assets.ts';
-import { BadRequestError } from '../../shared/errors.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { positiveId } from '../../shared/http/schemas.ts';
+import { bodyIdMatches, positiveId } from '../../shared/http/schemas.ts';
 import { runtime } from '../../shared/runtime.ts';
 
 export const request = {
@@ -17,9 +16,7 @@ export const createHandler = ({ keys, assets }: { keys: KeyResolver; assets: Ass
   apiHandler(
     { request, caller: 'organization', scope: 'write', keys, body: { optional: true } },
     async ({ auth, pathParameters: { assetId }, body }) => {
-      if (body?.assetId !== undefined && body.assetId !== assetId && body.assetId !== String(assetId)) {
-        throw new BadRequestError('assetId in the body must match the path');
-      }
+      bodyIdMatches('assetId', assetId, body);
       return json(200, { success: true, id: await removeAsset(assets, auth.orgId, assetId) });
     },
   );

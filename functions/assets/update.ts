@@ -4,25 +4,27 @@ import { type AssetStore, updateAsset } from '../../shared/domain/assets.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { assetFields, positiveId } from '../../shared/http/schemas.ts';
+import { assetFields, bodyIdMatches, positiveId } from '../../shared/http/schemas.ts';
 import { runtime } from '../../shared/runtime.ts';
 
 const { name, description, groupId } = assetFields;
 export const request = {
   pathParameters: v.object({ assetId: positiveId('Asset ID is required') }),
   body: v.pipe(
-    v.object({ name, description, groupId }, 'Request body must be an object'),
+    v.object({ assetId: v.optional(v.unknown()), name, description, groupId }, 'Request body must be an object'),
     v.check(
       (body) => body.name !== undefined || body.description !== undefined || body.groupId !== undefined,
-      'Provide at least one of name, description or groupId',
+      'At least one field (name, description, or groupId) must be provided',
     ),
   ),
 };
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore };
 
 export const createHandler = ({ keys, assets, groups }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) =>
-    json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, body)),
-  );
+  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) => {
+    bodyIdMatches('assetId', pathParameters.assetId, body);
+    const changes = { name: body.name, description: body.description, groupId: body.groupId };
+    return json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, changes));
+  });
 
 export const handler = createHandler({ keys: runtime.keys(), assets: runtime.assets(), groups: runtime.groups() });

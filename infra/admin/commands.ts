@@ -103,8 +103,8 @@ export const runAdminCommand = async (
       const result = await addAssets(assets, groups, orgId, [
         { content, type: assetType, name: flags.name, description: flags.description ?? null, groupId },
       ]);
-      const asset = result.assets[0];
-      return result.created === 1 ? `Asset ${asset?.id} created` : `Asset ${asset?.id} already existed`;
+      const [outcome] = result.results;
+      return outcome?.success ? `Asset ${outcome.id} created` : fail(`Asset not created: ${outcome?.error}`);
     }
     case 'asset assign': {
       const [orgId, assetId, group] = [need(0, 'organization'), need(1, 'asset id'), need(2, 'group id or none')];

@@ -7,7 +7,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
-import { addAssets } from '../../shared/domain/assets.ts';
+import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
 
 const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
@@ -161,7 +161,9 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
         createdAt: asset.createdAt,
       },
     ]);
-    added += result.created;
+    const [outcome] = result.results;
+    if (outcome?.success) added++;
+    else if (outcome?.error !== ASSET_EXISTS) throw new Error(`Asset ${asset.content}: ${outcome?.error}`);
   }
   log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
 

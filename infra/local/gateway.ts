@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
+import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
+import { BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -22,10 +23,17 @@ export const loadHandler = (entry: string): Promise<Handler> => {
   return loaded;
 };
 
+/** The path after the base it is served under; undefined outside every base. */
+const routePath = (pathname: string): string | undefined => {
+  const base = BASE_PATHS.find((prefix) => pathname.startsWith(`${prefix}/`));
+  return base === undefined ? undefined : pathname.slice(base.length);
+};
+
+/** The route `path` names for `method` (any method for a CORS preflight, `OPTIONS`). */
 const matchRoute = (method: string, path: string) => {
   const segments = path.split('/').filter(Boolean);
   for (const route of ROUTES) {
-    if (route.method !== method) continue;
+    if (route.method !== method && method !== 'OPTIONS') continue;
     const pattern = route.path.split('/').filter(Boolean);
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
@@ -102,6 +110,21 @@ const readBody = (request: IncomingMessage): Promise<string | undefined> =>
     request.on('error', fail);
   });
 
+/** The CORS response headers API Gateway adds for a request from an allowed origin. */
+const corsHeaders = (cors: CorsSettings, request: IncomingMessage, preflight: boolean): Record<string, string> => {
+  const origin = allowedOrigin(cors, request.headers.origin);
+  if (origin === undefined) return {};
+  const headers: Record<string, string> = { 'access-control-allow-origin': origin };
+  if (origin !== '*') headers.vary = 'Origin';
+  if (!preflight) return { ...headers, 'access-control-expose-headers': cors.exposeHeaders.join(',') };
+  return {
+    ...headers,
+    'access-control-allow-methods': cors.allowMethods.join(','),
+    'access-control-allow-headers': cors.allowHeaders.join(','),
+    'access-control-max-age': String(cors.maxAgeSeconds),
+  };
+};
+
 const send = (response: ServerResponse, result: APIGatewayProxyResultV2): void => {
   if (typeof result === 'string') {
     response.writeHead(200, { 'content-type': 'application/json' }).end(result);
@@ -121,19 +144,27 @@ const gatewayError = (response: ServerResponse, status: number, code: string, me
     .end(JSON.stringify({ code, message, error: { code, message }, requestId: randomUUID() }));
 };
 
-/** Serves every route of the route table under `/v2`, turning requests into HTTP API 2.0 events. */
-export const createGateway = (): Server =>
+/**
+ * Serves every route of the route table under each base path, turning requests into HTTP API 2.0
+ * events, and answers CORS as the HTTP API's `corsPreflight` does.
+ */
+export const createGateway = ({ cors = corsSettings() }: { cors?: CorsSettings } = {}): Server =>
   createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      const path = url.pathname.startsWith(`${BASE_PATH}/`) ? url.pathname.slice(BASE_PATH.length) : undefined;
-      const match = path === undefined ? undefined : matchRoute(request.method ?? 'GET', path);
+      const method = request.method ?? 'GET';
+      const path = routePath(url.pathname);
+      const match = path === undefined ? undefined : matchRoute(method, path);
+      for (const [name, value] of Object.entries(corsHeaders(cors, request, method === 'OPTIONS'))) {
+        response.setHeader(name, value);
+      }
       if (!match) return gatewayError(response, 404, 'NOT_FOUND', 'Not Found');
+      if (method === 'OPTIONS') return void response.writeHead(204).end();
       const body = await readBody(request);
       if (body === undefined) return gatewayError(response, 413, 'BAD_REQUEST', 'Request Entity Too Large');
       const event = toEvent(
         {
-          method: request.method ?? 'GET',
+          method,
           url: request.url ?? '/',
           headers: request.headers,
           remoteAddress: request.socket.remoteAddress,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseOrigins } from '../cors.ts';
 
 /** Local defaults; each can be overridden by the environment variable of the same meaning. */
 export const LOCAL = {
@@ -8,6 +9,8 @@ export const LOCAL = {
   dataDir: resolve(import.meta.dirname, '../../.data'),
   cursorSecret: process.env.CURSOR_SECRET ?? 'local-development-cursor-secret',
   listsDir: process.env.LISTS_DIR ?? resolve(import.meta.dirname, 'lists'),
+  /** Comma-separated origins a browser page may call from; `*` when unset. */
+  corsOrigins: parseOrigins(process.env.CORS_ORIGINS),
 };
 
 export const localEndpoint = (): string => process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${LOCAL.dynamoPort}`;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
+import { corsSettings } from '../cors.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
 import { ensureTable, startDynamo } from './dynamo.ts';
@@ -27,7 +28,7 @@ const main = async () => {
   const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
-  const server = createGateway();
+  const server = createGateway({ cors: corsSettings(LOCAL.corsOrigins) });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(LOCAL.port, '127.0.0.1', done);

@@ -1,10 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
-import type { Asset, AssetChanges, AssetStore, NewAsset } from '../domain/assets.ts';
+import type { AddOutcome, Asset, AssetChanges, AssetStore, NewAsset, PreparedAsset } from '../domain/assets.ts';
+import { mapConcurrently } from '../domain/concurrency.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
-import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
+import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
 
 type AssetItem = Asset & {
   version: number;
@@ -15,6 +16,10 @@ type AssetItem = Asset & {
 };
 
 const MAX_ATTEMPTS = 12;
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+/** Transactions of one bulk add in flight at once: they share group and check-index items, so more only conflict. */
+const CHUNK_CONCURRENCY = 4;
 /** Query pages one list request may read before it returns what it has (with a cursor). */
 const MAX_PAGES = 4;
 const FILTERED_PAGE_SIZE = 500;
@@ -41,10 +46,10 @@ const toAsset = (item: Record<string, unknown>): Asset => {
   return asset;
 };
 
-const newAsset = (orgId: string, input: NewAsset): Asset => {
+const newAsset = (orgId: string, input: NewAsset, id: number): Asset => {
   const now = new Date().toISOString();
   return {
-    id: newAssetId(),
+    id,
     orgId,
     content: input.content,
     type: input.type,
@@ -65,6 +70,33 @@ const changed = (current: Asset, changes: AssetChanges): Asset => ({
 
 const groupId = (item: AssetItem): number | null => item.groupId ?? null;
 
+/**
+ * Input positions split, in order, into transactions of at most 100 items: two per asset (the
+ * asset and its identity), one per group and one per check-index entry the chunk touches.
+ */
+const packChunks = (inputs: readonly PreparedAsset[]): number[][] => {
+  const chunks: number[][] = [];
+  let chunk: number[] = [];
+  let groups = new Set<number>();
+  let checkKeys = new Set<string>();
+  inputs.forEach((input, index) => {
+    const group = input.groupId ?? null;
+    const newGroup = group !== null && !groups.has(group) ? 1 : 0;
+    const newCheck = input.checkKey !== undefined && !checkKeys.has(input.checkKey) ? 1 : 0;
+    if (2 * (chunk.length + 1) + groups.size + newGroup + checkKeys.size + newCheck > MAX_TRANSACTION_ITEMS) {
+      chunks.push(chunk);
+      chunk = [];
+      groups = new Set();
+      checkKeys = new Set();
+    }
+    chunk.push(index);
+    if (group !== null) groups.add(group);
+    if (input.checkKey !== undefined) checkKeys.add(input.checkKey);
+  });
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+};
+
 export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): AssetStore => {
   const read = async (id: number): Promise<AssetItem | undefined> => {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.asset(id), ConsistentRead: true }));
@@ -77,16 +109,11 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     return item;
   };
   const groupGone = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
-  const findByIdentity = async (identity: { PK: string; SK: string }): Promise<Asset | undefined> => {
-    const { Item } = await db.send(new GetCommand({ TableName, Key: identity, ConsistentRead: true }));
-    const holder = Item ? await read(Item.assetId as number) : undefined;
-    return live(holder) ? toAsset(holder) : undefined;
-  };
 
   const putNew = (Item: Record<string, unknown>): TransactItem => ({
     Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
   });
-  const groupCount = (orgId: string, id: number | null, delta: 1 | -1): TransactItem | undefined =>
+  const groupCount = (orgId: string, id: number | null, delta: number): TransactItem | undefined =>
     id === null
       ? undefined
       : {
@@ -98,7 +125,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ExpressionAttributeValues: { ':delta': delta },
           },
         };
-  const allowEntry = (checkKey: string | undefined, delta: 1 | -1): TransactItem | undefined =>
+  const allowEntry = (checkKey: string | undefined, delta: number): TransactItem | undefined =>
     checkKey === undefined
       ? undefined
       : {
@@ -165,37 +192,72 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     };
   };
 
-  const create = async (
+  /** Everything one chunk writes, keyed by item name; inputs named in `refused` are left out. */
+  const chunkItems = (
     orgId: string,
-    input: Parameters<AssetStore['create']>[1],
-    attempt: number,
-  ): ReturnType<AssetStore['create']> => {
-    const identity = key.assetIdentity(orgId, input.type, input.identity);
-    let asset = newAsset(orgId, input);
-    const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
-    const build = () => {
-      asset = { ...asset, id: newAssetId() };
+    inputs: readonly PreparedAsset[],
+    chunk: readonly number[],
+    refused: ReadonlySet<string>,
+    idOf: (index: number) => number,
+  ) => {
+    const written = new Map<number, Asset>();
+    const items: NamedItems = {};
+    const groupDeltas = new Map<number, number>();
+    const checkDeltas = new Map<string, number>();
+    for (const index of chunk) {
+      const input = inputs[index] as PreparedAsset;
+      const group = input.groupId ?? null;
+      if (refused.has(`identity${index}`) || (group !== null && refused.has(`group${group}`))) continue;
+      const asset = newAsset(orgId, input, idOf(index));
+      const identity = key.assetIdentity(orgId, asset.type, input.identity);
+      const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
       const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
-      return {
-        asset: putNew({ ...key.asset(asset.id), ...item, search: searchText(asset), ...liveKeys(asset) }),
-        identity: putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id }),
-        group: groupCount(orgId, asset.groupId, 1),
-        check: allowEntry(checkKey, 1),
-      };
-    };
-    try {
-      await transactWithRetry(db, build, { retryOn: ['asset'], maxAttempts: MAX_ATTEMPTS });
-      return { asset, created: true };
-    } catch (error) {
-      const failed = failedConditions(error);
-      if (failed.has('group') && asset.groupId !== null) throw groupGone(asset.groupId);
-      if (!failed.has('identity')) throw error;
-      const existing = await findByIdentity(identity);
-      if (existing) return { asset: existing, created: false };
-      // The asset holding the identity was deleted since the write failed: the identity is free again.
-      if (attempt >= MAX_ATTEMPTS) throw error;
-      return create(orgId, input, attempt + 1);
+      items[`asset${index}`] = putNew({
+        ...key.asset(asset.id),
+        ...item,
+        search: searchText(asset),
+        ...liveKeys(asset),
+      });
+      items[`identity${index}`] = putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id });
+      if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
+      if (checkKey !== undefined) checkDeltas.set(checkKey, (checkDeltas.get(checkKey) ?? 0) + 1);
+      written.set(index, asset);
     }
+    for (const [group, delta] of groupDeltas) items[`group${group}`] = groupCount(orgId, group, delta);
+    let entry = 0;
+    for (const [checkKey, delta] of checkDeltas) items[`check${entry++}`] = allowEntry(checkKey, delta);
+    return { items, written };
+  };
+
+  /** One transaction per chunk; identities already taken, and groups gone meanwhile, drop out and the rest retries. */
+  const addChunk = async (
+    orgId: string,
+    inputs: readonly PreparedAsset[],
+    chunk: readonly number[],
+    requestBase: number,
+  ) => {
+    let refused: ReadonlySet<string> = new Set();
+    let written = new Map<number, Asset>();
+    let base = requestBase;
+    const build = (failedBefore: ReadonlySet<string>) => {
+      // Ids are unique within the request; one taken by another request gets a fresh base on the retry.
+      if (chunk.some((index) => failedBefore.has(`asset${index}`))) base = newAssetId();
+      refused = failedBefore;
+      const built = chunkItems(orgId, inputs, chunk, failedBefore, (index) => base + index);
+      written = built.written;
+      return built.items;
+    };
+    const groups = new Set(chunk.map((index) => inputs[index]?.groupId ?? null));
+    const retryOn = [
+      ...chunk.flatMap((index) => [`asset${index}`, `identity${index}`]),
+      ...[...groups].map((group) => `group${group}`),
+    ];
+    await transactWithRetry(db, build, { retryOn, maxAttempts: MAX_ATTEMPTS + chunk.length });
+    return chunk.map((index): AddOutcome => {
+      const asset = written.get(index);
+      if (asset) return { created: asset };
+      return { failed: refused.has(`identity${index}`) ? 'exists' : 'group-gone' };
+    });
   };
 
   return {
@@ -204,7 +266,14 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       return live(item) ? toAsset(item) : undefined;
     },
 
-    create: (orgId, input) => create(orgId, input, 1),
+    async addMany(orgId, inputs) {
+      const requestBase = newAssetId();
+      const chunks = packChunks(inputs);
+      const outcomes = await mapConcurrently(chunks, CHUNK_CONCURRENCY, (chunk) =>
+        addChunk(orgId, inputs, chunk, requestBase),
+      );
+      return outcomes.flat();
+    },
 
     async update(asset, changes) {
       let next = asset;

@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { detectAssetType, isValidFor } from './asset-detection.ts';
 import type { AssetStatus, AssetType } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
-import { mapConcurrently } from './concurrency.ts';
 import type { CursorCodec } from './cursor.ts';
 import type { GroupStore } from './groups.ts';
 
@@ -35,13 +35,20 @@ export type AssetFilter = { type?: AssetType; groupId?: number | 'ungrouped'; qu
 
 export type AssetPage = { assets: Asset[]; position?: Record<string, unknown> };
 
+/** An asset ready to store: its type settled, its identity and check-index key worked out. */
+export type PreparedAsset = NewAsset & { identity: string; checkKey: string | undefined };
+
+/** Per prepared asset: stored, or refused because its identity is taken or its group vanished meanwhile. */
+export type AddOutcome = { created: Asset } | { failed: 'exists' | 'group-gone' };
+
 export interface AssetStore {
   findById(id: number): Promise<Asset | undefined>;
-  /** Adds the asset unless the organization already has a live one with the same identity, which it returns instead. */
-  create(
-    orgId: string,
-    input: NewAsset & { identity: string; checkKey: string | undefined },
-  ): Promise<{ asset: Asset; created: boolean }>;
+  /**
+   * Stores every asset whose identity no live asset of the organization holds, each with its
+   * group count and check-index entry, in as few transactions as the table allows. An asset
+   * reported as failed leaves nothing behind. Outcomes are in input order.
+   */
+  addMany(orgId: string, assets: readonly PreparedAsset[]): Promise<AddOutcome[]>;
   update(asset: Asset, changes: AssetChanges): Promise<Asset>;
   softDelete(asset: Asset): Promise<void>;
   list(orgId: string, filter: AssetFilter, limit: number, position?: Record<string, unknown>): Promise<AssetPage>;
@@ -59,54 +66,102 @@ const ownedAsset = async (store: AssetStore, orgId: string, assetId: number): Pr
   return asset;
 };
 
-const toViews = async (groups: GroupStore, orgId: string, assets: Asset[]): Promise<AssetView[]> => {
-  const ids = [...new Set(assets.flatMap((asset) => (asset.groupId === null ? [] : [asset.groupId])))];
-  const names = ids.length > 0 ? await groups.namesOf(orgId, ids) : new Map<number, string>();
-  return assets.map((asset) => {
-    const name = asset.groupId === null ? undefined : names.get(asset.groupId);
-    return {
-      id: asset.id,
-      content: asset.content,
-      type: asset.type,
-      status: asset.status,
-      ...(asset.name === undefined ? {} : { name: asset.name }),
-      description: asset.description,
-      group: asset.groupId !== null && name !== undefined ? { id: asset.groupId, name } : null,
-      createdAt: asset.createdAt,
-      updatedAt: asset.updatedAt,
-    };
-  });
-};
-
-const ADD_CONCURRENCY = 16;
-
-export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: string, inputs: NewAsset[]) => {
-  const results = await mapConcurrently(inputs, ADD_CONCURRENCY, (input) => {
-    const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined;
-    return store.create(orgId, { ...input, identity: assetIdentity(input.content, input.type), checkKey });
-  });
-  const created = results.filter((result) => result.created).length;
+const viewOf = (asset: Asset, names: ReadonlyMap<number, string>): AssetView => {
+  const name = asset.groupId === null ? undefined : names.get(asset.groupId);
   return {
-    assets: await toViews(
-      groups,
-      orgId,
-      results.map((result) => result.asset),
-    ),
-    created,
+    id: asset.id,
+    content: asset.content,
+    type: asset.type,
+    status: asset.status,
+    ...(asset.name === undefined ? {} : { name: asset.name }),
+    description: asset.description,
+    group: asset.groupId !== null && name !== undefined ? { id: asset.groupId, name } : null,
+    createdAt: asset.createdAt,
+    updatedAt: asset.updatedAt,
   };
 };
 
+const groupNames = async (groups: GroupStore, orgId: string, ids: readonly (number | null | undefined)[]) => {
+  const wanted = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
+  return wanted.length > 0 ? groups.namesOf(orgId, wanted) : new Map<number, string>();
+};
+
+export const INVALID_ASSET_FORMAT = 'Invalid asset format';
+export const ASSET_EXISTS = 'Asset already exists in organization';
+
+/** One submitted asset; `status` and `createdAt` are for the operator's fixtures, never the API. */
+export type AssetInput = Omit<NewAsset, 'type'> & { type?: AssetType };
+
+export type AddResult =
+  | { content: string; success: true; id: number; asset: AssetView }
+  | { content: string; success: false; error: string };
+
+/** Settles each input's type and identity; inputs that cannot be added get their error instead. */
+const prepare = (inputs: readonly AssetInput[]) => {
+  const refused = new Map<number, string>();
+  const prepared: PreparedAsset[] = [];
+  const positions = new Map<number, number>();
+  const seen = new Set<string>();
+  inputs.forEach((input, index) => {
+    const type = input.type ?? detectAssetType(input.content);
+    if (type === undefined || !isValidFor(input.content, type)) {
+      refused.set(index, INVALID_ASSET_FORMAT);
+      return;
+    }
+    const identity = assetIdentity(input.content, type);
+    if (seen.has(`${type}#${identity}`)) {
+      refused.set(index, ASSET_EXISTS);
+      return;
+    }
+    seen.add(`${type}#${identity}`);
+    const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, type) : undefined;
+    positions.set(index, prepared.push({ ...input, type, identity, checkKey }) - 1);
+  });
+  return { refused, prepared, positions };
+};
+
+/**
+ * Adds assets as SPEC-EXTENSIONS §1 says: an unknown group refuses the whole request before
+ * anything is written; otherwise one result per input, in input order, each a new asset or
+ * the reason it was not added (unrecognisable content, or an asset the organization, or an
+ * earlier input, already has).
+ */
+export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: string, inputs: AssetInput[]) => {
+  const names = await groupNames(
+    groups,
+    orgId,
+    inputs.map((input) => input.groupId),
+  );
+  const missing = inputs.find((input) => typeof input.groupId === 'number' && !names.has(input.groupId));
+  if (missing) throw new NotFoundError(`Group with ID ${missing.groupId} not found`);
+
+  const { refused, prepared, positions } = prepare(inputs);
+  const outcomes = await store.addMany(orgId, prepared);
+  const results = inputs.map(({ content, groupId }, index): AddResult => {
+    const outcome = outcomes[positions.get(index) ?? -1];
+    if (outcome === undefined) return { content, success: false, error: refused.get(index) ?? INVALID_ASSET_FORMAT };
+    if ('created' in outcome) {
+      return { content, success: true, id: outcome.created.id, asset: viewOf(outcome.created, names) };
+    }
+    const error = outcome.failed === 'exists' ? ASSET_EXISTS : `Group with ID ${groupId} not found`;
+    return { content, success: false, error };
+  });
+  const successCount = results.filter((result) => result.success).length;
+  return { results, successCount, errorCount: results.length - successCount };
+};
+
+/** The asset of SPEC 2.2 plus its `groupId`, as the update answers it. */
 export const updateAsset = async (
   store: AssetStore,
   groups: GroupStore,
   orgId: string,
   assetId: number,
   changes: AssetChanges,
-): Promise<AssetView> => {
+): Promise<AssetView & { groupId: number | null }> => {
   const asset = await ownedAsset(store, orgId, assetId);
   const updated = await store.update(asset, changes);
-  const [view] = await toViews(groups, orgId, [updated]);
-  return view as AssetView;
+  const names = await groupNames(groups, orgId, [updated.groupId]);
+  return { ...viewOf(updated, names), groupId: updated.groupId };
 };
 
 export const removeAsset = async (store: AssetStore, orgId: string, assetId: number): Promise<number> => {
@@ -130,8 +185,13 @@ export const listAssets = async (
   };
   const position = nextPage === undefined ? undefined : await cursors.open(binding, nextPage);
   const page = await store.list(orgId, filter, perPage, position);
+  const names = await groupNames(
+    groups,
+    orgId,
+    page.assets.map((asset) => asset.groupId),
+  );
   return {
-    assets: await toViews(groups, orgId, page.assets),
+    assets: page.assets.map((asset) => viewOf(asset, names)),
     next_page: page.position ? await cursors.seal(binding, page.position) : null,
   };
 };

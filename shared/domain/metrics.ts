@@ -56,11 +56,17 @@ export const parseInstant = (text: string): number | undefined => {
 /** `YYYY-MM-DD` of the UTC day an instant falls on. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/** A metrics bound as the UTC day it covers: `YYYY-MM-DD` as is, a date-time by the UTC day of its instant. */
+/** A date-time without `Z` or an offset. */
+const NO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/i;
+
+/**
+ * A metrics bound as the UTC day it covers: `YYYY-MM-DD` as is, a date-time by the UTC day of its
+ * instant; a date-time without an offset is UTC (SPEC-EXTENSIONS §0).
+ */
 export const dayOfBound = (text: string): string | undefined => {
   const m = DATE.exec(text);
   if (m) return utcMidnight(Number(m[1]), Number(m[2]), Number(m[3])) === undefined ? undefined : text;
-  const instant = parseInstant(text);
+  const instant = parseInstant(NO_OFFSET.test(text) ? `${text}Z` : text);
   return instant === undefined ? undefined : utcDay(instant);
 };
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
+import { BadRequestError } from '../errors.ts';
 
 /** A path or query id: digits only, a positive safe integer. */
 export const positiveId = (message: string) =>
@@ -18,25 +19,54 @@ export const MAX_CONTENT_LENGTH = 4096;
 const optionalText = (field: string, max: number) =>
   v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} must be at most ${max} characters`));
 
+/** A group id in a body: a positive integer, or null for "no group". */
+export const bodyGroupId = v.optional(
+  v.nullable(
+    v.pipe(v.number('Invalid group ID'), v.safeInteger('Invalid group ID'), v.minValue(1, 'Invalid group ID')),
+  ),
+);
+
 export const assetFields = {
+  // Absent, like empty, is "Content is required" (a missing key would otherwise get the object's message).
   content: v.pipe(
-    v.string('content is required'),
+    v.optional(v.string('Content is required'), ''),
     v.trim(),
-    v.nonEmpty('content is required'),
+    v.nonEmpty('Content is required'),
     v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
   ),
-  type: assetType,
+  type: v.pipe(
+    v.nullish(assetType),
+    v.transform((type) => type ?? undefined),
+  ),
   name: v.optional(optionalText('name', 255)),
   description: v.optional(v.nullable(optionalText('description', 2048))),
-  groupId: v.optional(
-    v.nullable(
-      v.pipe(
-        v.number('groupId must be a positive integer'),
-        v.safeInteger('groupId must be a positive integer'),
-        v.minValue(1, 'groupId must be a positive integer'),
-      ),
+  groupId: bodyGroupId,
+};
+
+/** The body of POST /organization/assets: the count is checked before any item is read. */
+export const MAX_ASSETS_PER_REQUEST = 1000;
+export const addAssetsBody = v.object(
+  {
+    assets: v.pipe(
+      v.array(v.unknown(), 'assets must be an array'),
+      v.minLength(1, 'At least one asset is required'),
+      v.maxLength(MAX_ASSETS_PER_REQUEST, `Maximum ${MAX_ASSETS_PER_REQUEST} assets allowed per request`),
+      v.array(v.object(assetFields, 'Each asset must be an object')),
     ),
-  ),
+  },
+  'Request body must be an object with an assets array',
+);
+
+/**
+ * The optional copy of a path id that documented clients repeat in the body (SPEC-EXTENSIONS §0);
+ * anything sent must name the same id, as a number or its digits.
+ */
+export const bodyIdMatches = (name: 'assetId' | 'groupId', pathId: number, body: unknown): void => {
+  const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  if (sent === undefined || sent === pathId || sent === String(pathId)) return;
+  throw new BadRequestError(`Path parameter ${name} does not match body`, {
+    issues: [{ message: `Path parameter ${name} does not match body`, path: `body.${name}` }],
+  });
 };
 
 /** A `per_page` query parameter: an integer from 1 to `max`, `fallback` when absent. */

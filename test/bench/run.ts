@@ -129,6 +129,10 @@ const main = async () => {
     await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
       m.benchMetrics(dynamo.endpoint),
     );
+    section('bulk add (DynamoDB Local, same run; the floor writes the same items with plain BatchWriteItem)');
+    await optional<{ benchBulkAdd: (endpoint: string) => Promise<Row[]> }>('./bulk-add.ts', (m) =>
+      m.benchBulkAdd(dynamo.endpoint),
+    );
     section('asset check');
     await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
     await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>

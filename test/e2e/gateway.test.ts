@@ -42,9 +42,9 @@ describe('the local gateway serving the demo fixture', () => {
   it('creates a group, adds an asset to it, lists it, and removes it again', async () => {
     const group = await request('POST', '/organization/asset-groups', { body: JSON.stringify({ name: 'Campaigns' }) });
     const added = await request('POST', '/organization/assets', {
-      body: JSON.stringify({ assets: [{ content: 'https://promo.acme.com', type: 'URL', groupId: group.body.id }] }),
+      body: JSON.stringify({ assets: [{ content: 'https://promo.acme.com', groupId: group.body.id }] }),
     });
-    const id = added.body.assets[0].id as number;
+    const id = added.body.results[0].id as number;
     const listed = await request('GET', `/organization/assets?groupId=${group.body.id}`);
     const removed = await request('DELETE', `/organization/assets/${id}`, { body: JSON.stringify({ assetId: id }) });
     const again = await request('DELETE', `/organization/assets/${id}`);

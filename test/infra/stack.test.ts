@@ -21,15 +21,27 @@ type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (template: Template, type: string) => Object.values(template.findResources(type)) as Resource[];
 
 describe('the CDK stack', () => {
-  it('has one API route per route-table entry, each integrated with its own function', () => {
+  it('serves every route-table entry under /v2 and /api/v2, both integrated with its own function', () => {
     const routes = resources(prod, 'AWS::ApiGatewayV2::Route');
     const integrations = resources(prod, 'AWS::ApiGatewayV2::Integration');
 
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
-      ROUTES.map((route) => `${route.method} /v2${route.path}`).sort(),
+      ROUTES.flatMap((route) => [`${route.method} /v2${route.path}`, `${route.method} /api/v2${route.path}`]).sort(),
     );
     const targets = integrations.map((i) => JSON.stringify(i.Properties.IntegrationUri));
     expect(new Set(targets).size).toBe(ROUTES.length);
+  });
+
+  it('answers CORS preflights for any origin with the key, authorization and content-type headers', () => {
+    prod.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: ['*'],
+        AllowHeaders: ['X-API-KEY', 'Authorization', 'Content-Type'],
+        AllowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+        ExposeHeaders: ['Deprecation', 'Link', 'Retry-After'],
+        MaxAge: 600,
+      },
+    });
   });
 
   it('runs every route function on Node 24, arm64, with source maps enabled at runtime', () => {

@@ -59,7 +59,9 @@ beforeAll(async () => {
     content:
       TYPES[i % 3] === 'ADDRESS'
         ? `0x${i.toString(16).padStart(40, '0')}`
-        : `https://site-${i}.example/${TYPES[i % 3]}`,
+        : TYPES[i % 3] === 'TWITTER'
+          ? `https://x.com/site_${i}`
+          : `https://site-${i}.example/URL`,
     type: TYPES[i % 3],
     name: i % 4 === 0 ? `Alpha ${i}` : `Asset ${i}`,
     description: i % 5 === 0 ? 'mentions ALPHA in the description' : null,
@@ -72,7 +74,7 @@ beforeAll(async () => {
       createAssets,
       apiEvent({ method: 'POST', apiKey: ACME, body: { assets: assets.slice(start, start + 60) } }),
     );
-    created.push(...(response.body as { assets: Listed[] }).assets);
+    created.push(...(response.body as { results: { asset: Listed }[] }).results.map((result) => result.asset));
   }
   await call(
     createAssets,

@@ -57,8 +57,8 @@ const changeThreat = (db: DynamoDBDocumentClient, content: string, delta: 1 | -1
 const assets = assetRepository(table.db, table.tableName);
 const groups = assetGroupRepository(table.db, table.tableName);
 const allowlist = async (orgId: string, content: string) => {
-  const { assets: added } = await addAssets(assets, groups, orgId, [{ content, type: 'URL' }]);
-  return added[0]?.id as number;
+  const { results } = await addAssets(assets, groups, orgId, [{ content, type: 'URL' }]);
+  return results[0]?.success ? results[0].id : Number.NaN;
 };
 
 beforeAll(async () => {

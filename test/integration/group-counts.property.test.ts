@@ -84,7 +84,9 @@ describe('group assetCount on DynamoDB Local', () => {
                       groupId: pickGroup(step.group),
                     }));
                     await tolerate(
-                      addAssets(assets, groups, orgId, inputs).then((r) => assetIds.push(...r.assets.map((a) => a.id))),
+                      addAssets(assets, groups, orgId, inputs).then((r) =>
+                        assetIds.push(...r.results.flatMap((a) => (a.success ? [a.id] : []))),
+                      ),
                     );
                     return;
                   }

@@ -106,3 +106,10 @@ export const appendParents = (host: string, boundary: number, keys: string[]): n
   }
   return added;
 };
+
+/** Whether `host` is someone's site under a hosting platform's domain (`acme.github.io`, `acme.vercel.app`). */
+export const onHostingPlatform = (host: string): boolean => {
+  const boundary = boundaryLength(host);
+  const icann = getPublicSuffix(host, { ...TLD_OPTIONS, allowPrivateDomains: false })?.length ?? 0;
+  return boundary < host.length && boundary > icann;
+};

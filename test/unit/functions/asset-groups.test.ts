@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as createGroup } from '../../../functions/asset-groups/create.ts';
 import { handler as deleteGroup } from '../../../functions/asset-groups/delete.ts';
 import { handler as listGroups } from '../../../functions/asset-groups/list.ts';
+import { handler as updateGroup } from '../../../functions/asset-groups/update.ts';
 import { key } from '../../../shared/db/keys.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { cancelled, givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
@@ -181,5 +182,40 @@ describe('DELETE /organization/asset-groups/{groupId}', () => {
     const response = await call(deleteGroup, apiEvent({ method: 'DELETE', apiKey, pathParameters: { groupId: '0' } }));
 
     expect(response.statusCode).toBe(400);
+  });
+});
+
+describe('the group id repeated in the body', () => {
+  beforeEach(() => ddb.reset());
+  const mismatch = {
+    ...errorBody('BAD_REQUEST', 'Path parameter groupId does not match body'),
+    issues: [{ message: 'Path parameter groupId does not match body', path: 'body.groupId' }],
+  };
+
+  it('returns 400 and renames nothing when PATCH names another group in the body', async () => {
+    const apiKey = givenApiKey(ddb);
+
+    const event = apiEvent({
+      method: 'PATCH',
+      apiKey,
+      pathParameters: { groupId: '4' },
+      body: { groupId: 5, name: 'X' },
+    });
+    const response = await call(updateGroup, event);
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(mismatch);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it('returns 400 and deletes nothing when DELETE names another group in the body', async () => {
+    const apiKey = givenApiKey(ddb);
+
+    const event = apiEvent({ method: 'DELETE', apiKey, pathParameters: { groupId: '3' }, body: { groupId: 999 } });
+    const response = await call(deleteGroup, event);
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(mismatch);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
