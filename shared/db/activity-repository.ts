@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
+import type { ActivityEffects, ActivityRecord, ActivityStore, CounterDelta } from '../domain/activity.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
 import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
+import { verdictChange } from './verdict-log.ts';
 
 const MAX_TRANSACTION_ITEMS = 100;
 /** Attempts of one transaction while other writers hold its (hot) day items. */
@@ -52,20 +53,6 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: Cou
   };
 };
 
-const checkUpdate = (TableName: string, { checkKey, block, watch }: CheckDelta): TransactItem => {
-  const expression = addAll(Object.fromEntries(Object.entries({ block, watch }).filter(([, delta]) => delta !== 0)));
-  return {
-    Update: {
-      TableName,
-      Key: key.checkEntry(checkKey),
-      UpdateExpression: `SET #key = :key ${expression.add}`,
-      ConditionExpression: expression.condition,
-      ExpressionAttributeNames: { ...expression.names, '#key': 'key' },
-      ExpressionAttributeValues: { ...expression.values, ':key': checkKey },
-    },
-  };
-};
-
 const toRecord = (item: Record<string, unknown>): ActivityRecord => {
   const { PK: _pk, SK: _sk, entity: _entity, ...record } = item;
   return record as ActivityRecord;
@@ -108,40 +95,53 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
     },
 
     async commit(previous, next, effects: ActivityEffects) {
-      const items: TransactItem[] = [
-        {
-          Put: {
-            TableName: table,
-            Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
-            ...(previous === undefined
-              ? { ConditionExpression: 'attribute_not_exists(PK)' }
-              : {
-                  ConditionExpression: 'updatedAt = :previous',
-                  ExpressionAttributeValues: { ':previous': previous.updatedAt },
-                }),
-          },
-        },
-        ...effects.counters.map((delta) => counterUpdate(table, delta)),
-        ...effects.checks.map((delta) => checkUpdate(table, delta)),
-      ];
-      if (items.length > MAX_TRANSACTION_ITEMS) {
-        throw new Error(
-          `An activity change touches ${items.length} items; a transaction holds ${MAX_TRANSACTION_ITEMS}`,
-        );
-      }
+      const type =
+        next.kind === 'threat' ? next.assetType : previous?.kind === 'threat' ? previous.assetType : undefined;
+      const checks = effects.checks.map(({ checkKey, block, watch }) => ({ checkKey, type, block, watch }));
       for (let attempt = 1; ; attempt++) {
+        const items: TransactItem[] = [
+          {
+            Put: {
+              TableName: table,
+              Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
+              ...(previous === undefined
+                ? { ConditionExpression: 'attribute_not_exists(PK)' }
+                : {
+                    ConditionExpression: 'updatedAt = :previous',
+                    ExpressionAttributeValues: { ':previous': previous.updatedAt },
+                  }),
+            },
+          },
+          ...effects.counters.map((delta) => counterUpdate(table, delta)),
+        ];
+        const verdictNames: string[] = [];
+        for (const [name, item] of Object.entries(await verdictChange(db, table, checks))) {
+          if (item === undefined) continue;
+          verdictNames[items.length] = name;
+          items.push(item);
+        }
+        if (items.length > MAX_TRANSACTION_ITEMS) {
+          throw new Error(
+            `An activity change touches ${items.length} items; a transaction holds ${MAX_TRANSACTION_ITEMS}`,
+          );
+        }
         try {
           await db.send(new TransactWriteCommand({ TransactItems: items }));
           return true;
         } catch (error) {
           const codes = cancellationCodes(error);
           if (failedCondition(codes, RECORD_INDEX)) return false;
-          if (codes?.includes('ConditionalCheckFailed')) {
+          // Another change of the same check-index entry committed first: read it again.
+          const verdictMoved =
+            codes?.some(
+              (code, i) => code === 'ConditionalCheckFailed' && verdictNames[i]?.startsWith('verdictEntry') === true,
+            ) ?? false;
+          if (!verdictMoved && codes?.includes('ConditionalCheckFailed')) {
             throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
               cause: error,
             });
           }
-          if (!conflicted(codes) || attempt >= MAX_CONFLICT_ATTEMPTS) throw error;
+          if ((!conflicted(codes) && !verdictMoved) || attempt >= MAX_CONFLICT_ATTEMPTS) throw error;
           await backoff(attempt);
         }
       }

@@ -5,6 +5,7 @@ import type { Asset, AssetStore } from '../domain/assets.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
+import { verdictChange } from './verdict-log.ts';
 
 type AssetItem = Asset & {
   version: number;
@@ -51,17 +52,17 @@ const groupCount = (TableName: string, orgId: string, groupId: number, delta: 1 
   },
 });
 
-const allowEntry = (TableName: string, checkKey: string, delta: 1 | -1): TransactItem => ({
-  Update: {
-    TableName,
-    Key: key.checkEntry(checkKey),
-    UpdateExpression: 'SET #key = :key ADD allow :delta',
-    ExpressionAttributeNames: { '#key': 'key' },
-    ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
-  },
-});
+/** Whether a condition failed among the items from `start` on (the verdict items, always last). */
+const failedFrom = (codes: (string | undefined)[] | undefined, start: number): boolean =>
+  codes?.slice(start).includes('ConditionalCheckFailed') ?? false;
 
 export const assetRepository = (db: DynamoDBDocumentClient, table: string): AssetStore => {
+  const allowEntry = async (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<TransactItem[]> =>
+    checkKey === undefined
+      ? []
+      : Object.values(await verdictChange(db, table, [{ checkKey, type, allow }])).filter(
+          (item): item is TransactItem => item !== undefined,
+        );
   const read = async (id: number): Promise<AssetItem | undefined> => {
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.asset(id), ConsistentRead: true }));
     return Item as AssetItem | undefined;
@@ -121,7 +122,8 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
           },
         ];
         if (groupId !== null) items.push(groupCount(table, orgId, groupId, 1));
-        if (checkKey !== undefined) items.push(allowEntry(table, checkKey, 1));
+        const verdictStart = items.length;
+        items.push(...(await allowEntry(checkKey, input.type, 1)));
         try {
           await db.send(new TransactWriteCommand({ TransactItems: items }));
           return { asset, created: true };
@@ -132,7 +134,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
             const { Item } = await db.send(new GetCommand({ TableName: table, Key: identity, ConsistentRead: true }));
             const existing = Item ? await read(Item.assetId as number) : undefined;
             if (live(existing)) return { asset: toAsset(existing), created: false };
-          } else if (!failedCondition(codes, 0) && !conflicted(codes)) {
+          } else if (!failedCondition(codes, 0) && !conflicted(codes) && !failedFrom(codes, verdictStart)) {
             throw error;
           }
           if (attempt >= MAX_ATTEMPTS) throw error;
@@ -239,14 +241,15 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
         if (current.groupId !== null && current.groupId !== undefined && !skipGroup) {
           items.push(groupCount(table, current.orgId, current.groupId, -1));
         }
-        if (current.checkKey !== undefined) items.push(allowEntry(table, current.checkKey, -1));
+        const verdictStart = items.length;
+        items.push(...(await allowEntry(current.checkKey, current.type, -1)));
         try {
           await db.send(new TransactWriteCommand({ TransactItems: items }));
           return;
         } catch (error) {
           const codes = cancellationCodes(error);
           if (failedCondition(codes, groupIndex)) skipGroup = true;
-          else if (!failedCondition(codes, 0) && !conflicted(codes)) throw error;
+          else if (!failedCondition(codes, 0) && !conflicted(codes) && !failedFrom(codes, verdictStart)) throw error;
           if (attempt >= MAX_ATTEMPTS) throw error;
           await backoff(attempt);
         }

@@ -4,6 +4,9 @@ import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 /** One entry of a TransactWriteItems request (document-client form). */
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
+/** The items of one transaction by name; an undefined entry is left out. */
+export type NamedItems = Record<string, TransactItem | undefined>;
+
 /** The cancellation reason codes of a failed TransactWriteItems, in item order; undefined for any other error. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined =>
   error instanceof TransactionCanceledException
