@@ -11,6 +11,7 @@ export default defineConfig({
     env: {
       TABLE_NAME: 'unit-test-table',
       CURSOR_SECRET: 'test-cursor-secret',
+      LISTS_DIR: 'infra/local/lists',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',

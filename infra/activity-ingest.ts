@@ -5,6 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { serviceFunction } from './api-function.ts';
+import { WORKERS } from './routes.ts';
 
 export type ActivityIngestProps = { table: ITable };
 
@@ -34,7 +35,7 @@ export class ActivityIngest extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
     this.function = serviceFunction(this, 'Function', {
-      entry: 'functions/activity/ingest.ts',
+      entry: WORKERS['ingest-activity'],
       memorySize: 256,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       environment: { TABLE_NAME: table.tableName },

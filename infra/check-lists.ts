@@ -7,6 +7,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import type { ExternalSourceName } from '../shared/domain/check/types.ts';
 import { serviceFunction } from './api-function.ts';
+import { WORKERS } from './routes.ts';
 
 const DEFAULT_LISTS: Partial<Record<ExternalSourceName, string>> = {
   'polkadot-phishing': 'https://polkadot.js.org/phishing/all.json',
@@ -48,7 +49,7 @@ export class CheckLists extends Construct {
     });
 
     this.syncFunction = serviceFunction(this, 'Sync', {
-      entry: 'functions/check/sync.ts',
+      entry: WORKERS['sync-lists'],
       memorySize: 1024,
       timeout: Duration.minutes(2),
       environment: {

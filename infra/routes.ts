@@ -2,6 +2,9 @@
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
  * route per entry, and the local gateway serves the same entries from the same modules.
  */
+/** The version base every route is served under. */
+export const BASE_PATH = '/v2';
+
 export type Route = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Relative to the `/v2` base; `{name}` segments become path parameters. */
@@ -99,3 +102,9 @@ export const ROUTES: readonly Route[] = [
     readsCheckLists: true,
   },
 ];
+
+/** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */
+export const WORKERS = {
+  'ingest-activity': 'functions/activity/ingest.ts',
+  'sync-lists': 'functions/check/sync.ts',
+} as const;

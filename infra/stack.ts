@@ -7,8 +7,7 @@ import type { Construct } from 'constructs';
 import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
-import { BASE_PATH } from './local/gateway.ts';
-import { ROUTES } from './routes.ts';
+import { BASE_PATH, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 
 export type ServiceStackProps = StackProps & {

@@ -9,22 +9,34 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
-/** Environment, read by each module that needs a value when it loads (cold start); nothing else reads process.env. */
+/**
+ * The environment, read and validated when a value is first used (in Lambda: at cold start, when a
+ * function builds its dependencies), so importing this module captures nothing. Nothing else
+ * reads process.env.
+ */
 export const config = {
   /** Required by every function that touches the table; the list sync does not. */
   get tableName(): string {
     return required('TABLE_NAME');
   },
   /** DynamoDB Local's address; unset in AWS. */
-  dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
+  get dynamoEndpoint(): string | undefined {
+    return optional('DYNAMODB_ENDPOINT');
+  },
   /** Derives the key that encrypts `next_page` cursors; read (and required) only by functions that page. */
   get cursorSecret(): string {
     return required('CURSOR_SECRET');
   },
-  /** S3 bucket of the asset check's external list snapshots; unset locally, where they load from `listsDir`. */
-  listsBucket: optional('LISTS_BUCKET'),
-  /** Directory of local list snapshots (default `infra/local/lists`). */
-  listsDir: optional('LISTS_DIR'),
+  /** Where the asset check's external list snapshots live: an S3 bucket in AWS, a directory locally. */
+  get listSnapshots(): { bucket: string } | { dir: string } {
+    const bucket = optional('LISTS_BUCKET');
+    if (bucket) return { bucket };
+    const dir = optional('LISTS_DIR');
+    if (dir) return { dir };
+    throw new Error('Missing required environment variable LISTS_BUCKET (in AWS) or LISTS_DIR (locally)');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
-  listUrls: optional('LIST_URLS'),
+  get listUrls(): string | undefined {
+    return optional('LIST_URLS');
+  },
 };

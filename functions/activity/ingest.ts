@@ -1,34 +1,21 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { config } from '../../shared/config.ts';
-import { activityRepository } from '../../shared/db/activity-repository.ts';
-import { documentClient } from '../../shared/db/default-client.ts';
-import { type ApplyResult, applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type ActivityStore, applyMessages } from '../../shared/domain/activity.ts';
 import { logger } from '../../shared/logger.ts';
-
-const store = activityRepository(documentClient, config.tableName);
-
-const ingest = async (record: SQSRecord): Promise<ApplyResult> =>
-  applyActivity(store, parseActivityChange(JSON.parse(record.body)));
+import { runtime } from '../../shared/runtime.ts';
 
 /**
- * One activity change per message. Changes are idempotent and ordered by `updatedAt`, so the
- * batch is applied concurrently and a retried message is harmless; only the messages that
- * failed are reported, and SQS redelivers just those (then moves them to the DLQ).
+ * One activity change per message. Only the messages that failed are reported, and SQS
+ * redelivers just those (then moves them to the DLQ).
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const outcomes = await Promise.allSettled(event.Records.map(ingest));
-  const counts = { applied: 0, ignored: 0, failed: 0 };
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  outcomes.forEach((outcome, index) => {
-    const { messageId } = event.Records[index] as SQSRecord;
-    if (outcome.status === 'fulfilled') {
-      counts[outcome.value]++;
-      return;
-    }
-    counts.failed++;
-    batchItemFailures.push({ itemIdentifier: messageId });
-    logger.error('Activity change not applied', { messageId, error: outcome.reason });
-  });
-  logger.info('Activity batch ingested', { received: event.Records.length, ...counts });
-  return { batchItemFailures };
-};
+export const createHandler =
+  ({ store }: { store: ActivityStore }) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const messages = event.Records.map((record) => ({ id: record.messageId, body: record.body }));
+    const { counts, failures } = await applyMessages(store, messages);
+    for (const { id, reason } of failures)
+      logger.error('Activity change not applied', { messageId: id, error: reason });
+    logger.info('Activity batch ingested', { received: messages.length, ...counts });
+    return { batchItemFailures: failures.map(({ id }) => ({ itemIdentifier: id })) };
+  };
+
+export const handler = createHandler({ store: runtime.activity() });

@@ -1,16 +1,14 @@
-import middy from '@middy/core';
-import { config } from '../../shared/config.ts';
-import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
-import { documentClient } from '../../shared/db/default-client.ts';
-import { listGroups } from '../../shared/domain/groups.ts';
-import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
-import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';
-import { errorResponse } from '../../shared/http/error-response.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type GroupStore, listGroups } from '../../shared/domain/groups.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
+import { runtime } from '../../shared/runtime.ts';
 
-const groups = assetGroupRepository(documentClient, config.tableName);
+export const request = {};
 
-export const handler = middy<ValidatedEvent<object>, ApiResult>()
-  .use(apiKeyAuth({ organization: true, scope: 'read' }))
-  .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth }) => json(200, { groups: await listGroups(groups, auth.orgId) }));
+export const createHandler = ({ keys, groups }: { keys: KeyResolver; groups: GroupStore }) =>
+  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth }) =>
+    json(200, { groups: await listGroups(groups, auth.orgId) }),
+  );
+
+export const handler = createHandler({ keys: runtime.keys(), groups: runtime.groups() });

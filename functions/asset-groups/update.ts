@@ -1,29 +1,20 @@
-import middy from '@middy/core';
 import * as v from 'valibot';
-import { config } from '../../shared/config.ts';
-import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
-import { documentClient } from '../../shared/db/default-client.ts';
-import { renameGroup } from '../../shared/domain/groups.ts';
-import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
-import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';
-import { errorResponse } from '../../shared/http/error-response.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type GroupStore, renameGroup } from '../../shared/domain/groups.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { jsonBody } from '../../shared/http/json-body.ts';
 import { groupName, positiveId } from '../../shared/http/schemas.ts';
-import { validate } from '../../shared/http/validate.ts';
+import { runtime } from '../../shared/runtime.ts';
 
-const request = {
+export const request = {
   pathParameters: v.object({ groupId: positiveId('Group ID must be a positive integer') }),
   body: v.object({ name: groupName }, 'Group name is required'),
 };
-const groups = assetGroupRepository(documentClient, config.tableName);
 
-export const handler = middy<ValidatedEvent<typeof request>, ApiResult>()
-  .use(apiKeyAuth({ organization: true, scope: 'write' }))
-  .use(jsonBody())
-  .use(validate(request))
-  .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth, pathParameters, body }) => {
+export const createHandler = ({ keys, groups }: { keys: KeyResolver; groups: GroupStore }) =>
+  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) => {
     const { id, name } = await renameGroup(groups, auth.orgId, pathParameters.groupId, body.name);
     return json(200, { id, name });
   });
+
+export const handler = createHandler({ keys: runtime.keys(), groups: runtime.groups() });

@@ -1,34 +1,27 @@
-import middy from '@middy/core';
 import * as v from 'valibot';
-import { config } from '../../shared/config.ts';
-import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { documentClient } from '../../shared/db/default-client.ts';
-import { removeAsset } from '../../shared/domain/assets.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type AssetStore, removeAsset } from '../../shared/domain/assets.ts';
 import { BadRequestError } from '../../shared/errors.ts';
-import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
-import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';
-import { errorResponse } from '../../shared/http/error-response.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { jsonBody } from '../../shared/http/json-body.ts';
 import { positiveId } from '../../shared/http/schemas.ts';
-import { validate } from '../../shared/http/validate.ts';
+import { runtime } from '../../shared/runtime.ts';
 
-const request = {
+export const request = {
   pathParameters: v.object({ assetId: positiveId('Asset ID is required') }),
   // Documented clients repeat the id in the body; generated clients send no body at all.
   body: v.optional(v.object({ assetId: v.optional(v.unknown()) }, 'Request body must be an object')),
 };
-const assets = assetRepository(documentClient, config.tableName);
 
-export const handler = middy<ValidatedEvent<typeof request>, ApiResult>()
-  .use(apiKeyAuth({ organization: true, scope: 'write' }))
-  .use(jsonBody({ optional: true }))
-  .use(validate(request))
-  .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth, pathParameters, body }) => {
-    const { assetId } = pathParameters;
-    if (body?.assetId !== undefined && body.assetId !== assetId && body.assetId !== String(assetId)) {
-      throw new BadRequestError('assetId in the body must match the path');
-    }
-    return json(200, { success: true, id: await removeAsset(assets, auth.orgId, assetId) });
-  });
+export const createHandler = ({ keys, assets }: { keys: KeyResolver; assets: AssetStore }) =>
+  apiHandler(
+    { request, caller: 'organization', scope: 'write', keys, body: { optional: true } },
+    async ({ auth, pathParameters: { assetId }, body }) => {
+      if (body?.assetId !== undefined && body.assetId !== assetId && body.assetId !== String(assetId)) {
+        throw new BadRequestError('assetId in the body must match the path');
+      }
+      return json(200, { success: true, id: await removeAsset(assets, auth.orgId, assetId) });
+    },
+  );
+
+export const handler = createHandler({ keys: runtime.keys(), assets: runtime.assets() });

@@ -1,32 +1,22 @@
-import middy from '@middy/core';
 import * as v from 'valibot';
-import { config } from '../../shared/config.ts';
-import { documentClient } from '../../shared/db/default-client.ts';
-import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { metricsDate, organizationMetrics, utcDay } from '../../shared/domain/metrics.ts';
-import type { ApiResult, ValidatedEvent } from '../../shared/http/api-event.ts';
-import { apiKeyAuth } from '../../shared/http/api-key-auth.ts';
-import { errorResponse } from '../../shared/http/error-response.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '../../shared/domain/metrics.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { validate } from '../../shared/http/validate.ts';
+import { runtime } from '../../shared/runtime.ts';
 
-const request = {
+export const request = {
   queryStringParameters: v.object({
     brandSlug: v.optional(v.pipe(v.string(), v.nonEmpty('brandSlug must not be empty'))),
     startDate: v.optional(metricsDate),
     endDate: v.optional(metricsDate),
   }),
 };
-const stores = {
-  metrics: metricsRepository(documentClient, config.tableName),
-  directory: directoryRepository(documentClient, config.tableName),
-};
+type Deps = MetricsStores & { keys: KeyResolver; now: () => number };
 
-export const handler = middy<ValidatedEvent<typeof request>, ApiResult>()
-  .use(apiKeyAuth({ organization: true, scope: 'read' }))
-  .use(validate(request))
-  .use(errorResponse()) // last, so middy runs its onError first
-  .handler(async ({ auth, queryStringParameters }) =>
-    json(200, await organizationMetrics(stores, auth.orgId, queryStringParameters, utcDay(Date.now()))),
+export const createHandler = ({ keys, now, ...stores }: Deps) =>
+  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth, queryStringParameters }) =>
+    json(200, await organizationMetrics(stores, auth.orgId, queryStringParameters, utcDay(now()))),
   );
+
+export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...runtime.metricsStores() });

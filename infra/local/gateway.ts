@@ -3,10 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { ROUTES, type Route } from '../routes.ts';
+import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
 
-export const BASE_PATH = '/v2';
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -1,19 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { ROUTES } from '../routes.ts';
+import { ROUTES, WORKERS } from '../routes.ts';
 import { withLocalTable } from './connect.ts';
 import { loadHandler } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
 
-/** Functions that are not HTTP routes, invokable by name too. */
-export const OTHER_FUNCTIONS: Record<string, string> = {
-  'ingest-activity': 'functions/activity/ingest.ts',
-  'sync-lists': 'functions/check/sync.ts',
-};
-
 const [name, eventPath] = process.argv.slice(2);
-const entry = ROUTES.find((route) => route.name === name)?.entry ?? (name ? OTHER_FUNCTIONS[name] : undefined);
+const entry =
+  ROUTES.find((route) => route.name === name)?.entry ?? (name ? (WORKERS as Record<string, string>)[name] : undefined);
 if (!name || !eventPath || !entry) {
-  const names = [...ROUTES.map((route) => route.name), ...Object.keys(OTHER_FUNCTIONS)];
+  const names = [...ROUTES.map((route) => route.name), ...Object.keys(WORKERS)];
   console.error(`Usage: npm run invoke -- <function> <event.json>\nFunctions: ${names.join(', ')}`);
   process.exit(2);
 }

@@ -7,13 +7,15 @@ export const LOCAL = {
   port: Number(process.env.PORT ?? 3000),
   dataDir: resolve(import.meta.dirname, '../../.data'),
   cursorSecret: process.env.CURSOR_SECRET ?? 'local-development-cursor-secret',
+  listsDir: process.env.LISTS_DIR ?? resolve(import.meta.dirname, 'lists'),
 };
 
 export const localEndpoint = (): string => process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${LOCAL.dynamoPort}`;
 
-/** Sets what `shared/config.ts` reads, before any handler module is imported. */
+/** The environment a function has in AWS, pointed at the local table; handlers read it when they build their dependencies. */
 export const applyLocalEnv = (endpoint: string): void => {
   process.env.TABLE_NAME = LOCAL.tableName;
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.CURSOR_SECRET = LOCAL.cursorSecret;
+  process.env.LISTS_DIR = LOCAL.listsDir;
 };

@@ -3,10 +3,11 @@ import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
+import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
 import { ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
-import { BASE_PATH, createGateway } from './gateway.ts';
+import { createGateway } from './gateway.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');

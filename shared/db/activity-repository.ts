@@ -1,14 +1,12 @@
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, ActivityStore, CounterDelta } from '../domain/activity.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
-import { verdictChange } from './verdict-log.ts';
+import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
-const MAX_TRANSACTION_ITEMS = 100;
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
-const RECORD_INDEX = 0;
 /** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
 const TOTAL = 'total';
 
@@ -98,52 +96,38 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
       const type =
         next.kind === 'threat' ? next.assetType : previous?.kind === 'threat' ? previous.assetType : undefined;
       const checks = effects.checks.map(({ checkKey, block, watch }) => ({ checkKey, type, block, watch }));
-      for (let attempt = 1; ; attempt++) {
-        const items: TransactItem[] = [
-          {
-            Put: {
-              TableName: table,
-              Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
-              ...(previous === undefined
-                ? { ConditionExpression: 'attribute_not_exists(PK)' }
-                : {
-                    ConditionExpression: 'updatedAt = :previous',
-                    ExpressionAttributeValues: { ':previous': previous.updatedAt },
-                  }),
-            },
+      const build = async () => ({
+        record: {
+          Put: {
+            TableName: table,
+            Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
+            ...(previous === undefined
+              ? { ConditionExpression: 'attribute_not_exists(PK)' }
+              : {
+                  ConditionExpression: 'updatedAt = :previous',
+                  ExpressionAttributeValues: { ':previous': previous.updatedAt },
+                }),
           },
-          ...effects.counters.map((delta) => counterUpdate(table, delta)),
-        ];
-        const verdictNames: string[] = [];
-        for (const [name, item] of Object.entries(await verdictChange(db, table, checks))) {
-          if (item === undefined) continue;
-          verdictNames[items.length] = name;
-          items.push(item);
-        }
-        if (items.length > MAX_TRANSACTION_ITEMS) {
-          throw new Error(
-            `An activity change touches ${items.length} items; a transaction holds ${MAX_TRANSACTION_ITEMS}`,
-          );
-        }
-        try {
-          await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return true;
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (failedCondition(codes, RECORD_INDEX)) return false;
+        },
+        ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+        ...(await verdictChange(db, table, checks)),
+      });
+      try {
+        await transactWithRetry(db, build, {
           // Another change of the same check-index entry committed first: read it again.
-          const verdictMoved =
-            codes?.some(
-              (code, i) => code === 'ConditionalCheckFailed' && verdictNames[i]?.startsWith('verdictEntry') === true,
-            ) ?? false;
-          if (!verdictMoved && codes?.includes('ConditionalCheckFailed')) {
-            throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
-              cause: error,
-            });
-          }
-          if ((!conflicted(codes) && !verdictMoved) || attempt >= MAX_CONFLICT_ATTEMPTS) throw error;
-          await backoff(attempt);
+          retryOn: verdictItemNames(checks.length),
+          maxAttempts: MAX_CONFLICT_ATTEMPTS,
+        });
+        return true;
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed.has('record')) return false;
+        if (failed.size > 0) {
+          throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
+            cause: error,
+          });
         }
+        throw error;
       }
     },
   };

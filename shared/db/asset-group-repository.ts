@@ -1,40 +1,41 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Group, GroupStore } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition } from './transactions.ts';
+import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 
 const NAME_TAKEN = 'A group with this name already exists';
 const notFound = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
-const putNew = (TableName: string, Item: Record<string, unknown>) => ({
+const putNew = (TableName: string, Item: Record<string, unknown>): TransactItem => ({
   Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
 });
-const MAX_ATTEMPTS = 12;
+
+/** Every create in an organization contends for its one counter item. */
+const MAX_CREATE_ATTEMPTS = 30;
 
 type GroupItem = { id: number; name: string; assetCount?: number };
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
 
 export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string): GroupStore => {
-  const nextId = async (orgId: string): Promise<number> => {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: key.groupCounter(orgId),
-        UpdateExpression: 'ADD lastId :one',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
+  const lastGroupId = async (orgId: string): Promise<number> => {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: table, Key: key.groupCounter(orgId), ConsistentRead: true }),
     );
-    return Number(Attributes?.lastId);
+    return Number(Item?.lastId ?? 0);
   };
+
+  /** Moves the counter from the value it was read at, so the id is issued only if the whole transaction commits. */
+  const issueId = (orgId: string, last: number, id: number): TransactItem => ({
+    Update: {
+      TableName: table,
+      Key: key.groupCounter(orgId),
+      UpdateExpression: 'SET lastId = :id',
+      ConditionExpression: last === 0 ? 'attribute_not_exists(lastId)' : 'lastId = :last',
+      ExpressionAttributeValues: last === 0 ? { ':id': id } : { ':id': id, ':last': last },
+    },
+  });
 
   const find = async (orgId: string, id: number): Promise<Group | undefined> => {
     const { Item } = await db.send(
@@ -109,87 +110,78 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     },
 
     async create(orgId, name) {
-      const id = await nextId(orgId);
+      let id = 0;
+      const build = async () => {
+        const last = await lastGroupId(orgId);
+        id = last + 1;
+        return {
+          counter: issueId(orgId, last, id),
+          group: putNew(table, { ...key.group(orgId, id), entity: 'GROUP', orgId, id, name, assetCount: 0 }),
+          name: putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
+        };
+      };
       try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              putNew(table, { ...key.group(orgId, id), entity: 'GROUP', orgId, id, name, assetCount: 0 }),
-              putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
-            ],
-          }),
-        );
+        // A concurrent create took the id: its group item exists and the counter moved on.
+        await transactWithRetry(db, build, { retryOn: ['counter', 'group'], maxAttempts: MAX_CREATE_ATTEMPTS });
       } catch (error) {
-        if (failedCondition(cancellationCodes(error), 1)) throw new ConflictError(NAME_TAKEN, { cause: error });
+        if (failedConditions(error).has('name')) throw new ConflictError(NAME_TAKEN, { cause: error });
         throw error;
       }
       return { id, name, assetCount: 0 };
     },
 
     async rename(orgId, id, name) {
-      for (let attempt = 1; ; attempt++) {
+      let assetCount = 0;
+      const build = async () => {
         const group = await find(orgId, id);
         if (!group) throw notFound(id);
-        if (group.name === name) return group;
-        try {
-          await db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName: table,
-                    Key: key.group(orgId, id),
-                    UpdateExpression: 'SET #name = :name',
-                    ConditionExpression: 'attribute_exists(PK) AND #name = :old',
-                    ExpressionAttributeNames: { '#name': 'name' },
-                    ExpressionAttributeValues: { ':name': name, ':old': group.name },
-                  },
-                },
-                { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
-                putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
-              ],
-            }),
-          );
-          return { ...group, name };
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (failedCondition(codes, 2)) throw new ConflictError(NAME_TAKEN, { cause: error });
-          const retry = failedCondition(codes, 0) || conflicted(codes);
-          if (!retry || attempt >= MAX_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
+        assetCount = group.assetCount;
+        if (group.name === name) return {};
+        return {
+          group: {
+            Update: {
+              TableName: table,
+              Key: key.group(orgId, id),
+              UpdateExpression: 'SET #name = :name',
+              ConditionExpression: 'attribute_exists(PK) AND #name = :old',
+              ExpressionAttributeNames: { '#name': 'name' },
+              ExpressionAttributeValues: { ':name': name, ':old': group.name },
+            },
+          },
+          oldName: { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
+          newName: putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
+        };
+      };
+      try {
+        await transactWithRetry(db, build, { retryOn: ['group'] });
+      } catch (error) {
+        if (failedConditions(error).has('newName')) throw new ConflictError(NAME_TAKEN, { cause: error });
+        throw error;
       }
+      return { id, name, assetCount };
     },
 
     async remove(orgId, id) {
-      for (let attempt = 1; ; attempt++) {
-        const group = await find(orgId, id);
-        if (!group) throw notFound(id);
-        try {
-          await db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Delete: {
-                    TableName: table,
-                    Key: key.group(orgId, id),
-                    ConditionExpression: '#name = :name',
-                    ExpressionAttributeNames: { '#name': 'name' },
-                    ExpressionAttributeValues: { ':name': group.name },
-                  },
-                },
-                { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
-              ],
-            }),
-          );
-          break;
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          const retry = failedCondition(codes, 0) || conflicted(codes);
-          if (!retry || attempt >= MAX_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
-      }
+      await transactWithRetry(
+        db,
+        async () => {
+          const group = await find(orgId, id);
+          if (!group) throw notFound(id);
+          return {
+            group: {
+              Delete: {
+                TableName: table,
+                Key: key.group(orgId, id),
+                ConditionExpression: '#name = :name',
+                ExpressionAttributeNames: { '#name': 'name' },
+                ExpressionAttributeValues: { ':name': group.name },
+              },
+            },
+            name: { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
+          };
+        },
+        { retryOn: ['group'] },
+      );
       return ungroupAssets(orgId, id);
     },
 

@@ -1,11 +1,14 @@
 import { randomInt } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
-import type { Asset, AssetStore } from '../domain/assets.ts';
+import type { Asset, AssetChanges, AssetStore, NewAsset } from '../domain/assets.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
-import { backoff, cancellationCodes, conflicted, failedCondition, type TransactItem } from './transactions.ts';
-import { verdictChange } from './verdict-log.ts';
+import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
+
+/** An asset moves at most one check-index entry. */
+const VERDICT_ITEMS = verdictItemNames(1);
 
 type AssetItem = Asset & {
   version: number;
@@ -42,34 +45,153 @@ const toAsset = (item: Record<string, unknown>): Asset => {
   return asset;
 };
 
-const groupCount = (TableName: string, orgId: string, groupId: number, delta: 1 | -1): TransactItem => ({
-  Update: {
-    TableName,
-    Key: key.group(orgId, groupId),
-    UpdateExpression: 'ADD assetCount :delta',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':delta': delta },
-  },
+const newAsset = (orgId: string, input: NewAsset): Asset => {
+  const now = new Date().toISOString();
+  return {
+    id: newAssetId(),
+    orgId,
+    content: input.content,
+    type: input.type,
+    status: input.status ?? 'ALLOWED',
+    ...(input.name === undefined ? {} : { name: input.name }),
+    description: input.description ?? null,
+    groupId: input.groupId ?? null,
+    createdAt: input.createdAt ?? now,
+    updatedAt: now,
+  };
+};
+
+const changed = (current: Asset, changes: AssetChanges): Asset => ({
+  ...current,
+  ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+  updatedAt: new Date().toISOString(),
 });
 
-/** Whether a condition failed among the items from `start` on (the verdict items, always last). */
-const failedFrom = (codes: (string | undefined)[] | undefined, start: number): boolean =>
-  codes?.slice(start).includes('ConditionalCheckFailed') ?? false;
+const groupId = (item: AssetItem): number | null => item.groupId ?? null;
 
-export const assetRepository = (db: DynamoDBDocumentClient, table: string): AssetStore => {
-  const allowEntry = async (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<TransactItem[]> =>
-    checkKey === undefined
-      ? []
-      : Object.values(await verdictChange(db, table, [{ checkKey, type, allow }])).filter(
-          (item): item is TransactItem => item !== undefined,
-        );
+export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): AssetStore => {
   const read = async (id: number): Promise<AssetItem | undefined> => {
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.asset(id), ConsistentRead: true }));
+    const { Item } = await db.send(new GetCommand({ TableName, Key: key.asset(id), ConsistentRead: true }));
     return Item as AssetItem | undefined;
   };
   const live = (item: AssetItem | undefined): item is AssetItem => item !== undefined && item.deletedAt === undefined;
-  const gone = (id: number) => new NotFoundError(`Asset with ID ${id} not found`);
+  const readLive = async (id: number): Promise<AssetItem> => {
+    const item = await read(id);
+    if (!live(item)) throw new NotFoundError(`Asset with ID ${id} not found`);
+    return item;
+  };
   const groupGone = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
+  const findByIdentity = async (identity: { PK: string; SK: string }): Promise<Asset | undefined> => {
+    const { Item } = await db.send(new GetCommand({ TableName, Key: identity, ConsistentRead: true }));
+    const holder = Item ? await read(Item.assetId as number) : undefined;
+    return live(holder) ? toAsset(holder) : undefined;
+  };
+
+  const putNew = (Item: Record<string, unknown>): TransactItem => ({
+    Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+  });
+  const groupCount = (orgId: string, id: number | null, delta: 1 | -1): TransactItem | undefined =>
+    id === null
+      ? undefined
+      : {
+          Update: {
+            TableName,
+            Key: key.group(orgId, id),
+            UpdateExpression: 'ADD assetCount :delta',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':delta': delta },
+          },
+        };
+  /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
+  const allowEntry = (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<NamedItems> =>
+    checkKey === undefined ? Promise.resolve({}) : verdictChange(db, TableName, [{ checkKey, type, allow }]);
+  /** Writes `next` over the asset version `current` was read at, keeping it in the live indexes. */
+  const replaceLive = (current: AssetItem, next: Asset): TransactItem => {
+    const keys = liveKeys(next);
+    return {
+      Update: {
+        TableName,
+        Key: key.asset(next.id),
+        UpdateExpression:
+          'SET description = :description, groupId = :groupId, updatedAt = :updatedAt, ' +
+          '#search = :search, #lg = :lg, #ltg = :ltg, version = version + :one' +
+          (next.name === undefined ? ' REMOVE #name' : ', #name = :name'),
+        ConditionExpression: 'version = :version AND attribute_exists(#live)',
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#search': 'search',
+          '#lg': ATTR.liveGroup,
+          '#ltg': ATTR.liveTypeGroup,
+          '#live': ATTR.liveSort,
+        },
+        ExpressionAttributeValues: {
+          ...(next.name === undefined ? {} : { ':name': next.name }),
+          ':description': next.description,
+          ':groupId': next.groupId,
+          ':updatedAt': next.updatedAt,
+          ':search': searchText(next),
+          ':lg': keys[ATTR.liveGroup],
+          ':ltg': keys[ATTR.liveTypeGroup],
+          ':one': 1,
+          ':version': current.version,
+        },
+      },
+    };
+  };
+  /** Marks the asset version `current` was read at deleted, taking it out of every live index. */
+  const markDeleted = (current: AssetItem): TransactItem => {
+    const now = new Date().toISOString();
+    return {
+      Update: {
+        TableName,
+        Key: key.asset(current.id),
+        UpdateExpression:
+          'SET deletedAt = :now, updatedAt = :now, version = version + :one REMOVE #ls, #lo, #lt, #lg, #ltg',
+        ConditionExpression: 'version = :version AND attribute_exists(#ls)',
+        ExpressionAttributeNames: {
+          '#ls': ATTR.liveSort,
+          '#lo': ATTR.liveOrg,
+          '#lt': ATTR.liveType,
+          '#lg': ATTR.liveGroup,
+          '#ltg': ATTR.liveTypeGroup,
+        },
+        ExpressionAttributeValues: { ':now': now, ':one': 1, ':version': current.version },
+      },
+    };
+  };
+
+  const create = async (
+    orgId: string,
+    input: Parameters<AssetStore['create']>[1],
+    attempt: number,
+  ): ReturnType<AssetStore['create']> => {
+    const identity = key.assetIdentity(orgId, input.type, input.identity);
+    let asset = newAsset(orgId, input);
+    const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
+    const build = async () => {
+      asset = { ...asset, id: newAssetId() };
+      const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
+      return {
+        asset: putNew({ ...key.asset(asset.id), ...item, search: searchText(asset), ...liveKeys(asset) }),
+        identity: putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id }),
+        group: groupCount(orgId, asset.groupId, 1),
+        ...(await allowEntry(checkKey, asset.type, 1)),
+      };
+    };
+    try {
+      await transactWithRetry(db, build, { retryOn: ['asset', ...VERDICT_ITEMS], maxAttempts: MAX_ATTEMPTS });
+      return { asset, created: true };
+    } catch (error) {
+      const failed = failedConditions(error);
+      if (failed.has('group') && asset.groupId !== null) throw groupGone(asset.groupId);
+      if (!failed.has('identity')) throw error;
+      const existing = await findByIdentity(identity);
+      if (existing) return { asset: existing, created: false };
+      // The asset holding the identity was deleted since the write failed: the identity is free again.
+      if (attempt >= MAX_ATTEMPTS) throw error;
+      return create(orgId, input, attempt + 1);
+    }
+  };
 
   return {
     async findById(id) {
@@ -77,183 +199,52 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
       return live(item) ? toAsset(item) : undefined;
     },
 
-    async create(orgId, input) {
-      const identity = key.assetIdentity(orgId, input.type, input.identity);
-      const status = input.status ?? 'ALLOWED';
-      const groupId = input.groupId ?? null;
-      for (let attempt = 1; ; attempt++) {
-        const now = new Date().toISOString();
-        const asset: Asset = {
-          id: newAssetId(),
-          orgId,
-          content: input.content,
-          type: input.type,
-          status,
-          description: input.description ?? null,
-          groupId,
-          createdAt: input.createdAt ?? now,
-          updatedAt: now,
-        };
-        if (input.name !== undefined) asset.name = input.name;
-        const checkKey = status === 'ALLOWED' ? input.checkKey : undefined;
-        const items: TransactItem[] = [
-          {
-            Put: {
-              TableName: table,
-              Item: {
-                ...key.asset(asset.id),
-                entity: 'ASSET',
-                ...asset,
-                version: 1,
-                identitySK: identity.SK,
-                checkKey,
-                search: searchText(asset),
-                ...liveKeys(asset),
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: table,
-              Item: { ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-        ];
-        if (groupId !== null) items.push(groupCount(table, orgId, groupId, 1));
-        const verdictStart = items.length;
-        items.push(...(await allowEntry(checkKey, input.type, 1)));
-        try {
-          await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return { asset, created: true };
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (groupId !== null && failedCondition(codes, 2)) throw groupGone(groupId);
-          if (failedCondition(codes, 1)) {
-            const { Item } = await db.send(new GetCommand({ TableName: table, Key: identity, ConsistentRead: true }));
-            const existing = Item ? await read(Item.assetId as number) : undefined;
-            if (live(existing)) return { asset: toAsset(existing), created: false };
-          } else if (!failedCondition(codes, 0) && !conflicted(codes) && !failedFrom(codes, verdictStart)) {
-            throw error;
-          }
-          if (attempt >= MAX_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
-      }
-    },
+    create: (orgId, input) => create(orgId, input, 1),
 
     async update(asset, changes) {
-      let skipOldGroup = false;
-      for (let attempt = 1; ; attempt++) {
-        const current = await read(asset.id);
-        if (!live(current)) throw gone(asset.id);
-        const next: Asset = { ...toAsset(current), updatedAt: new Date().toISOString() };
-        if (changes.name !== undefined) next.name = changes.name;
-        if (changes.description !== undefined) next.description = changes.description;
-        if (changes.groupId !== undefined) next.groupId = changes.groupId;
-        const oldGroup = current.groupId ?? null;
-        const moves = next.groupId !== oldGroup;
-        const keys = liveKeys(next);
-        const items: TransactItem[] = [
-          {
-            Update: {
-              TableName: table,
-              Key: key.asset(asset.id),
-              UpdateExpression:
-                'SET description = :description, groupId = :groupId, updatedAt = :updatedAt, ' +
-                '#search = :search, #lg = :lg, #ltg = :ltg, version = version + :one' +
-                (next.name === undefined ? ' REMOVE #name' : ', #name = :name'),
-              ConditionExpression: 'version = :version AND attribute_exists(#live)',
-              ExpressionAttributeNames: {
-                '#name': 'name',
-                '#search': 'search',
-                '#lg': ATTR.liveGroup,
-                '#ltg': ATTR.liveTypeGroup,
-                '#live': ATTR.liveSort,
-              },
-              ExpressionAttributeValues: {
-                ...(next.name === undefined ? {} : { ':name': next.name }),
-                ':description': next.description,
-                ':groupId': next.groupId,
-                ':updatedAt': next.updatedAt,
-                ':search': searchText(next),
-                ':lg': keys[ATTR.liveGroup],
-                ':ltg': keys[ATTR.liveTypeGroup],
-                ':one': 1,
-                ':version': current.version,
-              },
-            },
-          },
-        ];
-        if (moves && next.groupId !== null) items.push(groupCount(table, asset.orgId, next.groupId, 1));
-        const oldGroupIndex = items.length;
-        if (moves && oldGroup !== null && !skipOldGroup) items.push(groupCount(table, asset.orgId, oldGroup, -1));
-        try {
-          await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return next;
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (moves && next.groupId !== null && failedCondition(codes, 1)) throw groupGone(next.groupId);
-          // The old group was deleted meanwhile: its count no longer exists to move.
-          if (failedCondition(codes, oldGroupIndex)) skipOldGroup = true;
-          else if (!failedCondition(codes, 0) && !conflicted(codes)) throw error;
-          if (attempt >= MAX_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
+      let next = asset;
+      const build = async (failedBefore: ReadonlySet<string>) => {
+        const current = await readLive(asset.id);
+        next = changed(toAsset(current), changes);
+        const moves = next.groupId !== groupId(current);
+        return {
+          asset: replaceLive(current, next),
+          newGroup: moves ? groupCount(asset.orgId, next.groupId, 1) : undefined,
+          // A deleted old group has no count left to move.
+          oldGroup: moves && !failedBefore.has('oldGroup') ? groupCount(asset.orgId, groupId(current), -1) : undefined,
+        };
+      };
+      try {
+        await transactWithRetry(db, build, { retryOn: ['asset', 'oldGroup'], maxAttempts: MAX_ATTEMPTS });
+        return next;
+      } catch (error) {
+        if (failedConditions(error).has('newGroup') && next.groupId !== null) throw groupGone(next.groupId);
+        throw error;
       }
     },
 
     async softDelete(asset) {
-      let skipGroup = false;
-      for (let attempt = 1; ; attempt++) {
-        const current = await read(asset.id);
-        if (!live(current)) throw gone(asset.id);
-        const now = new Date().toISOString();
-        const items: TransactItem[] = [
-          {
-            Update: {
-              TableName: table,
-              Key: key.asset(asset.id),
-              UpdateExpression:
-                'SET deletedAt = :now, updatedAt = :now, version = version + :one REMOVE #ls, #lo, #lt, #lg, #ltg',
-              ConditionExpression: 'version = :version AND attribute_exists(#ls)',
-              ExpressionAttributeNames: {
-                '#ls': ATTR.liveSort,
-                '#lo': ATTR.liveOrg,
-                '#lt': ATTR.liveType,
-                '#lg': ATTR.liveGroup,
-                '#ltg': ATTR.liveTypeGroup,
-              },
-              ExpressionAttributeValues: { ':now': now, ':one': 1, ':version': current.version },
-            },
-          },
-          {
+      const build = async (failedBefore: ReadonlySet<string>) => {
+        const current = await readLive(asset.id);
+        return {
+          asset: markDeleted(current),
+          identity: {
             Delete: {
-              TableName: table,
+              TableName,
               Key: { PK: key.org(current.orgId).PK, SK: current.identitySK },
               ConditionExpression: 'assetId = :id',
               ExpressionAttributeValues: { ':id': current.id },
             },
           },
-        ];
-        const groupIndex = items.length;
-        if (current.groupId !== null && current.groupId !== undefined && !skipGroup) {
-          items.push(groupCount(table, current.orgId, current.groupId, -1));
-        }
-        const verdictStart = items.length;
-        items.push(...(await allowEntry(current.checkKey, current.type, -1)));
-        try {
-          await db.send(new TransactWriteCommand({ TransactItems: items }));
-          return;
-        } catch (error) {
-          const codes = cancellationCodes(error);
-          if (failedCondition(codes, groupIndex)) skipGroup = true;
-          else if (!failedCondition(codes, 0) && !conflicted(codes) && !failedFrom(codes, verdictStart)) throw error;
-          if (attempt >= MAX_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
-      }
+          // A deleted group has no count left to move.
+          group: failedBefore.has('group') ? undefined : groupCount(current.orgId, groupId(current), -1),
+          ...(await allowEntry(current.checkKey, current.type, -1)),
+        };
+      };
+      await transactWithRetry(db, build, {
+        retryOn: ['asset', 'identity', 'group', ...VERDICT_ITEMS],
+        maxAttempts: MAX_ATTEMPTS,
+      });
     },
 
     async list(orgId, filter, limit, position) {
@@ -270,7 +261,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, table: string): Asse
         const remaining = limit - assets.length;
         const result = await db.send(
           new QueryCommand({
-            TableName: table,
+            TableName,
             IndexName: index.name,
             KeyConditionExpression: '#pk = :pk',
             ScanIndexForward: false,

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 
 /** One entry of a TransactWriteItems request (document-client form). */
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
@@ -7,19 +7,67 @@ export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWrit
 /** The items of one transaction by name; an undefined entry is left out. */
 export type NamedItems = Record<string, TransactItem | undefined>;
 
-/** The cancellation reason codes of a failed TransactWriteItems, in item order; undefined for any other error. */
-export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined =>
-  error instanceof TransactionCanceledException
-    ? (error.CancellationReasons ?? []).map((reason) => reason.Code)
-    : undefined;
+/** The conditions of these named items failed, and the caller did not declare them retryable (or retries ran out). */
+export class ConditionsFailedError extends Error {
+  readonly failed: ReadonlySet<string>;
+  constructor(failed: ReadonlySet<string>, options: ErrorOptions) {
+    super(`Transaction conditions failed: ${[...failed].join(', ')}`, options);
+    this.name = new.target.name;
+    this.failed = failed;
+  }
+}
 
-export const failedCondition = (codes: (string | undefined)[] | undefined, index: number): boolean =>
-  codes?.[index] === 'ConditionalCheckFailed';
+/** The names whose condition failed, if `error` is a ConditionsFailedError; empty otherwise. */
+export const failedConditions = (error: unknown): ReadonlySet<string> =>
+  error instanceof ConditionsFailedError ? error.failed : new Set();
 
-/** Another transaction touched the same items at the same moment; retrying is safe. */
-export const conflicted = (codes: (string | undefined)[] | undefined): boolean =>
-  codes?.some((code) => code === 'TransactionConflict') ?? false;
+export type TransactOptions = {
+  /** Names whose failed condition means "read again and rebuild", such as an optimistic version check. */
+  retryOn?: readonly string[];
+  maxAttempts?: number;
+};
+
+const MAX_ITEMS = 100;
+const DEFAULT_ATTEMPTS = 12;
 
 /** Full-jitter exponential backoff before retry `attempt` (1-based), capped at 250 ms. */
-export const backoff = (attempt: number): Promise<void> =>
+const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
+
+/**
+ * Writes the items `build` returns in one transaction (none: nothing to write). It retries, with a fresh `build`, when another
+ * transaction conflicted or only `retryOn` conditions failed; `build` is told every name whose condition
+ * failed on an earlier attempt. Any other failed condition throws ConditionsFailedError naming them all.
+ */
+export const transactWithRetry = async (
+  db: DynamoDBDocumentClient,
+  build: (failedBefore: ReadonlySet<string>) => NamedItems | Promise<NamedItems>,
+  { retryOn = [], maxAttempts = DEFAULT_ATTEMPTS }: TransactOptions = {},
+): Promise<void> => {
+  const failedBefore = new Set<string>();
+  for (let attempt = 1; ; attempt++) {
+    const named = Object.entries(await build(failedBefore)).filter(
+      (entry): entry is [string, TransactItem] => entry[1] !== undefined,
+    );
+    if (named.length === 0) return;
+    if (named.length > MAX_ITEMS) {
+      throw new Error(`A transaction of ${named.length} items exceeds DynamoDB's limit of ${MAX_ITEMS}`);
+    }
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: named.map(([, item]) => item) }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      const failed = new Set(named.filter((_, i) => codes[i] === 'ConditionalCheckFailed').map(([name]) => name));
+      const retryable = [...failed].every((name) => retryOn.includes(name));
+      const conflicted = codes.includes('TransactionConflict');
+      if (failed.size > 0 && (!retryable || attempt >= maxAttempts)) {
+        throw new ConditionsFailedError(failed, { cause: error });
+      }
+      if ((failed.size === 0 && !conflicted) || attempt >= maxAttempts) throw error;
+      for (const name of failed) failedBefore.add(name);
+      await backoff(attempt);
+    }
+  }
+};

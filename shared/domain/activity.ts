@@ -264,6 +264,25 @@ export const applyActivities = async (
   return totals;
 };
 
+/**
+ * One queue batch of changes (message id and JSON body): applied concurrently, each
+ * idempotently, so a redelivered message is harmless. Returns the ids of the messages that
+ * failed (to be redelivered) with the reason of each, and how many were applied and ignored.
+ */
+export const applyMessages = async (store: ActivityStore, messages: readonly { id: string; body: string }[]) => {
+  const outcomes = await Promise.allSettled(
+    messages.map(async (message) => applyActivity(store, parseActivityChange(JSON.parse(message.body)))),
+  );
+  const counts = { applied: 0, ignored: 0, failed: 0 };
+  const failures: { id: string; reason: unknown }[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'fulfilled') counts[outcome.value]++;
+    else failures.push({ id: (messages[index] as { id: string }).id, reason: outcome.reason });
+  });
+  counts.failed = failures.length;
+  return { counts, failures };
+};
+
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {
   const record = await store.find(ref);
   if (!record) throw new NotFoundError(`No ${describeRef(ref)} has been recorded`);

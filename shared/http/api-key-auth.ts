@@ -1,8 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { config } from '../config.ts';
-import { apiKeyRepository } from '../db/api-key-repository.ts';
-import { documentClient } from '../db/default-client.ts';
-import { type ApiKeyRecord, cachedKeyResolver, type KeyResolver, type Scope } from '../domain/api-keys.ts';
+import type { ApiKeyRecord, KeyResolver, Scope } from '../domain/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Auth } from './api-event.ts';
 import { headerOf } from './request.ts';
@@ -12,8 +9,6 @@ type Options = {
   organization: boolean;
   scope: Scope;
 };
-
-const defaultResolver = cachedKeyResolver(apiKeyRepository(documentClient, config.tableName));
 
 export const presentedKey = (headers: Record<string, string | undefined> | undefined): string | undefined => {
   const key = headerOf(headers, 'x-api-key')?.trim();
@@ -30,7 +25,7 @@ const toAuth = (record: ApiKeyRecord): Auth =>
 /** Resolves `X-API-KEY` (or `Authorization: Bearer`) and sets `event.auth`. */
 export const apiKeyAuth = <E extends { headers?: Record<string, string | undefined> }>(
   options: Options,
-  resolve?: KeyResolver,
+  resolve: KeyResolver,
 ): MiddlewareObj<E> => ({
   before: async (request) => {
     const unauthorized = options.organization
@@ -38,7 +33,7 @@ export const apiKeyAuth = <E extends { headers?: Record<string, string | undefin
       : 'A valid API key is required';
     const key = presentedKey(request.event.headers);
     if (!key) throw new UnauthorizedError(unauthorized);
-    const record = await (resolve ?? defaultResolver)(key);
+    const record = await resolve(key);
     if (!record || record.revoked) throw new UnauthorizedError(unauthorized);
     if (options.organization && record.kind !== 'organization') throw new UnauthorizedError(unauthorized);
     if (!record.scopes.includes(options.scope)) {

@@ -38,3 +38,40 @@ export const assetFields = {
     ),
   ),
 };
+
+/** A `per_page` query parameter: an integer from 1 to `max`, `fallback` when absent. */
+export const perPage = (max: number, fallback: number) => {
+  const message = `per_page must be an integer between 1 and ${max}`;
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, message),
+      v.transform(Number),
+      v.minValue(1, message),
+      v.maxValue(max, message),
+    ),
+    String(fallback),
+  );
+};
+
+/** The `groupId` filter of the asset listing: a group id, or -1 for ungrouped assets. */
+export const groupFilter = v.pipe(
+  v.string(),
+  v.regex(/^(-1|[1-9]\d{0,15})$/, 'groupId must be a positive integer or -1'),
+  v.transform((value) => (value === '-1' ? ('ungrouped' as const) : Number(value))),
+);
+
+/** The content of an asset check: absent and empty are both "content is required". */
+export const checkContent = v.pipe(
+  v.optional(v.string('content must be a string'), ''),
+  v.trim(),
+  v.nonEmpty('content is required'),
+  v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
+);
+
+/** An optional field that clients may also send as `null`; both arrive as `undefined`. */
+export const nullable = <S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.nullish(schema),
+    v.transform((value) => value ?? undefined),
+  );

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
-import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
+import { ACME_KEY, GLOBEX_KEY, seed, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('groups');
@@ -13,9 +13,15 @@ const { handler: listAssets } = await import('../../functions/assets/list.ts');
 
 const ACME = ACME_KEY;
 const GLOBEX = GLOBEX_KEY;
+/** An organization no other test creates groups in, so its ids are known. */
+const INITECH = 'initech-key-0123456789abcdef';
 
 beforeAll(async () => {
   await seedTwoOrganizations(table.db, table.tableName);
+  await seed(table.db, table.tableName, {
+    organizations: [{ slug: 'initech', name: 'Initech' }],
+    apiKeys: [{ key: INITECH, organization: 'initech' }],
+  });
 });
 
 const create = async (apiKey: string, name: string) =>
@@ -33,6 +39,24 @@ describe('asset groups on DynamoDB Local', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(49);
     expect((await list(ACME)).groups.filter((group) => group.name === 'Race')).toHaveLength(1);
+  });
+
+  it('issues no id to a create refused with 409: the next group gets the next id', async () => {
+    const first = await create(INITECH, 'A');
+    const again = await create(INITECH, 'A');
+    const next = await create(INITECH, 'B');
+
+    expect(first.body).toEqual({ id: 1, name: 'A' });
+    expect(again.statusCode).toBe(409);
+    expect(next.body).toEqual({ id: 2, name: 'B' });
+  });
+
+  it('gives each of 30 concurrent creates of different names its own id', async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => create(GLOBEX, `Parallel ${i}`)));
+
+    const ids = responses.map((response) => (response.body as { id: number }).id);
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(30).fill(200));
+    expect(new Set(ids).size).toBe(30);
   });
 
   it('compares names case-sensitively and scopes them to the organization', async () => {

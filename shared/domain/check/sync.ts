@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { type SnapshotStore, snapshotOf } from './lists.ts';
 import { EXTERNAL_SOURCES, type ExternalSourceName } from './types.ts';
 
-type ListFeed = { source: ExternalSourceName; url: string };
+export type ListFeed = { source: ExternalSourceName; url: string };
 
 const FEEDS = v.record(
   v.picklist(EXTERNAL_SOURCES, `List sources are ${EXTERNAL_SOURCES.join(', ')}`),

@@ -1,12 +1,19 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as createGroup } from '../../../functions/asset-groups/create.ts';
 import { handler as deleteGroup } from '../../../functions/asset-groups/delete.ts';
 import { handler as listGroups } from '../../../functions/asset-groups/list.ts';
+import { key } from '../../../shared/db/keys.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { cancelled, givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
+/** The organization's group counter stands at `lastId`. */
+const givenLastGroupId = (orgId: string, lastId: number) =>
+  ddb.on(GetCommand, { Key: key.groupCounter(orgId) }).resolves({ Item: { ...key.groupCounter(orgId), lastId } });
+/** The create-group transaction fails the conditions of these items (counter, group, name) as DynamoDB reports them. */
+const createGroupFails = (failed: { counter?: boolean; group?: boolean; name?: boolean }) =>
+  cancelled([failed.counter, failed.group, failed.name].map((hit) => (hit ? 'ConditionalCheckFailed' : 'None')));
 const post = (apiKey: string | null, body: unknown) =>
   apiEvent({ method: 'POST', path: '/organization/asset-groups', apiKey, body });
 
@@ -15,7 +22,7 @@ describe('POST /organization/asset-groups', () => {
 
   it('returns the new group with the id the organization counter issued', async () => {
     const apiKey = givenApiKey(ddb, { orgId: 'org-1' });
-    ddb.on(UpdateCommand).resolves({ Attributes: { lastId: 7 } });
+    givenLastGroupId('org-1', 6);
     ddb.on(TransactWriteCommand).resolves({});
 
     const response = await call(createGroup, post(apiKey, { name: '  Brand A  ' }));
@@ -26,8 +33,8 @@ describe('POST /organization/asset-groups', () => {
 
   it('returns 409 CONFLICT when the organization already has a group with that name', async () => {
     const apiKey = givenApiKey(ddb);
-    ddb.on(UpdateCommand).resolves({ Attributes: { lastId: 8 } });
-    ddb.on(TransactWriteCommand).rejects(cancelled(['None', 'ConditionalCheckFailed']));
+    givenLastGroupId('org-1', 7);
+    ddb.on(TransactWriteCommand).rejects(createGroupFails({ name: true }));
 
     const response = await call(createGroup, post(apiKey, { name: 'Brand A' }));
 
@@ -59,7 +66,7 @@ describe('POST /organization/asset-groups', () => {
 
   it('accepts a 255-character name of astral characters, counted as code points', async () => {
     const apiKey = givenApiKey(ddb);
-    ddb.on(UpdateCommand).resolves({ Attributes: { lastId: 1 } });
+    givenLastGroupId('org-1', 0);
     ddb.on(TransactWriteCommand).resolves({});
 
     const response = await call(createGroup, post(apiKey, { name: '😀'.repeat(255) }));
@@ -120,7 +127,9 @@ describe('POST /organization/asset-groups', () => {
 
   it('returns 500 with a request id and no AWS detail when DynamoDB fails', async () => {
     const apiKey = givenApiKey(ddb);
-    ddb.on(UpdateCommand).rejects(new Error('ProvisionedThroughputExceededException on table prod-table-xyz'));
+    ddb
+      .on(GetCommand, { Key: key.groupCounter('org-1') })
+      .rejects(new Error('ProvisionedThroughputExceededException on table prod-table-xyz'));
 
     const response = await call(createGroup, post(apiKey, { name: 'A' }));
 

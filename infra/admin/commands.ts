@@ -1,21 +1,17 @@
-import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
 import type { MembershipStatus } from '../../shared/domain/organizations.ts';
-import { withLocalTable } from '../local/connect.ts';
-import { LOCAL } from '../local/settings.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 
-const USAGE = `Usage: npm run admin -- [--table <name>] <command>
+export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
 Without --table the local table is used (the one 'npm start' serves, or .data/ directly).
 With --table the named table in AWS is used (credentials and region from the usual AWS settings).
@@ -41,7 +37,7 @@ const positive = (text: string | undefined, what: string): number => {
   return Number(text);
 };
 
-const run = async (
+export const runAdminCommand = async (
   db: DynamoDBDocumentClient,
   table: string,
   words: string[],
@@ -124,40 +120,3 @@ const run = async (
       return fail(words.length === 0 ? 'Missing command' : `Unknown command: ${words.join(' ')}`);
   }
 };
-
-const main = async () => {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      table: { type: 'string' },
-      name: { type: 'string' },
-      flags: { type: 'string' },
-      org: { type: 'string' },
-      user: { type: 'string' },
-      scopes: { type: 'string' },
-      description: { type: 'string' },
-      group: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help || positionals.length === 0) {
-    console.log(USAGE);
-    return;
-  }
-  const message = values.table
-    ? await run(
-        createDocumentClient(process.env.DYNAMODB_ENDPOINT),
-        values.table,
-        positionals,
-        values as Record<string, string>,
-      )
-    : await withLocalTable((endpoint) =>
-        run(createDocumentClient(endpoint), LOCAL.tableName, positionals, values as Record<string, string>),
-      );
-  console.log(message);
-};
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
-});

@@ -1,0 +1,39 @@
+import { parseArgs } from 'node:util';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { runAdminCommand, USAGE } from '../admin/commands.ts';
+import { withLocalTable } from './connect.ts';
+import { LOCAL } from './settings.ts';
+
+/** `npm run admin`: the operator's commands on a table in AWS (`--table`) or, without it, on the local table. */
+const main = async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      table: { type: 'string' },
+      name: { type: 'string' },
+      flags: { type: 'string' },
+      org: { type: 'string' },
+      user: { type: 'string' },
+      scopes: { type: 'string' },
+      description: { type: 'string' },
+      group: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return;
+  }
+  const flags = values as Record<string, string>;
+  const message = values.table
+    ? await runAdminCommand(createDocumentClient(process.env.DYNAMODB_ENDPOINT), values.table, positionals, flags)
+    : await withLocalTable((endpoint) =>
+        runAdminCommand(createDocumentClient(endpoint), LOCAL.tableName, positionals, flags),
+      );
+  console.log(message);
+};
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,41 @@
+import middy from '@middy/core';
+import type { KeyResolver, Scope } from '../domain/api-keys.ts';
+import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
+import { apiKeyAuth } from './api-key-auth.ts';
+import { type Deprecation, deprecation } from './deprecation.ts';
+import { errorResponse } from './error-response.ts';
+import { jsonBody } from './json-body.ts';
+import { validate } from './validate.ts';
+
+/** Who may call: organization keys only, or any valid key (organization or user). */
+export type Caller = 'organization' | 'any';
+type AuthOf<C extends Caller> = C extends 'organization' ? OrganizationAuth : Auth;
+
+export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
+  request: R;
+  caller: C;
+  scope: Scope;
+  keys: KeyResolver;
+  /** How a JSON body is read; parsed only when `request.body` is declared. */
+  body?: { optional?: boolean; maxBytes?: number };
+  deprecation?: Deprecation;
+};
+
+export type ApiHandler = (event: never, context: Context) => Promise<ApiResult>;
+
+/**
+ * The one middy chain of every HTTP handler, in its only correct order: deprecation headers
+ * (first, so they mark the final response, errors included), key check (a bad key is 401
+ * before the body is parsed), JSON body, validation, and error shaping (last, so middy runs
+ * its onError first).
+ */
+export const apiHandler = <R extends RequestSchema, C extends Caller>(
+  options: ApiHandlerOptions<R, C>,
+  handle: (event: ValidatedEvent<R, AuthOf<C>>, context: Context) => Promise<ApiResult>,
+) => {
+  const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>();
+  if (options.deprecation) chain.use(deprecation(options.deprecation));
+  chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
+  if (options.request.body) chain.use(jsonBody(options.body));
+  return chain.use(validate(options.request)).use(errorResponse()).handler(handle);
+};

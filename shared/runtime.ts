@@ -1,0 +1,71 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
+import { config } from './config.ts';
+import { activityRepository } from './db/activity-repository.ts';
+import { apiKeyRepository } from './db/api-key-repository.ts';
+import { assetGroupRepository } from './db/asset-group-repository.ts';
+import { assetRepository } from './db/asset-repository.ts';
+import { checkIndexRepository } from './db/check-repository.ts';
+import { createDocumentClient } from './db/client.ts';
+import { directoryRepository } from './db/directory-repository.ts';
+import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
+import { metricsRepository } from './db/metrics-repository.ts';
+import { cachedKeyResolver } from './domain/api-keys.ts';
+import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
+import { cursorCodec } from './domain/cursor.ts';
+import { logger } from './logger.ts';
+
+/** Builds a value on first use and keeps it for the life of the container. */
+const once = <T>(build: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => {
+    value ??= build();
+    return value;
+  };
+};
+
+const documentClient = once(() => createDocumentClient(config.dynamoEndpoint));
+const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>
+  once(() => repository(documentClient(), config.tableName));
+
+const metrics = table(metricsRepository);
+const directory = table(directoryRepository);
+const listSnapshots = once(() => {
+  const location = config.listSnapshots;
+  return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+});
+
+/**
+ * The production dependencies of the functions: one client per container, the stores over the
+ * configured table, the key cache and the clock. Each function module passes what it needs to
+ * its `createHandler`; tests pass fakes instead.
+ */
+export const runtime = {
+  keys: once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName))),
+  assets: table(assetRepository),
+  groups: table(assetGroupRepository),
+  metrics,
+  directory,
+  metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
+  activity: table(activityRepository),
+  checkIndex: table(checkIndexRepository),
+  cursors: once(() => cursorCodec(config.cursorSecret)),
+  listSnapshots: once(() => {
+    const location = config.listSnapshots;
+    return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+  }),
+  /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
+  externalSources: once(() => {
+    const snapshots = listSnapshots();
+    const sources = refreshingSources(
+      () =>
+        loadExternalSources(snapshots, shippedEthConfig, {
+          onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
+        }),
+      { onError: (error) => logger.error('External lists not loaded', { error }) },
+    );
+    sources.warm();
+    return sources.get;
+  }),
+  now: (): number => Date.now(),
+};
