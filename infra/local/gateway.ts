@@ -30,7 +30,7 @@ const routePath = (pathname: string): string | undefined => {
 };
 
 /** The route `path` names for `method` (any method for a CORS preflight, `OPTIONS`). */
-const matchRoute = (method: string, path: string) => {
+export const matchRoute = (method: string, path: string) => {
   const segments = path.split('/').filter(Boolean);
   for (const route of ROUTES) {
     if (route.method !== method && method !== 'OPTIONS') continue;

@@ -6,6 +6,10 @@ import { mapConcurrently } from '../domain/concurrency.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
+import { type VerdictDelta, verdictChange, verdictItemNames } from './verdict-log.ts';
+
+/** An asset moves at most one check-index entry. */
+const VERDICT_ITEMS = verdictItemNames(1);
 
 type AssetItem = Asset & {
   version: number;
@@ -72,7 +76,8 @@ const groupId = (item: AssetItem): number | null => item.groupId ?? null;
 
 /**
  * Input positions split, in order, into transactions of at most 100 items: two per asset (the
- * asset and its identity), one per group and one per check-index entry the chunk touches.
+ * asset and its identity), one per group and two per check-index entry the chunk touches (the
+ * entry and its verdict-log record).
  */
 const packChunks = (inputs: readonly PreparedAsset[]): number[][] => {
   const chunks: number[][] = [];
@@ -83,7 +88,8 @@ const packChunks = (inputs: readonly PreparedAsset[]): number[][] => {
     const group = input.groupId ?? null;
     const newGroup = group !== null && !groups.has(group) ? 1 : 0;
     const newCheck = input.checkKey !== undefined && !checkKeys.has(input.checkKey) ? 1 : 0;
-    if (2 * (chunk.length + 1) + groups.size + newGroup + checkKeys.size + newCheck > MAX_TRANSACTION_ITEMS) {
+    const items = 2 * (chunk.length + 1) + groups.size + newGroup + 2 * (checkKeys.size + newCheck);
+    if (items > MAX_TRANSACTION_ITEMS) {
       chunks.push(chunk);
       chunk = [];
       groups = new Set();
@@ -125,18 +131,9 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ExpressionAttributeValues: { ':delta': delta },
           },
         };
-  const allowEntry = (checkKey: string | undefined, delta: number): TransactItem | undefined =>
-    checkKey === undefined
-      ? undefined
-      : {
-          Update: {
-            TableName,
-            Key: key.checkEntry(checkKey),
-            UpdateExpression: 'SET #key = :key ADD allow :delta',
-            ExpressionAttributeNames: { '#key': 'key' },
-            ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
-          },
-        };
+  /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
+  const allowEntry = (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<NamedItems> =>
+    checkKey === undefined ? Promise.resolve({}) : verdictChange(db, TableName, [{ checkKey, type, allow }]);
   /** Writes `next` over the asset version `current` was read at, keeping it in the live indexes. */
   const replaceLive = (current: AssetItem, next: Asset): TransactItem => {
     const keys = liveKeys(next);
@@ -193,7 +190,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
   };
 
   /** Everything one chunk writes, keyed by item name; inputs named in `refused` are left out. */
-  const chunkItems = (
+  const chunkItems = async (
     orgId: string,
     inputs: readonly PreparedAsset[],
     chunk: readonly number[],
@@ -203,7 +200,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     const written = new Map<number, Asset>();
     const items: NamedItems = {};
     const groupDeltas = new Map<number, number>();
-    const checkDeltas = new Map<string, number>();
+    const verdicts: VerdictDelta[] = [];
     for (const index of chunk) {
       const input = inputs[index] as PreparedAsset;
       const group = input.groupId ?? null;
@@ -220,13 +217,11 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       });
       items[`identity${index}`] = putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id });
       if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
-      if (checkKey !== undefined) checkDeltas.set(checkKey, (checkDeltas.get(checkKey) ?? 0) + 1);
+      if (checkKey !== undefined) verdicts.push({ checkKey, type: asset.type, allow: 1 });
       written.set(index, asset);
     }
     for (const [group, delta] of groupDeltas) items[`group${group}`] = groupCount(orgId, group, delta);
-    let entry = 0;
-    for (const [checkKey, delta] of checkDeltas) items[`check${entry++}`] = allowEntry(checkKey, delta);
-    return { items, written };
+    return { items: { ...items, ...(await verdictChange(db, TableName, verdicts)) }, written };
   };
 
   /** One transaction per chunk; identities already taken, and groups gone meanwhile, drop out and the rest retries. */
@@ -239,11 +234,11 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     let refused: ReadonlySet<string> = new Set();
     let written = new Map<number, Asset>();
     let base = requestBase;
-    const build = (failedBefore: ReadonlySet<string>) => {
+    const build = async (failedBefore: ReadonlySet<string>) => {
       // Ids are unique within the request; one taken by another request gets a fresh base on the retry.
       if (chunk.some((index) => failedBefore.has(`asset${index}`))) base = newAssetId();
       refused = failedBefore;
-      const built = chunkItems(orgId, inputs, chunk, failedBefore, (index) => base + index);
+      const built = await chunkItems(orgId, inputs, chunk, failedBefore, (index) => base + index);
       written = built.written;
       return built.items;
     };
@@ -251,6 +246,8 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     const retryOn = [
       ...chunk.flatMap((index) => [`asset${index}`, `identity${index}`]),
       ...[...groups].map((group) => `group${group}`),
+      // A check-index entry changed since it was read: read it again.
+      ...verdictItemNames(chunk.length),
     ];
     await transactWithRetry(db, build, { retryOn, maxAttempts: MAX_ATTEMPTS + chunk.length });
     return chunk.map((index): AddOutcome => {
@@ -312,10 +309,13 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
           },
           // A deleted group has no count left to move.
           group: failedBefore.has('group') ? undefined : groupCount(current.orgId, groupId(current), -1),
-          check: allowEntry(current.checkKey, -1),
+          ...(await allowEntry(current.checkKey, current.type, -1)),
         };
       };
-      await transactWithRetry(db, build, { retryOn: ['asset', 'identity', 'group'], maxAttempts: MAX_ATTEMPTS });
+      await transactWithRetry(db, build, {
+        retryOn: ['asset', 'identity', 'group', ...VERDICT_ITEMS],
+        maxAttempts: MAX_ATTEMPTS,
+      });
     },
 
     async list(orgId, filter, limit, position) {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
 import { BadRequestError } from '../errors.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 
 /** A path or query id: digits only, a positive safe integer. */
 export const positiveId = (message: string) =>
@@ -10,6 +11,8 @@ export const groupName = v.pipe(
   v.string('Group name is required'),
   v.trim(),
   v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
+  // 1 to 255 code points once surrounding white space is trimmed.
+  jsonSchemaTwin({ pattern: '^\\s*\\S(?:[\\s\\S]{0,253}\\S)?\\s*$' }),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -43,15 +46,14 @@ export const assetFields = {
   groupId: bodyGroupId,
 };
 
-/** The body of POST /organization/assets: the count is checked before any item is read. */
+/** The body of POST /organization/assets. */
 export const MAX_ASSETS_PER_REQUEST = 1000;
 export const addAssetsBody = v.object(
   {
     assets: v.pipe(
-      v.array(v.unknown(), 'assets must be an array'),
+      v.array(v.object(assetFields, 'Each asset must be an object'), 'assets must be an array'),
       v.minLength(1, 'At least one asset is required'),
       v.maxLength(MAX_ASSETS_PER_REQUEST, `Maximum ${MAX_ASSETS_PER_REQUEST} assets allowed per request`),
-      v.array(v.object(assetFields, 'Each asset must be an object')),
     ),
   },
   'Request body must be an object with an assets array',
