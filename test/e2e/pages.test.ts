@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFixture } from '../../infra/local/fixture.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { ARTIFACTS, launchBrowser, watchedPage } from '../fixtures/browser.ts';
@@ -11,7 +10,6 @@ import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('pages');
-const demo = parseFixture(JSON.parse(readFileSync('infra/local/demo.json', 'utf8')));
 const server = createGateway();
 let origin = '';
 let browser: Browser;
