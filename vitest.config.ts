@@ -11,6 +11,9 @@ export default defineConfig({
     env: {
       TABLE_NAME: 'unit-test-table',
       CURSOR_SECRET: 'test-cursor-secret',
+      DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/dead-letters',
+      // EMF lines would fill the test output; the tests of the metrics turn them back on.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       LISTS_DIR: 'infra/local/lists',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',

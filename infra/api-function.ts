@@ -116,7 +116,8 @@ export class ApiFunction extends Construct {
     super(scope, id);
     this.fn = serviceFunction(this, 'Function', {
       ...props,
-      environment: { TABLE_NAME: props.table.tableName, ...props.environment },
+      // ROUTE_NAME: the `route` dimension of the function's endpoint metrics, which the alarms read.
+      environment: { TABLE_NAME: props.table.tableName, ROUTE_NAME: id, ...props.environment },
     });
     const actions = props.access === 'write' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
     grantTable(props.table, this.fn, actions, props.indexes);

@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
@@ -8,6 +9,7 @@ import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
+import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -49,6 +51,7 @@ export const runtime = {
   directory,
   metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
   activity: table(activityRepository),
+  deadLetters: once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl)),
   checkIndex: table(checkIndexRepository),
   cursors: once(() => {
     const location = config.cursorKeys;

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { ROUTES } from '../../infra/routes.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
@@ -24,8 +24,31 @@ const add = (name: string, value: string) => {
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-const bundle = async (entry: string, outfile: string) => {
+/**
+ * Stands in for every Powertools package, to measure a route as it was before Powertools: the
+ * same handler with no-op telemetry.
+ */
+const POWERTOOLS_STUB = `
+const noop = () => {};
+const middleware = () => ({ before: noop, after: noop, onError: noop });
+export class Logger { info() {} warn() {} error() {} debug() {} setLogLevel() {} addContext() {} }
+export class Metrics { addMetric() {} addDimension() {} addDimensions() {} publishStoredMetrics() {} singleMetric() { return this; } }
+export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Seconds: 'Seconds' };
+export const injectLambdaContext = middleware;
+export const logMetrics = middleware;
+export class SecretsProvider { async get() { return ''; } }
+`;
+const withoutPowertools: Plugin = {
+  name: 'without-powertools',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@aws-lambda-powertools\// }, (args) => ({ path: args.path, namespace: 'stub' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: POWERTOOLS_STUB, loader: 'js' }));
+  },
+};
+
+const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
   await build({
+    plugins,
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -53,22 +76,47 @@ const loadTime = (file: string, runs = 11) => {
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
+/** Over the budget when a route loads more than this much slower than the SDK-only bundle. */
+const COLD_LOAD_BUDGET_MS = 10;
+
 const benchBundles = async () => {
   section('bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; median of 11 fresh processes)');
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
+  const dir = `${process.cwd()}/${OUT}`;
   writeFileSync(`${OUT}/empty.ts`, 'export const handler = async () => ({ statusCode: 200 });\n');
-  const empty = await bundle(`${OUT}/empty.ts`, `${process.cwd()}/${OUT}/empty.js`);
-  const emptyLoad = loadTime(`${process.cwd()}/${OUT}/empty.js`);
+  const empty = await bundle(`${OUT}/empty.ts`, `${dir}/empty.js`);
+  const emptyLoad = loadTime(`${dir}/empty.js`);
   add('empty module', `${kb(empty.bytes)}, load ${emptyLoad.toFixed(1)} ms`);
+  writeFileSync(
+    `${OUT}/sdk-only.ts`,
+    "export { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n",
+  );
+  const sdk = await bundle(`${OUT}/sdk-only.ts`, `${dir}/sdk-only.js`);
+  const sdkLoad = loadTime(`${dir}/sdk-only.js`);
+  add(
+    'SDK-only baseline (client-dynamodb + lib-dynamodb)',
+    `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip), load ${sdkLoad.toFixed(1)} ms; budget per route ${(sdkLoad + COLD_LOAD_BUDGET_MS).toFixed(1)} ms`,
+  );
+  const figure = (size: { bytes: number; gzip: number }, load: number) => {
+    const over = load - sdkLoad;
+    const verdict = over <= COLD_LOAD_BUDGET_MS ? 'within budget' : 'OVER budget';
+    return `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms (${over >= 0 ? '+' : ''}${over.toFixed(1)} ms vs SDK-only, ${verdict})`;
+  };
   for (const route of ROUTES) {
-    const file = `${process.cwd()}/${OUT}/${route.name}.js`;
-    const size = await bundle(route.entry, file);
-    const load = loadTime(file);
-    add(
-      route.name,
-      `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms = ${(load / emptyLoad).toFixed(1)}× empty (+${(load - emptyLoad).toFixed(1)} ms)`,
+    const before = await bundle(route.entry, `${dir}/${route.name}.before.js`, [withoutPowertools]);
+    const beforeLoad = loadTime(`${dir}/${route.name}.before.js`);
+    const after = await bundle(route.entry, `${dir}/${route.name}.js`);
+    const afterLoad = loadTime(`${dir}/${route.name}.js`);
+    writeFileSync(
+      `${OUT}/${route.name}.traced.ts`,
+      `import { Tracer } from '@aws-lambda-powertools/tracer';\nexport const tracer = new Tracer();\nexport * from '${process.cwd()}/${route.entry}';\n`,
     );
+    const traced = await bundle(`${OUT}/${route.name}.traced.ts`, `${dir}/${route.name}.traced.js`);
+    const tracedLoad = loadTime(`${dir}/${route.name}.traced.js`);
+    add(`${route.name} without Powertools`, figure(before, beforeLoad));
+    add(`${route.name} with logger + metrics (deployed)`, figure(after, afterLoad));
+    add(`${route.name} + Powertools tracer`, figure(traced, tracedLoad));
   }
 };
 
@@ -122,6 +170,9 @@ const main = async () => {
   // Before any handler module is imported: config and the default client are read once per process.
   process.env.TABLE_NAME = 'bench-gateway';
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  // Handlers publish their metrics (EMF) on stdout as in Lambda: measured, then dropped, until the table is printed.
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
     await benchBundles();
     await benchHandlerOverhead();
@@ -135,6 +186,7 @@ const main = async () => {
       m.benchGateway(dynamo.endpoint),
     );
   } finally {
+    process.stdout.write = write;
     await dynamo.stop();
   }
   const width = Math.max(...rows.map((row) => row.name.length));
