@@ -3,7 +3,7 @@ import type { DeadLetterStore } from '../../shared/db/dead-letter-queue.ts';
 import { type ActivityStore, applyMessages } from '../../shared/domain/activity.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishIngestion } from '../../shared/metrics.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 const describe = (reason: unknown): string => (reason instanceof Error ? reason.message : String(reason));
 

@@ -3,7 +3,7 @@ import type { SnapshotStore } from '../../shared/domain/check/lists.ts';
 import { type ListFeed, parseFeeds, type SyncOutcome, syncLists } from '../../shared/domain/check/sync.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishListSync } from '../../shared/metrics.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 const report = (outcome: SyncOutcome) => {
   if (outcome.outcome === 'failed') logger.error('List sync failed', { source: outcome.source, error: outcome.error });

@@ -8,7 +8,7 @@ vi.hoisted(() => {
 import { createHandler as createCheck } from '../../../functions/check/check.ts';
 import { createHandler as createSync } from '../../../functions/check/sync.ts';
 import type { ExternalSource } from '../../../shared/domain/check/types.ts';
-import { runtime } from '../../../shared/runtime.ts';
+import * as runtime from '../../../shared/runtime.ts';
 import { apiEvent, call } from '../../fixtures/api-event.ts';
 import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 import { captureOutput } from '../../fixtures/output.ts';
