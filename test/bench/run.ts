@@ -78,7 +78,9 @@ const loadTime = (file: string, runs = 11) => median(Array.from({ length: runs }
  */
 const loadTimes = (files: string[], runs = 11): number[] => {
   const times = files.map((): number[] => []);
-  for (let run = 0; run < runs; run++) files.forEach((file, i) => times[i]?.push(requireTime(file)));
+  for (let run = 0; run < runs; run++) {
+    for (const [i, file] of files.entries()) times[i]?.push(requireTime(file));
+  }
   return times.map(median);
 };
 
