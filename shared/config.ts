@@ -9,7 +9,7 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
-const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
@@ -22,7 +22,7 @@ export const config = {
   get serviceName(): string {
     return optional('SERVICE_NAME') ?? 'asset-protection-local';
   },
-  /** DEBUG, INFO (default), WARN or ERROR. */
+  /** DEBUG, INFO (default), WARN, ERROR, or SILENT (tests and benchmarks). */
   get logLevel(): LogLevel {
     const level = (optional('LOG_LEVEL') ?? 'INFO').toUpperCase();
     const known = LOG_LEVELS.find((candidate) => candidate === level);

@@ -11,6 +11,7 @@ import { ROUTES } from '../../infra/routes.ts';
 process.env.TABLE_NAME ??= 'bench-table';
 process.env.CURSOR_SECRET ??= 'bench-secret';
 process.env.AWS_REGION ??= 'us-east-1';
+process.env.LOG_LEVEL ??= 'SILENT';
 process.env.AWS_ACCESS_KEY_ID ??= 'bench';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
 
@@ -134,8 +135,6 @@ const benchHandlerOverhead = async () => {
   section('in-process handler overhead (DynamoDB mocked; µs per invocation, median of 5 rounds × 20,000)');
   const { mockClient } = await import('aws-sdk-client-mock');
   const { DynamoDBDocumentClient, GetCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { silenceLogs } = await import('../../shared/logger.ts');
-  silenceLogs();
   const ddb = mockClient(DynamoDBDocumentClient);
   ddb.on(GetCommand).resolves({ Item: { kind: 'organization', orgId: 'org-1' } });
   ddb.on(QueryCommand).resolves({ Items: [{ id: 1, name: 'A', assetCount: 2 }] });

@@ -1,9 +1,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+// The logger reads its level when it is created; the other tests keep it silent.
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = 'INFO';
+});
+
 import { handler as createAssets } from '../../../functions/assets/create.ts';
 import { handler as listAssets } from '../../../functions/assets/list.ts';
 import { cursorCodec } from '../../../shared/domain/cursor.ts';
-import { silenceLogs } from '../../../shared/logger.ts';
 import { apiEvent, call, context } from '../../fixtures/api-event.ts';
 import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 import { captureOutput } from '../../fixtures/output.ts';
@@ -26,9 +31,6 @@ const expectNothingSecret = (secrets: string[]) => {
 };
 
 const accessLines = () => output.lines().filter((line) => line.message === 'access');
-
-beforeAll(() => silenceLogs(false));
-afterAll(() => silenceLogs());
 
 describe('the access line', () => {
   beforeEach(() => ddb.reset());
