@@ -4,7 +4,7 @@ import { type AssetStore, removeAsset } from '../../shared/domain/assets.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { bodyIdMatches, positiveId } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   pathParameters: v.object({ assetId: positiveId('Asset ID is required') }),
