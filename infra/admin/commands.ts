@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -44,6 +45,7 @@ export const runAdminCommand = async (
   flags: Record<string, string | undefined>,
 ) => {
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
   const [noun, verb, ...rest] = words;
@@ -84,11 +86,11 @@ export const runAdminCommand = async (
       const record = flags.org
         ? { kind: 'organization' as const, orgId: flags.org, scopes: scopes as Scope[], revoked: false }
         : { kind: 'user' as const, userId: flags.user as string, scopes: scopes as Scope[], revoked: false };
-      await directory.putApiKey(hashApiKey(key), record);
+      await apiKeys.put(hashApiKey(key), record);
       return `API key (shown once, store it now): ${key}`;
     }
     case 'key revoke': {
-      const revoked = await directory.revokeApiKey(hashApiKey(need(0, 'key')));
+      const revoked = await apiKeys.revoke(hashApiKey(need(0, 'key')));
       if (!revoked) fail('No such key');
       return 'Key revoked (cached lookups expire within 60 s)';
     }

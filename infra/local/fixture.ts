@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -99,6 +100,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   // Activity is validated before anything is written, so a bad entry leaves the table untouched.
   const changes = fixture.activity.map(parseActivityChange);
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
 
@@ -121,7 +123,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     const record = apiKey.organization
       ? { kind: 'organization' as const, orgId: apiKey.organization, scopes: apiKey.scopes, revoked: false }
       : { kind: 'user' as const, userId: apiKey.user as string, scopes: apiKey.scopes, revoked: false };
-    if (await directory.putApiKey(hashApiKey(apiKey.key), record)) newKeys++;
+    if (await apiKeys.put(hashApiKey(apiKey.key), record)) newKeys++;
   }
   log(`apiKeys: ${newKeys} added, ${fixture.apiKeys.length - newKeys} already present (stored as SHA-256 only)`);
 
