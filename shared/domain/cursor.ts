@@ -2,39 +2,36 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { BadRequestError } from '../errors.ts';
 
 /**
- * `next_page` tokens: AES-256-GCM over the position and what it is bound to (organization and
- * filters). A token that was altered, issued to another organization, or is replayed with
- * other filters is rejected with 400.
+ * `next_page` tokens: AES-256-GCM over a store's position (opaque text) and what it is bound to
+ * (organization and filters). A token that was altered, issued to another organization, or is
+ * replayed with other filters is rejected with 400.
  */
 export type CursorBinding = { orgId: string; filter: string };
 
-const INVALID = 'Invalid next_page cursor';
+export const INVALID_CURSOR = 'Invalid next_page cursor';
 
 const keyOf = (secret: string): Buffer => createHash('sha256').update(`cursor:${secret}`).digest();
 
 export const cursorCodec = (secret: string) => {
   const key = keyOf(secret);
   return {
-    seal(binding: CursorBinding, position: Record<string, unknown>): string {
+    seal(binding: CursorBinding, position: string): string {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(JSON.stringify(binding)));
-      const body = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+      const body = Buffer.concat([cipher.update(position, 'utf8'), cipher.final()]);
       return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
     },
-    open(binding: CursorBinding, token: string): Record<string, unknown> {
+    open(binding: CursorBinding, token: string): string {
       const raw = Buffer.from(token, 'base64url');
-      if (raw.length < 29 || raw.toString('base64url') !== token) throw new BadRequestError(INVALID);
+      if (raw.length < 29 || raw.toString('base64url') !== token) throw new BadRequestError(INVALID_CURSOR);
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
         decipher.setAAD(Buffer.from(JSON.stringify(binding)));
         decipher.setAuthTag(raw.subarray(12, 28));
-        const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-        const position: unknown = JSON.parse(text);
-        if (typeof position !== 'object' || position === null) throw new Error('not an object');
-        return position as Record<string, unknown>;
+        return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       } catch (cause) {
-        throw new BadRequestError(INVALID, { cause });
+        throw new BadRequestError(INVALID_CURSOR, { cause });
       }
     },
   };

@@ -4,7 +4,7 @@ import { BadRequestError } from '../../../shared/errors.ts';
 
 const codec = cursorCodec('secret-a');
 const binding = { orgId: 'acme', filter: '["URL",null,null]' };
-const position = { PK: 'ASSET#1', SK: 'ASSET', liveSK: '2026-01-01T00:00:00Z#0000000000000001' };
+const position = 'any text a store issues: ASSET#1 2026-01-01T00:00:00Z#0000000000000001';
 
 describe('next_page cursors', () => {
   it('give back the position they were sealed with, for the same organization and filters', () => {
