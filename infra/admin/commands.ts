@@ -9,7 +9,7 @@ import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/dom
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
-import type { MembershipStatus } from '../../shared/domain/organizations.ts';
+import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
@@ -20,7 +20,7 @@ With --table the named table in AWS is used (credentials and region from the usu
   org create <slug> --name <name> [--flags brands-metrics,...]
   brand create <org> <slug> --name <name>
   user create <userId>
-  membership set <userId> <org> <ACTIVE|INACTIVE|INVITED|SUSPENDED>
+  membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
   key revoke <key>
   group create <org> <name>
@@ -73,7 +73,7 @@ export const runAdminCommand = async (
       return `User ${rest[0]} saved`;
     case 'membership set': {
       const [userId, orgId, status] = [need(0, 'user id'), need(1, 'organization'), need(2, 'status')];
-      if (!['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'].includes(status)) fail(`Unknown membership status ${status}`);
+      if (!MEMBERSHIP_STATUSES.includes(status as MembershipStatus)) fail(`Unknown membership status ${status}`);
       await directory.putMembership({ userId, orgId, status: status as MembershipStatus });
       return `Membership of ${userId} in ${orgId}: ${status}`;
     }

@@ -9,8 +9,10 @@ import { applyActivities, parseActivityChange } from '../../shared/domain/activi
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
+import { MAX_CONTENT_LENGTH, SLUG } from '../../shared/domain/limits.ts';
+import { MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 
-const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
+const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
 
 export const fixtureSchema = v.strictObject(
@@ -34,7 +36,7 @@ export const fixtureSchema = v.strictObject(
             v.array(
               v.strictObject({
                 organization: slug,
-                status: v.picklist(['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED']),
+                status: v.picklist(MEMBERSHIP_STATUSES),
               }),
             ),
             [],
@@ -62,7 +64,7 @@ export const fixtureSchema = v.strictObject(
       v.array(
         v.strictObject({
           organization: slug,
-          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(4096)),
+          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(MAX_CONTENT_LENGTH)),
           type: v.picklist(ASSET_TYPES),
           status: v.optional(v.picklist(ASSET_STATUSES), 'ALLOWED'),
           name: v.optional(v.string()),

@@ -1,13 +1,12 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
+import { TOTAL } from '../domain/counters.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
-/** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
-const TOTAL = 'total';
 
 /**
  * `ADD` for every delta; a decrement also requires the counter to hold at least that much,

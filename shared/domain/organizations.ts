@@ -1,6 +1,7 @@
 export type Organization = { slug: string; name: string; featureFlags: string[] };
 export type Brand = { orgId: string; slug: string; name: string };
-export type MembershipStatus = 'ACTIVE' | 'INACTIVE' | 'INVITED' | 'SUSPENDED';
+export const MEMBERSHIP_STATUSES = ['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'] as const;
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 export type Membership = { userId: string; orgId: string; status: MembershipStatus };
 
 /** The operator's records: organizations, brands, users and memberships (API keys: ApiKeyStore). */
