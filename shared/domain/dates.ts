@@ -3,6 +3,12 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):(\d{2}))$/i;
 const DAY_MS = 86_400_000;
 
+/** What `dayOfBound` accepts, calendar days included, as one JSON Schema pattern. */
+const CALENDAR_DAY =
+  '(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
+export const BOUND_PATTERN = `^${CALENDAR_DAY}(?:[Tt](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$`;
+
 /** Milliseconds of a calendar date at 00:00 UTC; undefined for a day that does not exist (2026-02-30). */
 const utcMidnight = (year: number, month: number, day: number): number | undefined => {
   const date = new Date(0);

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
 import { COUNTER, THREAT_PREFIX, threatCounter } from './counters.ts';
-import { dayOfBound, nextDay } from './dates.ts';
+import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 /** The functions read the current UTC day through here. */
@@ -16,6 +17,7 @@ const NO_METRICS_ACCESS = 'You do not have permission to access metrics for this
 export const metricsDate = v.pipe(
   v.string(INVALID_DATE),
   v.check((text) => dayOfBound(text) !== undefined, INVALID_DATE),
+  jsonSchemaTwin({ pattern: BOUND_PATTERN, examples: ['2026-01-01', '2026-01-01T00:00:00Z'] }),
   v.transform((text) => dayOfBound(text) as string),
 );
 

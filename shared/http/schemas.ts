@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
 import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
 
@@ -15,6 +16,8 @@ export const groupName = v.pipe(
     (name) => name.length > 0 && [...name].length <= MAX_NAME_LENGTH,
     `Group name must be between 1 and ${MAX_NAME_LENGTH} characters`,
   ),
+  // 1 to MAX_NAME_LENGTH code points once surrounding white space is trimmed.
+  jsonSchemaTwin({ pattern: `^\\s*\\S(?:[\\s\\S]{0,${MAX_NAME_LENGTH - 2}}\\S)?\\s*$` }),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
