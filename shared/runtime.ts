@@ -8,6 +8,7 @@ import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient } from './db/client.ts';
 import { directoryRepository } from './db/directory-repository.ts';
+import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
@@ -30,6 +31,9 @@ const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: str
 
 const metrics = table(metricsRepository);
 const directory = table(directoryRepository);
+const activity = table(activityRepository);
+/** Check-index reads that are never cached, for decisions that write (report, review). */
+const verdicts = once(() => checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }));
 const listSnapshots = once(() => {
   const location = config.listSnapshots;
   return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
@@ -47,8 +51,11 @@ export const runtime = {
   metrics,
   directory,
   metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
-  activity: table(activityRepository),
-  checkIndex: table(checkIndexRepository),
+  activity,
+  checkIndex: once(() => checkIndexRepository(documentClient(), config.tableName, { ttlMs: config.checkCacheTtlMs })),
+  lists: table(lifecycleRepository),
+  /** The stores of the threat lifecycle (reports, reviews, listings). */
+  lifecycle: once(() => ({ store: activity(), verdicts: verdicts(), directory: directory() })),
   cursors: once(() => cursorCodec(config.cursorSecret)),
   listSnapshots: once(() => {
     const location = config.listSnapshots;

@@ -8,6 +8,7 @@ import { applyActivities, parseActivityChange } from '../../shared/domain/activi
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
+import { BRAND_TYPES } from '../../shared/domain/organizations.ts';
 
 const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
@@ -20,7 +21,17 @@ export const fixtureSchema = v.strictObject(
           slug,
           name: v.string(),
           featureFlags: v.optional(v.array(v.string()), []),
-          brands: v.optional(v.array(v.strictObject({ slug, name: v.string() })), []),
+          brands: v.optional(
+            v.array(
+              v.strictObject({
+                slug,
+                name: v.string(),
+                type: v.optional(v.picklist(BRAND_TYPES)),
+                deleted: v.optional(v.boolean()),
+              }),
+            ),
+            [],
+          ),
         }),
       ),
       [],

@@ -1,7 +1,10 @@
 import type { ApiKeyRecord } from './api-keys.ts';
 
 export type Organization = { slug: string; name: string; featureFlags: string[] };
-export type Brand = { orgId: string; slug: string; name: string };
+export const BRAND_TYPES = ['ORGANIZATION', 'INDIVIDUAL'] as const;
+export type BrandType = (typeof BRAND_TYPES)[number];
+/** `deleted` brands stay (their metrics remain readable) but are no longer offered to reviews. */
+export type Brand = { orgId: string; slug: string; name: string; type?: BrandType; deleted?: boolean };
 export type MembershipStatus = 'ACTIVE' | 'INACTIVE' | 'INVITED' | 'SUSPENDED';
 export type Membership = { userId: string; orgId: string; status: MembershipStatus };
 

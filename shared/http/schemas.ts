@@ -75,3 +75,25 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.nullish(schema),
     v.transform((value) => value ?? undefined),
   );
+
+/** C0 controls other than tab, line feed and carriage return, and DEL. */
+const isControl = (code: number): boolean =>
+  (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f;
+
+/** A string field with a length bound and no control characters. */
+export const boundedText = (field: string, min: number, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.check(
+      (text) => ![...text].some((char) => isControl(char.codePointAt(0) as number)),
+      `${field} must not hold control characters`,
+    ),
+    v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+  );
+
+/** `organizationSlug`, as the organization a user key acts for. */
+export const organizationSlug = v.pipe(
+  v.string('organizationSlug must be a string'),
+  v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'organizationSlug must be an organization slug'),
+);
