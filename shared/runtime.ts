@@ -7,6 +7,7 @@ import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient } from './db/client.ts';
+import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
@@ -56,7 +57,10 @@ export const runtime = {
   lists: table(lifecycleRepository),
   /** The stores of the threat lifecycle (reports, reviews, listings). */
   lifecycle: once(() => ({ store: activity(), verdicts: verdicts(), directory: directory() })),
-  cursors: once(() => cursorCodec(config.cursorSecret)),
+  cursors: once(() => {
+    const location = config.cursorKeys;
+    return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
+  }),
   listSnapshots: once(() => {
     const location = config.listSnapshots;
     return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);

@@ -1,9 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { ActivityEffects, ActivityRecord, CheckDelta, CounterDelta, RecordWrite } from '../domain/activity.ts';
+import type { ActivityEffects, ActivityRecord, CounterDelta, RecordWrite } from '../domain/activity.ts';
+import type { AssetType } from '../domain/asset-types.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, activityIndexKeys, key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
@@ -47,20 +49,6 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: Cou
       ConditionExpression: expression.condition,
       ExpressionAttributeNames: expression.names,
       ExpressionAttributeValues: expression.values,
-    },
-  };
-};
-
-const checkUpdate = (TableName: string, { checkKey, block, watch }: CheckDelta): TransactItem => {
-  const expression = addAll(Object.fromEntries(Object.entries({ block, watch }).filter(([, delta]) => delta !== 0)));
-  return {
-    Update: {
-      TableName,
-      Key: key.checkEntry(checkKey),
-      UpdateExpression: `SET #key = :key ${expression.add}`,
-      ConditionExpression: expression.condition,
-      ExpressionAttributeNames: { ...expression.names, '#key': 'key' },
-      ExpressionAttributeValues: { ...expression.values, ':key': checkKey },
     },
   };
 };
@@ -128,6 +116,17 @@ const guardItems = (TableName: string, { claims = [], releases = [], budget }: C
       }),
 });
 
+/** The asset type of each check-index key the writes block or unblock, for the verdict log. */
+const typesOf = (writes: readonly RecordWrite[]): Map<string, AssetType> => {
+  const types = new Map<string, AssetType>();
+  for (const { previous, next } of writes) {
+    for (const record of [previous, next]) {
+      if (record?.kind === 'threat' && record.checkKey !== undefined) types.set(record.checkKey, record.assetType);
+    }
+  }
+  return types;
+};
+
 /** Organizations and brands are never deleted, so what was seen to exist is remembered (for a while). */
 const REFERENCE_TTL_MS = 60_000;
 const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
@@ -139,14 +138,25 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     effects: ActivityEffects,
     guards: CommitGuards = {},
   ): Promise<CommitOutcome> => {
-    const items = {
+    const types = typesOf(writes);
+    const checks = effects.checks.map(({ checkKey, block, watch }) => ({
+      checkKey,
+      type: types.get(checkKey),
+      block,
+      watch,
+    }));
+    const build = async () => ({
       ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
       ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
-      ...Object.fromEntries(effects.checks.map((delta, i) => [`check${i}`, checkUpdate(table, delta)])),
+      ...(await verdictChange(db, table, checks)),
       ...guardItems(table, guards),
-    };
+    });
     try {
-      await transactWithRetry(db, () => items, { maxAttempts: MAX_CONFLICT_ATTEMPTS });
+      await transactWithRetry(db, build, {
+        // Another change of the same check-index entry committed first: read it again.
+        retryOn: verdictItemNames(checks.length),
+        maxAttempts: MAX_CONFLICT_ATTEMPTS,
+      });
       return 'committed';
     } catch (error) {
       const failed = [...failedConditions(error)];
@@ -192,8 +202,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     },
 
     async commit(previous, next, effects: ActivityEffects) {
-      const outcome = await commitMany([{ previous, next }], effects);
-      return outcome === 'committed';
+      return (await commitMany([{ previous, next }], effects)) === 'committed';
     },
 
     commitMany,

@@ -44,9 +44,9 @@ const readPage = async (
   paging: Paging,
 ) => {
   const binding = { orgId: query.orgId, filter: JSON.stringify([query.listing, query.range, query.filter]) };
-  const position = paging.cursor === undefined ? undefined : cursors.open(binding, paging.cursor);
+  const position = paging.cursor === undefined ? undefined : await cursors.open(binding, paging.cursor);
   const page = await store.page({ ...query, limit: paging.limit, ...(position ? { position } : {}) });
-  return { records: page.records, next: page.position ? cursors.seal(binding, page.position) : null };
+  return { records: page.records, next: page.position ? await cursors.seal(binding, page.position) : null };
 };
 
 export type ReportsQuery = Paging & {
