@@ -57,7 +57,12 @@ describe('activityRepository.commit', () => {
           {
             Put: {
               TableName: TABLE,
-              Item: { ...key.activity('acme', 'threat', 't-1'), entity: 'ACTIVITY', ...blocked },
+              Item: {
+                ...key.activity('acme', 'threat', 't-1'),
+                entity: 'ACTIVITY',
+                ...blocked,
+                search: 'acme-airdrop.xyz',
+              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
