@@ -3,7 +3,6 @@ import type { ActivityRecord } from './activity.ts';
 import type { AssetType } from './asset-types.ts';
 import type { CursorCodec } from './cursor.ts';
 import type { Listing, ListQuery, ListStore } from './lifecycle-lists.ts';
-import { parseInstant } from './metrics.ts';
 import type { DirectoryStore } from './organizations.ts';
 import { brandIdOf, proposalAssetStatus } from './reviews.ts';
 
@@ -11,20 +10,6 @@ const DAY_MS = 86_400_000;
 
 /** Ids are numbers; records the operator recorded under other ids keep them as text. */
 export const publicId = (id: string): number | string => (/^\d{1,16}$/.test(id) ? Number(id) : id);
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ZONE = /(Z|[+-]\d{2}:\d{2})$/i;
-
-/** An ISO 8601 bound as an instant: a bare date covers its whole UTC day; no offset means UTC. */
-export const instantBound = (text: string, edge: 'start' | 'end'): string | undefined => {
-  const full = DATE.test(text)
-    ? `${text}T${edge === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`
-    : ZONE.test(text)
-      ? text
-      : `${text}Z`;
-  const ms = parseInstant(full);
-  return ms === undefined ? undefined : new Date(ms).toISOString();
-};
 
 const orderedBounds = (from: string | undefined, to: string | undefined) => {
   if (from !== undefined && to !== undefined && from > to) {
@@ -86,7 +71,7 @@ const reportView = (record: ActivityRecord) => {
   };
 };
 
-/** `GET /organization/reports`: newest first, by `createdAt`. */
+/** `GET /organization/reports`: newest first, by `createdAt`; each bound (a UTC day) covers its whole day. */
 export const listReports = async (store: ListStore, cursors: CursorCodec, orgId: string, query: ReportsQuery) => {
   const from = query.startDate;
   const to = query.endDate;

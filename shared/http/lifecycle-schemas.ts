@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { TAKEDOWN_STATUSES } from '../domain/activity.ts';
-import { instantBound } from '../domain/lifecycle-views.ts';
+import { metricsDate } from '../domain/metrics.ts';
 import {
   IMPERSONATION_LABELS,
   REJECT_REASONS,
@@ -8,6 +8,7 @@ import {
   REVIEW_LABELS,
   WATCHLIST_REASONS,
 } from '../domain/reviews.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts';
 
 const optionalText = (field: string, max: number) => nullable(boundedText(field, 0, max));
@@ -54,6 +55,13 @@ export const reportBody = v.object(
 );
 
 const required = (field: string, when: string) => `\`${field}\` is required when ${when}`;
+/** The JSON Schema of "`field` is required (and not null) when `on` is `value`". */
+const when = (on: string, value: string | readonly string[], field: string) =>
+  // `then` is a JSON Schema keyword here, not a thenable.
+  Object.fromEntries([
+    ['if', { properties: { [on]: typeof value === 'string' ? { const: value } : { enum: value } }, required: [on] }],
+    ['then', { properties: { [field]: { not: { type: 'null' } } }, required: [field] }],
+  ]);
 
 /** `POST /organization/proposals/{proposalId}/review`: each decision's own fields are required with it. */
 export const reviewBody = v.pipe(
@@ -71,6 +79,15 @@ export const reviewBody = v.pipe(
     },
     'Request body must be an object with assetId and decision',
   ),
+  jsonSchemaTwin({
+    allOf: [
+      when('decision', 'APPROVE', 'label'),
+      when('label', IMPERSONATION_LABELS, 'brandId'),
+      when('decision', 'REJECT', 'rejectReason'),
+      when('decision', 'WATCHLIST', 'watchlistReason'),
+      when('watchlistReason', 'OTHER', 'note'),
+    ],
+  }),
   v.check((body) => body.decision !== 'APPROVE' || body.label !== undefined, required('label', 'approving a proposal')),
   v.check(
     (body) => body.label === undefined || !IMPERSONATION_LABELS.includes(body.label) || body.brandId !== undefined,
@@ -90,14 +107,6 @@ export const reviewBody = v.pipe(
   ),
 );
 
-const INVALID_DATE = 'Invalid date format. Use ISO 8601 format.';
-/** An ISO 8601 bound, as the instant it starts (`start`) or ends (`end`, a bare date's last millisecond). */
-const instant = (edge: 'start' | 'end') =>
-  v.pipe(
-    v.string(INVALID_DATE),
-    v.check((text) => instantBound(text, edge) !== undefined, INVALID_DATE),
-    v.transform((text) => instantBound(text, edge) as string),
-  );
 const flag = (field: string) =>
   v.pipe(
     v.picklist(['true', 'false', '1', '0'], `${field} must be true or false`),
@@ -114,17 +123,12 @@ export const reportsQuery = v.object({
     v.maxValue(100, 'limit must be an integer between 1 and 100'),
   ),
   cursor: v.optional(cursor),
-  startDate: v.optional(instant('start')),
-  endDate: v.optional(instant('end')),
+  startDate: v.optional(metricsDate),
+  endDate: v.optional(metricsDate),
   onlyRejected: v.optional(flag('onlyRejected')),
   needsCustomerReview: v.optional(flag('needsCustomerReview')),
 });
 
-const day = v.pipe(
-  v.string('Invalid date format. Use YYYY-MM-DD.'),
-  v.regex(/^\d{4}-\d{2}-\d{2}$/, 'Invalid date format. Use YYYY-MM-DD.'),
-  v.check((text) => instantBound(text, 'start') !== undefined, 'Invalid date format. Use YYYY-MM-DD.'),
-);
 const perPage = v.optional(
   v.pipe(
     v.number('per_page must be an integer between 1 and 100'),
@@ -148,8 +152,8 @@ const sorting = <K extends string>(keys: readonly [K, ...K[]]) =>
   );
 const listFields = {
   query: nullable(boundedText('query', 0, 256)),
-  startDate: nullable(day),
-  endDate: nullable(day),
+  startDate: nullable(metricsDate),
+  endDate: nullable(metricsDate),
   assetType: nullable(v.pipe(v.array(assetType), v.maxLength(20, 'assetType holds at most 20 types'))),
   organizationSlug: nullable(organizationSlug),
   per_page: perPage,

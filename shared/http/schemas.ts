@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 
 /** A path or query id: digits only, a positive safe integer. */
 export const positiveId = (message: string) =>
@@ -9,6 +10,8 @@ export const groupName = v.pipe(
   v.string('Group name is required'),
   v.trim(),
   v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
+  // 1 to 255 code points once surrounding white space is trimmed.
+  jsonSchemaTwin({ pattern: '^\\s*\\S(?:[\\s\\S]{0,253}\\S)?\\s*$' }),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -76,18 +79,12 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.transform((value) => value ?? undefined),
   );
 
-/** C0 controls other than tab, line feed and carriage return, and DEL. */
-const isControl = (code: number): boolean =>
-  (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f;
-
-/** A string field with a length bound and no control characters. */
+/** A string field with a length bound and no control characters but tab, line feed and carriage return. */
 export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.check(
-      (text) => ![...text].some((char) => isControl(char.codePointAt(0) as number)),
-      `${field} must not hold control characters`,
-    ),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+    v.regex(/^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/, `${field} must not hold control characters`),
     v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );
