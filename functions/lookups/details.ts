@@ -7,7 +7,7 @@ import { assetDetails } from '../../shared/domain/lookups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { checkContent } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   body: v.object({ content: checkContent }, 'Request body must be an object with a content string'),

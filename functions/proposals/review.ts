@@ -6,7 +6,7 @@ import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 import { positiveId } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   pathParameters: v.object({ proposalId: positiveId('Proposal ID must be a positive integer') }),

@@ -6,7 +6,7 @@ import { createReport, type ReportDeps } from '../../shared/domain/reports.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reportBody } from '../../shared/http/lifecycle-schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: reportBody };
 type Deps = Omit<ReportDeps, 'ignoredHosts' | 'directory'> & {

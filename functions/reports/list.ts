@@ -5,7 +5,7 @@ import { listReports } from '../../shared/domain/lifecycle-views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reportsQuery } from '../../shared/http/lifecycle-schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = { queryStringParameters: reportsQuery };
 type Deps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec };
