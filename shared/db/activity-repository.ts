@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, CounterDelta, RecordWrite } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
+import { TOTAL } from '../domain/counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, activityIndexKeys, key } from './keys.ts';
@@ -9,8 +10,6 @@ import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
-/** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
-const TOTAL = 'total';
 
 /**
  * `ADD` for every delta; a decrement also requires the counter to hold at least that much,

@@ -1,5 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { INVALID_CURSOR } from '../domain/cursor.ts';
 import type { ListFilter, Listing, ListStore } from '../domain/lifecycle-lists.ts';
+import { BadRequestError } from '../errors.ts';
 import { toRecord } from './activity-repository.ts';
 import { ACTIVITY_INDEX, type ActivityIndex, assetPartition, listPartition } from './keys.ts';
 
@@ -52,6 +54,23 @@ const filterExpression = (filter: ListFilter) => {
   return parts.length === 0 ? {} : { FilterExpression: parts.join(' AND '), names, values };
 };
 
+/** A position is the index key of the last item read; it is only ever read back for the same index. */
+const decodePosition = (index: ActivityIndex, text: string): Record<string, string> => {
+  const fields = ['PK', 'SK', index.partitionKey, index.sortKey];
+  let position: unknown;
+  try {
+    position = JSON.parse(text);
+  } catch (cause) {
+    throw new BadRequestError(INVALID_CURSOR, { cause });
+  }
+  const valid =
+    typeof position === 'object' &&
+    position !== null &&
+    Object.entries(position).every(([name, value]) => fields.includes(name) && typeof value === 'string');
+  if (!valid) throw new BadRequestError(INVALID_CURSOR);
+  return position as Record<string, string>;
+};
+
 /** The lifecycle listings: one Query of a sparse index partition per call, never a Scan. */
 export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: string): ListStore => ({
   async page({ listing, orgId, range, descending, filter, limit, position }) {
@@ -61,13 +80,19 @@ export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: strin
     let condition = '#pk = :pk';
     if (range?.from !== undefined || range?.to !== undefined) {
       names['#sk'] = index.sortKey;
-      values[':low'] = range.from ?? '';
-      values[':high'] = `${range.to ?? ''}${END}`;
-      condition += ' AND #sk BETWEEN :low AND :high';
+      if (range.from !== undefined) values[':low'] = range.from;
+      if (range.to !== undefined) values[':high'] = `${range.to}${END}`;
+      condition +=
+        range.from === undefined
+          ? ' AND #sk <= :high'
+          : range.to === undefined
+            ? ' AND #sk >= :low'
+            : ' AND #sk BETWEEN :low AND :high';
     }
     const filtered = filterExpression(filter);
     const records = [];
-    let start: Record<string, unknown> | undefined = position;
+    let start: Record<string, unknown> | undefined =
+      position === undefined ? undefined : decodePosition(index, position);
     for (let call = 0; call < MAX_QUERIES && records.length < limit; call++) {
       const result: QueryCommandOutput = await db.send(
         new QueryCommand({
@@ -86,7 +111,7 @@ export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: strin
       start = result.LastEvaluatedKey;
       if (start === undefined) break;
     }
-    return start === undefined ? { records } : { records, position: start };
+    return start === undefined ? { records } : { records, position: JSON.stringify(start) };
   },
 
   async byAsset(assetId, limit) {

@@ -31,10 +31,11 @@ export type ListQuery = {
   descending: boolean;
   filter: ListFilter;
   limit: number;
-  position?: Record<string, unknown>;
+  /** Where the previous page stopped, as the store wrote it (opaque text). */
+  position?: string;
 };
 
-export type ListPage = { records: ActivityRecord[]; position?: Record<string, unknown> };
+export type ListPage = { records: ActivityRecord[]; position?: string };
 
 export interface ListStore {
   /**
