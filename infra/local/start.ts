@@ -8,6 +8,7 @@ import { demoActivity } from './demo-activity.ts';
 import { ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
+import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -27,6 +28,7 @@ const main = async () => {
   const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
+  if (process.stdout.isTTY) prettyLogs();
   const server = createGateway();
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
