@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
+import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LENGTH } from '../domain/limits.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
@@ -82,3 +82,9 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.nullish(schema),
     v.transform((value) => value ?? undefined),
   );
+
+/** The `query` of a listing: a case-insensitive substring, matched by the store. */
+export const searchQuery = v.pipe(
+  v.string(),
+  v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
+);
