@@ -1,6 +1,12 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LENGTH } from '../domain/limits.ts';
+import {
+  MAX_CONTENT_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_QUERY_LENGTH,
+  SLUG,
+} from '../domain/limits.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
@@ -87,4 +93,20 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
 export const searchQuery = v.pipe(
   v.string(),
   v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
+);
+
+/** A string field with a length bound and no control characters but tab, line feed and carriage return. */
+export const boundedText = (field: string, min: number, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+    v.regex(/^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/, `${field} must not hold control characters`),
+    v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+  );
+
+/** `organizationSlug`, as the organization a user key acts for. */
+export const organizationSlug = v.pipe(
+  v.string('organizationSlug must be a string'),
+  v.regex(SLUG, 'organizationSlug must be an organization slug'),
 );
