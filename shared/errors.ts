@@ -1,4 +1,11 @@
-export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'SERVICE_UNAVAILABLE';
 export type Issue = { message: string; path?: string };
 
 export abstract class AppError extends Error {
@@ -25,4 +32,13 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
+}
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+/** A dependency (the table, a bucket) timed out, throttled or could not be reached; the client may retry. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  /** Seconds a client should wait before retrying (the `Retry-After` header). */
+  readonly retryAfterSeconds = 2;
 }

@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
@@ -6,7 +5,7 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
-import { createDocumentClient } from './db/client.ts';
+import { createDocumentClient, createS3Client } from './db/client.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -32,7 +31,7 @@ const metrics = table(metricsRepository);
 const directory = table(directoryRepository);
 const listSnapshots = once(() => {
   const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+  return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
 });
 
 /**
@@ -52,7 +51,7 @@ export const runtime = {
   cursors: once(() => cursorCodec(config.cursorSecret)),
   listSnapshots: once(() => {
     const location = config.listSnapshots;
-    return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+    return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
   }),
   /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
   externalSources: once(() => {

@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
-import { ensureTable, startDynamo } from './dynamo.ts';
+import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
@@ -14,6 +14,7 @@ const DEMO = resolve(import.meta.dirname, 'demo.json');
 
 const main = async () => {
   mkdirSync(LOCAL.dataDir, { recursive: true });
+  await assertPortFree(LOCAL.port, 'PORT');
   console.log(`Starting DynamoDB Local on 127.0.0.1:${LOCAL.dynamoPort} (data in .data/) ...`);
   const dynamo = await startDynamo({ port: LOCAL.dynamoPort, path: LOCAL.dataDir });
   applyLocalEnv(dynamo.endpoint);

@@ -5,10 +5,33 @@ import { ASSET_TYPES } from '../domain/asset-types.ts';
 export const positiveId = (message: string) =>
   v.pipe(v.string(message), v.regex(/^[1-9]\d{0,15}$/, message), v.transform(Number), v.safeInteger(message));
 
+/** C0 controls, DEL and (with the `u` flag, which pairs surrogates first) unpaired surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const NOT_PLAIN = /[\u0000-\u001f\u007f\p{Cs}]/u;
+
+/** Text that may reach a key or an index value: no control characters, no lone surrogates. */
+export const plainText = (field: string) =>
+  v.check<string, string>(
+    (text) => !NOT_PLAIN.test(text),
+    `${field} must not contain control characters or unpaired surrogates`,
+  );
+
+export const MAX_SLUG_LENGTH = 64;
+
+/** An organization or brand slug, bounded before it becomes part of a key. */
+export const slug = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.nonEmpty(`${field} must not be empty`),
+    v.maxLength(MAX_SLUG_LENGTH, `${field} must be at most ${MAX_SLUG_LENGTH} characters`),
+    plainText(field),
+  );
+
 export const groupName = v.pipe(
   v.string('Group name is required'),
   v.trim(),
   v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
+  plainText('Group name'),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -16,7 +39,11 @@ export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 export const MAX_CONTENT_LENGTH = 4096;
 
 const optionalText = (field: string, max: number) =>
-  v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} must be at most ${max} characters`));
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+    plainText(field),
+  );
 
 export const assetFields = {
   content: v.pipe(
@@ -24,6 +51,7 @@ export const assetFields = {
     v.trim(),
     v.nonEmpty('content is required'),
     v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
+    plainText('content'),
   ),
   type: assetType,
   name: v.optional(optionalText('name', 255)),
@@ -75,3 +103,19 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.nullish(schema),
     v.transform((value) => value ?? undefined),
   );
+
+export const MAX_CURSOR_LENGTH = 2048;
+
+/** An opaque `next_page` token, bounded before it is decoded. */
+export const cursorToken = v.pipe(
+  v.string(),
+  v.nonEmpty('next_page must not be empty'),
+  v.maxLength(MAX_CURSOR_LENGTH, 'next_page is not a valid page token'),
+);
+
+/** The `query` filter of a listing: a case-insensitive substring, bounded. */
+export const searchQuery = v.pipe(
+  v.string(),
+  v.maxLength(256, 'query must be at most 256 characters'),
+  plainText('query'),
+);

@@ -4,6 +4,7 @@ import { handler as createGroup } from '../../../functions/asset-groups/create.t
 import { handler as deleteGroup } from '../../../functions/asset-groups/delete.ts';
 import { handler as listGroups } from '../../../functions/asset-groups/list.ts';
 import { key } from '../../../shared/db/keys.ts';
+import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { cancelled, givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 
@@ -49,6 +50,47 @@ describe('POST /organization/asset-groups', () => {
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toMatchObject(errorBody('BAD_REQUEST', 'Group name is required'));
+  });
+
+  it.each([
+    ['a lone high surrogate', 'x\ud800'],
+    ['a lone low surrogate', 'x\udc00'],
+    ['a NUL character', '\u0000'],
+    ['a DEL character', 'Brand\u007f'],
+  ])('returns 400 and writes nothing when the name holds %s', async (_, name) => {
+    const apiKey = givenApiKey(ddb);
+
+    const response = await call(createGroup, post(apiKey, { name }));
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Group name must not contain control characters or unpaired surrogates', {
+        issues: [
+          { message: 'Group name must not contain control characters or unpaired surrogates', path: 'body.name' },
+        ],
+      }),
+    );
+    expect(ddb.commandCalls(TransactWriteCommand)).toEqual([]);
+  });
+
+  it('returns 413 PAYLOAD_TOO_LARGE when the body exceeds 64 KiB', async () => {
+    const apiKey = givenApiKey(ddb);
+
+    const response = await call(createGroup, post(apiKey, { name: 'x'.repeat(70 * 1024) }));
+
+    expect(response.statusCode).toBe(413);
+    expect(response.body).toEqual(errorBody('PAYLOAD_TOO_LARGE', 'Request body must not exceed 65536 bytes'));
+  });
+
+  it('returns 503 SERVICE_UNAVAILABLE with Retry-After when the table throttles', async () => {
+    const apiKey = givenApiKey(ddb);
+    ddb.on(QueryCommand).rejects(new ServiceUnavailableError('The data store is unavailable'));
+
+    const response = await call(listGroups, apiEvent({ apiKey, path: '/organization/asset-groups' }));
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers).toMatchObject({ 'retry-after': '2' });
+    expect(response.body).toEqual(errorBody('SERVICE_UNAVAILABLE', 'The data store is unavailable'));
   });
 
   it('returns 400 when the name is longer than 255 characters', async () => {

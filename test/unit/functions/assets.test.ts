@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as deleteAsset } from '../../../functions/assets/delete.ts';
 import { handler as listAssets } from '../../../functions/assets/list.ts';
@@ -67,6 +67,17 @@ describe('DELETE /organization/assets/{assetId}', () => {
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toEqual(errorBody('BAD_REQUEST', 'assetId in the body must match the path'));
+  });
+
+  it('returns 400 and deletes nothing when the body is a JSON array', async () => {
+    const apiKey = givenApiKey(ddb);
+
+    const event = apiEvent({ method: 'DELETE', apiKey, pathParameters: { assetId: '5' }, body: [5] });
+    const response = await call(deleteAsset, event);
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(errorBody('BAD_REQUEST', 'Request body must be a JSON object'));
+    expect(ddb.commandCalls(TransactWriteCommand)).toEqual([]);
   });
 
   it('returns 403 for an asset of another organization', async () => {
