@@ -4,23 +4,25 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { serviceFunction } from './api-function.ts';
+import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
 import { WORKERS } from './routes.ts';
 
-export type ActivityIngestProps = { table: ITable };
+export type ActivityIngestProps = { table: ITable; settings: FunctionSettings };
 
 const FUNCTION_TIMEOUT_SECONDS = 30;
 
 /**
  * The activity feed: an SQS queue whose messages (one activity change each) a Lambda applies
- * to the table; a message that keeps failing moves to the dead-letter queue after 5 receives.
+ * to the table; a message that keeps failing moves to the dead-letter queue after 5 receives,
+ * and one that can never be applied (not JSON, not a valid change) is moved there at once by
+ * the function.
  */
 export class ActivityIngest extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly function: NodejsFunction;
 
-  constructor(scope: Construct, id: string, { table }: ActivityIngestProps) {
+  constructor(scope: Construct, id: string, { table, settings }: ActivityIngestProps) {
     super(scope, id);
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       enforceSSL: true,
@@ -38,10 +40,17 @@ export class ActivityIngest extends Construct {
       entry: WORKERS['ingest-activity'],
       memorySize: 256,
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
-      environment: { TABLE_NAME: table.tableName },
+      settings,
+      environment: { TABLE_NAME: table.tableName, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
     });
     this.function.addEventSource(new SqsEventSource(this.queue, { reportBatchItemFailures: true }));
     // Reads the record and the organization's brands; writes through TransactWriteItems (Put + Update).
-    table.grant(this.function, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    grantTable(table, this.function, [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    this.deadLetterQueue.grantSendMessages(this.function);
   }
 }

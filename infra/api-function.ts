@@ -1,15 +1,27 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
+/** What every function of one stage shares. */
+export type FunctionSettings = {
+  /** Active X-Ray tracing of each invocation. */
+  tracing: boolean;
+  /** `LOG_LEVEL` of the functions: DEBUG, INFO, WARN or ERROR. */
+  logLevel: string;
+  /** The `service` field of every log line and the `service` dimension of every metric. */
+  serviceName: string;
+};
+
 export type ServiceFunctionProps = {
   /** Handler module, relative to the project root; it exports `handler`. */
   entry: string;
+  settings: FunctionSettings;
   environment?: Record<string, string>;
   memorySize?: number;
   timeout?: Duration;
@@ -18,10 +30,22 @@ export type ServiceFunctionProps = {
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
  * (minified CJS, names kept so error classes survive, source maps enabled at runtime), with
- * its own log group kept for a month.
+ * its own log group kept for a month, and a role that may write to that log group and nothing
+ * else until a grant adds to it (instead of the managed AWSLambdaBasicExecutionRole, which
+ * allows every log group of the account).
  */
-export const serviceFunction = (scope: Construct, id: string, props: ServiceFunctionProps): NodejsFunction =>
-  new NodejsFunction(scope, id, {
+export const serviceFunction = (scope: Construct, id: string, props: ServiceFunctionProps): NodejsFunction => {
+  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+  const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  if (props.settings.tracing) {
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+  return new NodejsFunction(scope, id, {
     entry: `${PROJECT_ROOT}${props.entry}`,
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
@@ -38,13 +62,53 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
       target: 'node24',
       bundleAwsSDK: true,
     },
-    environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-    logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
+    environment: {
+      NODE_OPTIONS: '--enable-source-maps',
+      SERVICE_NAME: props.settings.serviceName,
+      LOG_LEVEL: props.settings.logLevel,
+      ...props.environment,
+    },
+    tracing: props.settings.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+    role,
+    logGroup,
   });
+};
 
-export type ApiFunctionProps = ServiceFunctionProps & { table: ITable; access: 'read' | 'write' };
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 
-/** A route's function, granted read or read-write on the table and nothing wider. */
+/**
+ * Table actions on the table and on the named indexes only; `table.grant*` would add every
+ * index (`index/*`), and `grantReadData` adds Scan, which no function uses.
+ */
+export const grantTable = (
+  table: ITable,
+  grantee: IGrantable,
+  actions: readonly string[],
+  indexes: readonly string[] = [],
+): void => {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: [...actions],
+      resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
+    }),
+  );
+};
+
+export type ApiFunctionProps = ServiceFunctionProps & {
+  table: ITable;
+  access: 'read' | 'write';
+  /** The table indexes the function queries. */
+  indexes?: readonly string[];
+};
+
+/** A route's function, granted read or read-write on the table and the indexes it queries, nothing wider. */
 export class ApiFunction extends Construct {
   readonly fn: NodejsFunction;
 
@@ -54,7 +118,7 @@ export class ApiFunction extends Construct {
       ...props,
       environment: { TABLE_NAME: props.table.tableName, ...props.environment },
     });
-    if (props.access === 'write') props.table.grantReadWriteData(this.fn);
-    else props.table.grantReadData(this.fn);
+    const actions = props.access === 'write' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
+    grantTable(props.table, this.fn, actions, props.indexes);
   }
 }

@@ -1,9 +1,30 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { ServiceStack } from './stack.ts';
 
 const app = new App();
-const stage = String(app.node.tryGetContext('stage') ?? 'dev');
+/** A context value as given with `-c name=value` (always a string) or in cdk.json. */
+const context = (name: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(name);
+  return value === undefined || value === '' ? undefined : String(value);
+};
+const flag = (name: string): boolean | undefined => {
+  const value = context(name);
+  return value === undefined ? undefined : value === 'true';
+};
+const rateLimit = context('throttleRateLimit');
+const burstLimit = context('throttleBurstLimit');
+const lists = context('checkLists');
+
+const stage = context('stage') ?? 'dev';
 new ServiceStack(app, `AssetProtection-${stage}`, {
   stage,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  alarmEmail: context('alarmEmail'),
+  tracing: flag('tracing'),
+  logLevel: context('logLevel'),
+  ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
+  ...(lists ? { checkLists: JSON.parse(lists) } : {}),
 });
+// Synth (and so deploy) fails on any AwsSolutions finding that is not acknowledged with a reason.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

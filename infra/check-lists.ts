@@ -1,12 +1,12 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import type { ExternalSourceName } from '../shared/domain/check/types.ts';
-import { serviceFunction } from './api-function.ts';
+import { type FunctionSettings, serviceFunction } from './api-function.ts';
 import { WORKERS } from './routes.ts';
 
 const DEFAULT_LISTS: Partial<Record<ExternalSourceName, string>> = {
@@ -14,6 +14,7 @@ const DEFAULT_LISTS: Partial<Record<ExternalSourceName, string>> = {
 };
 
 export type CheckListsProps = {
+  settings: FunctionSettings;
   /** List URLs by source; `vendor` and `seal` have no public default. */
   lists?: Partial<Record<ExternalSourceName, string>>;
   /** Extra environment for the sync function; it never touches the table and is granted nothing on it. */
@@ -22,8 +23,13 @@ export type CheckListsProps = {
   removalPolicy?: RemovalPolicy;
 };
 
+const logicalId = (construct: Construct): string => {
+  const stack = Stack.of(construct);
+  return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
+};
+
 /** Where the snapshots live in the bucket; readers are granted this prefix only. */
-const OBJECTS = 'lists/*';
+const PREFIX = 'lists/';
 
 /**
  * The asset check's external lists: a private, versioned bucket of list snapshots and a
@@ -33,6 +39,8 @@ const OBJECTS = 'lists/*';
 export class CheckLists extends Construct {
   readonly bucket: Bucket;
   readonly syncFunction: NodejsFunction;
+  /** The sources with a configured list URL. */
+  readonly sources: ExternalSourceName[];
 
   constructor(scope: Construct, id: string, props: CheckListsProps) {
     super(scope, id);
@@ -48,18 +56,28 @@ export class CheckLists extends Construct {
       autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
     });
 
+    const lists = props.lists ?? DEFAULT_LISTS;
+    this.sources = Object.keys(lists) as ExternalSourceName[];
     this.syncFunction = serviceFunction(this, 'Sync', {
       entry: WORKERS['sync-lists'],
+      settings: props.settings,
       memorySize: 1024,
       timeout: Duration.minutes(2),
       environment: {
         ...props.environment,
         LISTS_BUCKET: this.bucket.bucketName,
-        LIST_URLS: JSON.stringify(props.lists ?? DEFAULT_LISTS),
+        LIST_URLS: JSON.stringify(lists),
       },
     });
-    this.bucket.grantRead(this.syncFunction, OBJECTS);
-    this.bucket.grantPut(this.syncFunction, OBJECTS);
+    this.grantReadLists(this.syncFunction);
+    this.syncFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(`${PREFIX}*`)] }),
+    );
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'The bucket holds copies of public lists, written only by the sync function, which logs every snapshot it stores; server access logs would add a log bucket and record nothing an operator acts on.',
+    });
 
     new Schedule(this, 'SyncSchedule', {
       description: 'Refreshes the asset check lists',
@@ -67,10 +85,29 @@ export class CheckLists extends Construct {
       // The next run is 5 minutes away; retrying a failed sync sooner gains nothing.
       target: new LambdaInvoke(this.syncFunction, { retryAttempts: 0 }),
     });
+    Validations.of(Stack.of(this)).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.syncFunction)}.Arn>:*]`,
+      reason:
+        "The schedule's role may invoke the sync function's versions and aliases (qualified ARNs), and no other function.",
+    });
   }
 
-  /** Read access to the snapshots, for the check function. */
+  /**
+   * Read access to the snapshots, for the check function. ListBucket makes a missing snapshot
+   * answer NoSuchKey rather than AccessDenied (S3 checks it without a prefix on GetObject).
+   */
   grantReadLists(grantee: IGrantable) {
-    return this.bucket.grantRead(grantee, OBJECTS);
+    const principal = grantee.grantPrincipal;
+    principal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${PREFIX}*`)] }),
+    );
+    principal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    if (!Construct.isConstruct(principal)) return;
+    Validations.of(principal).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.bucket)}.Arn>/${PREFIX}*]`,
+      reason: 'Snapshot keys are versioned names under the lists/ prefix; the grant covers that prefix only.',
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { INDEX } from '../shared/db/keys.ts';
+
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
  * route per entry, and the local gateway serves the same entries from the same modules.
@@ -19,6 +21,10 @@ export type Route = {
   memorySize?: number;
   /** Reads the asset check's external list snapshots. */
   readsCheckLists?: boolean;
+  /** The table indexes its function queries; it is granted these and no other. */
+  indexes?: readonly string[];
+  /** Seals or opens `next_page` cursors: gets the cursor key set. */
+  readsCursorKey?: boolean;
 };
 
 export const ROUTES: readonly Route[] = [
@@ -49,6 +55,7 @@ export const ROUTES: readonly Route[] = [
     name: 'delete-asset-group',
     entry: 'functions/asset-groups/delete.ts',
     access: 'write',
+    indexes: [INDEX.byGroup.name],
   },
   {
     method: 'GET',
@@ -56,6 +63,8 @@ export const ROUTES: readonly Route[] = [
     name: 'list-assets',
     entry: 'functions/assets/list.ts',
     access: 'read',
+    indexes: Object.values(INDEX).map((index) => index.name),
+    readsCursorKey: true,
   },
   {
     method: 'POST',

@@ -23,9 +23,16 @@ export const config = {
   get dynamoEndpoint(): string | undefined {
     return optional('DYNAMODB_ENDPOINT');
   },
-  /** Derives the key that encrypts `next_page` cursors; read (and required) only by functions that page. */
-  get cursorSecret(): string {
-    return required('CURSOR_SECRET');
+  /**
+   * Where the `next_page` cursor keys come from: a Secrets Manager secret in AWS, the key set (or
+   * a single secret) itself locally. Read (and required) only by functions that page.
+   */
+  get cursorKeys(): { secretArn: string } | { keySet: string } {
+    const secretArn = optional('CURSOR_SECRET_ARN');
+    if (secretArn) return { secretArn };
+    const keySet = optional('CURSOR_SECRET');
+    if (keySet) return { keySet };
+    throw new Error('Missing required environment variable CURSOR_SECRET_ARN (in AWS) or CURSOR_SECRET (locally)');
   },
   /** Where the asset check's external list snapshots live: an S3 bucket in AWS, a directory locally. */
   get listSnapshots(): { bucket: string } | { dir: string } {

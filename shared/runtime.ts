@@ -6,6 +6,7 @@ import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, createS3Client } from './db/client.ts';
+import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -48,7 +49,10 @@ export const runtime = {
   metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
   activity: table(activityRepository),
   checkIndex: table(checkIndexRepository),
-  cursors: once(() => cursorCodec(config.cursorSecret)),
+  cursors: once(() => {
+    const location = config.cursorKeys;
+    return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
+  }),
   listSnapshots: once(() => {
     const location = config.listSnapshots;
     return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);

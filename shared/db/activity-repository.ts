@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { ActivityEffects, ActivityRecord, ActivityStore, CheckDelta, CounterDelta } from '../domain/activity.ts';
+import type { ActivityEffects, ActivityRecord, ActivityStore, CounterDelta } from '../domain/activity.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
@@ -50,20 +51,6 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: Cou
   };
 };
 
-const checkUpdate = (TableName: string, { checkKey, block, watch }: CheckDelta): TransactItem => {
-  const expression = addAll(Object.fromEntries(Object.entries({ block, watch }).filter(([, delta]) => delta !== 0)));
-  return {
-    Update: {
-      TableName,
-      Key: key.checkEntry(checkKey),
-      UpdateExpression: `SET #key = :key ${expression.add}`,
-      ConditionExpression: expression.condition,
-      ExpressionAttributeNames: { ...expression.names, '#key': 'key' },
-      ExpressionAttributeValues: { ...expression.values, ':key': checkKey },
-    },
-  };
-};
-
 const toRecord = (item: Record<string, unknown>): ActivityRecord => {
   const { PK: _pk, SK: _sk, entity: _entity, ...record } = item;
   return record as ActivityRecord;
@@ -106,7 +93,10 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
     },
 
     async commit(previous, next, effects: ActivityEffects) {
-      const items = {
+      const type =
+        next.kind === 'threat' ? next.assetType : previous?.kind === 'threat' ? previous.assetType : undefined;
+      const checks = effects.checks.map(({ checkKey, block, watch }) => ({ checkKey, type, block, watch }));
+      const build = async () => ({
         record: {
           Put: {
             TableName: table,
@@ -120,10 +110,14 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
           },
         },
         ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
-        ...Object.fromEntries(effects.checks.map((delta, i) => [`check${i}`, checkUpdate(table, delta)])),
-      };
+        ...(await verdictChange(db, table, checks)),
+      });
       try {
-        await transactWithRetry(db, () => items, { maxAttempts: MAX_CONFLICT_ATTEMPTS });
+        await transactWithRetry(db, build, {
+          // Another change of the same check-index entry committed first: read it again.
+          retryOn: verdictItemNames(checks.length),
+          maxAttempts: MAX_CONFLICT_ATTEMPTS,
+        });
         return true;
       } catch (error) {
         const failed = failedConditions(error);

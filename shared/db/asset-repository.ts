@@ -4,7 +4,11 @@ import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
 import type { Asset, AssetChanges, AssetStore, NewAsset } from '../domain/assets.ts';
 import { NotFoundError } from '../errors.ts';
 import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
-import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
+import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
+
+/** An asset moves at most one check-index entry. */
+const VERDICT_ITEMS = verdictItemNames(1);
 
 type AssetItem = Asset & {
   version: number;
@@ -98,18 +102,9 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ExpressionAttributeValues: { ':delta': delta },
           },
         };
-  const allowEntry = (checkKey: string | undefined, delta: 1 | -1): TransactItem | undefined =>
-    checkKey === undefined
-      ? undefined
-      : {
-          Update: {
-            TableName,
-            Key: key.checkEntry(checkKey),
-            UpdateExpression: 'SET #key = :key ADD allow :delta',
-            ExpressionAttributeNames: { '#key': 'key' },
-            ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
-          },
-        };
+  /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
+  const allowEntry = (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<NamedItems> =>
+    checkKey === undefined ? Promise.resolve({}) : verdictChange(db, TableName, [{ checkKey, type, allow }]);
   /** Writes `next` over the asset version `current` was read at, keeping it in the live indexes. */
   const replaceLive = (current: AssetItem, next: Asset): TransactItem => {
     const keys = liveKeys(next);
@@ -173,18 +168,18 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     const identity = key.assetIdentity(orgId, input.type, input.identity);
     let asset = newAsset(orgId, input);
     const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
-    const build = () => {
+    const build = async () => {
       asset = { ...asset, id: newAssetId() };
       const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
       return {
         asset: putNew({ ...key.asset(asset.id), ...item, search: searchText(asset), ...liveKeys(asset) }),
         identity: putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id }),
         group: groupCount(orgId, asset.groupId, 1),
-        check: allowEntry(checkKey, 1),
+        ...(await allowEntry(checkKey, asset.type, 1)),
       };
     };
     try {
-      await transactWithRetry(db, build, { retryOn: ['asset'], maxAttempts: MAX_ATTEMPTS });
+      await transactWithRetry(db, build, { retryOn: ['asset', ...VERDICT_ITEMS], maxAttempts: MAX_ATTEMPTS });
       return { asset, created: true };
     } catch (error) {
       const failed = failedConditions(error);
@@ -243,10 +238,13 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
           },
           // A deleted group has no count left to move.
           group: failedBefore.has('group') ? undefined : groupCount(current.orgId, groupId(current), -1),
-          check: allowEntry(current.checkKey, -1),
+          ...(await allowEntry(current.checkKey, current.type, -1)),
         };
       };
-      await transactWithRetry(db, build, { retryOn: ['asset', 'identity', 'group'], maxAttempts: MAX_ATTEMPTS });
+      await transactWithRetry(db, build, {
+        retryOn: ['asset', 'identity', 'group', ...VERDICT_ITEMS],
+        maxAttempts: MAX_ATTEMPTS,
+      });
     },
 
     async list(orgId, filter, limit, position) {

@@ -12,6 +12,7 @@ export const batchGetAll = async (
   table: string,
   keys: readonly { PK: string; SK: string }[],
   projection?: { expression: string; names: Record<string, string> },
+  { consistent = false }: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> => {
   const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
   const found: Record<string, unknown>[] = [];
@@ -24,6 +25,7 @@ export const batchGetAll = async (
           RequestItems: {
             [table]: {
               Keys: pending,
+              ...(consistent ? { ConsistentRead: true } : {}),
               ...(projection
                 ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
                 : {}),

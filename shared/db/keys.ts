@@ -50,6 +50,13 @@ export const key = {
   }),
   /** The check index: one item per canonical content key, read by the asset check. */
   checkEntry: (checkKey: string): Key => ({ PK: `CHECK#${digest(checkKey)}`, SK: 'CHECK' }),
+  /**
+   * The verdict log: one partition per time bucket (its start, a 13-digit epoch-ms position),
+   * one item per change, sorted by version (time, key digest, per-key sequence).
+   */
+  verdictLog: (bucket: string, version: string): Key => ({ PK: `VERDICTS#${bucket}`, SK: version }),
+  verdictLogPartition: (bucket: string): string => `VERDICTS#${bucket}`,
+  checkEntryPrefix: 'CHECK#',
   /** The last applied state of one activity record (report, threat or takedown); one partition per record. */
   activity: (orgId: string, kind: string, id: string): Key => ({
     PK: `ACTIVITY#${orgId}#${kind}#${digest(id)}`,

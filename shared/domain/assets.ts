@@ -128,10 +128,10 @@ export const listAssets = async (
     orgId,
     filter: JSON.stringify([filter.type ?? null, filter.groupId ?? null, filter.query ?? null]),
   };
-  const position = nextPage === undefined ? undefined : cursors.open(binding, nextPage);
+  const position = nextPage === undefined ? undefined : await cursors.open(binding, nextPage);
   const page = await store.list(orgId, filter, perPage, position);
   return {
     assets: await toViews(groups, orgId, page.assets),
-    next_page: page.position ? cursors.seal(binding, page.position) : null,
+    next_page: page.position ? await cursors.seal(binding, page.position) : null,
   };
 };

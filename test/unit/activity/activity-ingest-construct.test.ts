@@ -12,7 +12,10 @@ beforeAll(() => {
     partitionKey: { name: 'PK', type: AttributeType.STRING },
     sortKey: { name: 'SK', type: AttributeType.STRING },
   });
-  new ActivityIngest(stack, 'ActivityIngest', { table });
+  new ActivityIngest(stack, 'ActivityIngest', {
+    table,
+    settings: { tracing: false, logLevel: 'INFO', serviceName: 'test' },
+  });
   template = Template.fromStack(stack);
 });
 

@@ -12,6 +12,7 @@ const synth = () => {
   const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'CheckListsTest');
   const lists = new CheckLists(stack, 'CheckLists', {
+    settings: { tracing: false, logLevel: 'INFO', serviceName: 'test' },
     lists: { seal: 'https://seal.example/list.json' },
     environment: { TABLE_NAME: 'table' },
   });

@@ -1,0 +1,28 @@
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { CursorKeySource } from '../domain/cursor.ts';
+
+type Options = {
+  client?: SecretsManagerClient;
+  /** How long a fetched key set is used before it is fetched again. */
+  maxAgeSeconds?: number;
+  /** Refreshes asked for by unknown key versions bypass the cache at most this often, so forged tokens cannot drive Secrets Manager calls. */
+  minRefreshMs?: number;
+  now?: () => number;
+};
+
+/** The cursor key set from Secrets Manager, fetched on first use (cold start) and cached. */
+export const secretCursorKeys = (
+  secretId: string,
+  { client = new SecretsManagerClient({}), maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now }: Options = {},
+): CursorKeySource => {
+  const provider = new SecretsProvider({ awsSdkV3Client: client });
+  let lastForced = Number.NEGATIVE_INFINITY;
+  return async ({ refresh }) => {
+    const forceFetch = refresh && now() - lastForced >= minRefreshMs;
+    if (forceFetch) lastForced = now();
+    const value = await provider.get(secretId, { maxAge: maxAgeSeconds, forceFetch });
+    if (typeof value !== 'string') throw new Error(`Secret ${secretId} holds no string`);
+    return value;
+  };
+};

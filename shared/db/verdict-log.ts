@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { AssetType } from '../domain/asset-types.ts';
+import {
+  bitsOf,
+  LOG_TIMING,
+  pack,
+  positionAt,
+  timeOf,
+  type VerdictChange,
+  type VerdictLog,
+  versionOf,
+} from '../domain/check/verdicts.ts';
+import { batchGetAll } from './batch.ts';
+import { ATTR, key } from './keys.ts';
+import type { NamedItems } from './transactions.ts';
+
+/** A change of one check-index entry's counters, as its writer knows it. */
+export type VerdictDelta = { checkKey: string; type?: AssetType; allow?: number; block?: number; watch?: number };
+
+const COUNTERS = ['allow', 'block', 'watch'] as const;
+const ENTRY_PROJECTION = {
+  expression: '#pk, #allow, #block, #watch, #version',
+  names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch', '#version': 'version' },
+};
+
+const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
+const bucketStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
+
+/** A condition no item meets: `#key` is always set to the entry's own key. */
+const FAILING = 'attribute_not_exists(#key) AND attribute_exists(#key)';
+
+/** The names `verdictChange` gives its items, `count` deltas (distinct keys) long: retry when one of them fails. */
+export const verdictItemNames = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `verdictEntry${i}`);
+
+const merged = (deltas: readonly VerdictDelta[]): VerdictDelta[] => {
+  const byKey = new Map<string, Required<Omit<VerdictDelta, 'type'>> & { type?: AssetType }>();
+  for (const delta of deltas) {
+    const entry = byKey.get(delta.checkKey) ?? { checkKey: delta.checkKey, allow: 0, block: 0, watch: 0 };
+    for (const counter of COUNTERS) entry[counter] += delta[counter] ?? 0;
+    if (delta.type !== undefined) entry.type = delta.type;
+    byKey.set(delta.checkKey, entry);
+  }
+  return [...byKey.values()].filter((entry) => COUNTERS.some((counter) => entry[counter] !== 0));
+};
+
+/**
+ * The one write path of the check index. Returns, for a transaction of the caller's, the named
+ * items that change each entry and append its change to the verdict log: the entry's counters
+ * after the change and its per-key sequence, conditioned on the sequence read here, so a
+ * concurrent change of the same key fails the condition (`verdictItemNames`) and the caller
+ * builds again. Every transaction that moves a check-index counter goes through here. A change
+ * that would take a counter below zero gets an item named `verdictFloor<i>` whose condition fails,
+ * so the transaction is refused unless another of its conditions explains why (its record was
+ * superseded); otherwise the records and the index disagree.
+ */
+export const verdictChange = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  deltas: readonly VerdictDelta[],
+  now: () => number = Date.now,
+): Promise<NamedItems> => {
+  const changes = merged(deltas);
+  if (changes.length === 0) return {};
+  const found = await batchGetAll(
+    db,
+    table,
+    changes.map((change) => key.checkEntry(change.checkKey)),
+    ENTRY_PROJECTION,
+    { consistent: true },
+  );
+  const byPk = new Map(found.map((item) => [item[ATTR.pk] as string, item]));
+  const time = now();
+  const names = verdictItemNames(changes.length);
+  const items: NamedItems = {};
+  changes.forEach((change, i) => {
+    const entryKey = key.checkEntry(change.checkKey);
+    const current = byPk.get(entryKey.PK);
+    const before = { allow: count(current?.allow), block: count(current?.block), watch: count(current?.watch) };
+    const after = {
+      allow: before.allow + (change.allow ?? 0),
+      block: before.block + (change.block ?? 0),
+      watch: before.watch + (change.watch ?? 0),
+    };
+    const underflow = after.allow < 0 || after.block < 0 || after.watch < 0;
+    const previous = count(current?.version);
+    const seq = previous + 1;
+    const version = versionOf(time, keyHash(change.checkKey), seq);
+    items[underflow ? `verdictFloor${i}` : (names[i] as string)] = {
+      Update: {
+        TableName: table,
+        Key: entryKey,
+        UpdateExpression:
+          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq' +
+          (change.type === undefined ? '' : ', #type = :type'),
+        ConditionExpression: underflow
+          ? FAILING
+          : previous === 0
+            ? 'attribute_not_exists(#version)'
+            : '#version = :previous',
+        // BLOCK is a DynamoDB reserved word.
+        ExpressionAttributeNames: {
+          '#key': 'key',
+          '#allow': 'allow',
+          '#block': 'block',
+          '#watch': 'watch',
+          '#version': 'version',
+          ...(change.type === undefined ? {} : { '#type': 'type' }),
+        },
+        ExpressionAttributeValues: {
+          ':key': change.checkKey,
+          ':allow': after.allow,
+          ':block': after.block,
+          ':watch': after.watch,
+          ':seq': seq,
+          ...(previous === 0 || underflow ? {} : { ':previous': previous }),
+          ...(change.type === undefined ? {} : { ':type': change.type }),
+        },
+      },
+    };
+    items[`verdictLog${i}`] = {
+      Put: {
+        TableName: table,
+        Item: {
+          ...key.verdictLog(positionAt(bucketStart(time)), version),
+          entity: 'VERDICT_CHANGE',
+          key: change.checkKey,
+          type: change.type,
+          bits: bitsOf(after),
+          previousBits: bitsOf(before),
+          seq,
+          changedAt: new Date(time).toISOString(),
+          [ATTR.ttl]: Math.ceil((time + LOG_TIMING.retentionMs) / 1000),
+        },
+      },
+    };
+  });
+  return items;
+};
+
+const toChange = (item: Record<string, unknown>): VerdictChange => ({
+  key: item.key as string,
+  type: item.type as AssetType | undefined,
+  bits: item.bits as number,
+  seq: item.seq as number,
+  version: item[ATTR.sk] as string,
+  changedAt: item.changedAt as string,
+});
+
+type Range = { from: string; until?: string; filter?: { type?: AssetType; changedOnly?: boolean } };
+
+/** One bucket's items in `[lo, hi]`, page by page, until `enough` says stop. */
+const queryBucket = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  bucket: number,
+  lo: string,
+  hi: string | undefined,
+  filter: Range['filter'],
+  consistent: boolean,
+  startKey: Record<string, unknown> | undefined,
+): Promise<QueryCommandOutput> => {
+  const names: Record<string, string> = { '#pk': ATTR.pk, '#sk': ATTR.sk };
+  const values: Record<string, unknown> = { ':pk': key.verdictLogPartition(positionAt(bucket)), ':lo': lo };
+  const filters: string[] = [];
+  if (hi !== undefined) values[':hi'] = hi;
+  if (filter?.changedOnly) {
+    names['#bits'] = 'bits';
+    names['#previousBits'] = 'previousBits';
+    filters.push('#bits <> #previousBits');
+  }
+  if (filter?.type !== undefined) {
+    names['#type'] = 'type';
+    values[':type'] = filter.type;
+    filters.push('#type = :type');
+  }
+  return db.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: hi === undefined ? '#pk = :pk AND #sk >= :lo' : '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ConsistentRead: consistent,
+      ExclusiveStartKey: startKey,
+    }),
+  );
+};
+
+export type ChangesPage = { changes: VerdictChange[]; next?: string };
+
+export type VerdictFeed = VerdictLog & {
+  /**
+   * Changes after `after` (exclusive) and stamped before `until`, that changed a verdict, in
+   * version order: at most `limit`, reading at most `maxQueries` pages; `next` is where to go
+   * on when the range was not read to its end.
+   */
+  changes(range: {
+    after: string;
+    until: string;
+    limit: number;
+    type?: AssetType;
+    maxQueries?: number;
+  }): Promise<ChangesPage>;
+};
+
+/** The verdict log and the check index, read for replicas, snapshots and the client feed. */
+export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
+  async readFrom(from) {
+    // Entries may be stamped a little ahead of this clock; the settle window covers that skew.
+    const last = bucketStart(now() + LOG_TIMING.settleMs);
+    const changes: VerdictChange[] = [];
+    for (let bucket = bucketStart(timeOf(from)); bucket <= last; bucket += LOG_TIMING.bucketMs) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await queryBucket(db, table, bucket, from, undefined, undefined, true, startKey);
+        for (const item of page.Items ?? []) changes.push(toChange(item));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
+    return changes;
+  },
+
+  async scan() {
+    const segments = 4;
+    const keys: string[] = [];
+    const states: number[] = [];
+    await Promise.all(
+      Array.from({ length: segments }, async (_, segment) => {
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const page = await db.send(
+            new ScanCommand({
+              TableName: table,
+              Segment: segment,
+              TotalSegments: segments,
+              FilterExpression: 'begins_with(#pk, :prefix)',
+              ProjectionExpression: '#key, #allow, #block, #watch, #version',
+              ExpressionAttributeNames: {
+                '#pk': ATTR.pk,
+                '#key': 'key',
+                '#allow': 'allow',
+                '#block': 'block',
+                '#watch': 'watch',
+                '#version': 'version',
+              },
+              ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
+              ConsistentRead: true,
+              ExclusiveStartKey: startKey,
+            }),
+          );
+          for (const item of page.Items ?? []) {
+            keys.push(item.key as string);
+            states.push(
+              pack(
+                count(item.version),
+                bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) }),
+              ),
+            );
+          }
+          startKey = page.LastEvaluatedKey;
+        } while (startKey);
+      }),
+    );
+    return { keys, states };
+  },
+
+  async changes({ after: since, until, limit, type, maxQueries = 50 }) {
+    let after = since;
+    const changes: VerdictChange[] = [];
+    let queries = 0;
+    const lastBucket = bucketStart(timeOf(until));
+    for (let bucket = bucketStart(timeOf(after)); bucket <= lastBucket; bucket += LOG_TIMING.bucketMs) {
+      const lo = bucket <= timeOf(after) ? after : positionAt(bucket);
+      if (lo > until) break;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        // Where reading stopped: every change up to it has been examined (the cursor is exclusive).
+        const reached = (startKey?.[ATTR.sk] as string | undefined) ?? after;
+        if (queries >= maxQueries) return { changes, next: reached > lo ? reached : after };
+        queries++;
+        const page = await queryBucket(db, table, bucket, lo, until, { type, changedOnly: true }, false, startKey);
+        for (const item of page.Items ?? []) {
+          const change = toChange(item);
+          if (change.version === after) continue;
+          changes.push(change);
+          if (changes.length === limit) return { changes, next: change.version };
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      after = positionAt(bucket + LOG_TIMING.bucketMs - 1);
+    }
+    return { changes };
+  },
+});

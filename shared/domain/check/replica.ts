@@ -1,0 +1,321 @@
+import type { CheckIndexStore, IndexEntry } from './types.ts';
+import {
+  bitsOfPacked,
+  entryOfBits,
+  isLive,
+  LOG_TIMING,
+  pack,
+  positionAt,
+  seqOf,
+  timeOf,
+  type VerdictChange,
+  type VerdictLog,
+  type VerdictSnapshot,
+  type VerdictSnapshotStore,
+} from './verdicts.ts';
+
+export type ApplyOutcome = 'applied' | 'duplicate' | 'gap';
+
+/**
+ * The verdicts in memory: one Map entry per key, its value `seq * 8 + bits` (a small integer,
+ * stored unboxed), so a million keys cost the strings and the table and nothing per entry besides.
+ */
+export class VerdictState {
+  readonly #states: Map<string, number>;
+  #live = 0;
+  /** Every change stamped before this position has been applied. */
+  position: string;
+  /** The newest change applied among those stamped before `position`. */
+  version: string;
+  scannedAt: string;
+  /** The position this state was loaded at (its snapshot's, or its read of the index's). */
+  readonly base: string;
+
+  constructor(base: {
+    keys: readonly string[];
+    states: readonly number[];
+    position: string;
+    version: string;
+    scannedAt: string;
+  }) {
+    this.#states = new Map();
+    for (let i = 0; i < base.keys.length; i++) {
+      const packed = base.states[i] as number;
+      this.#states.set(base.keys[i] as string, packed);
+      if (isLive(bitsOfPacked(packed))) this.#live++;
+    }
+    this.position = base.position;
+    this.base = base.position;
+    this.version = base.version;
+    this.scannedAt = base.scannedAt;
+  }
+
+  static of(snapshot: VerdictSnapshot): VerdictState {
+    return new VerdictState(snapshot);
+  }
+
+  get size(): number {
+    return this.#states.size;
+  }
+
+  /** Keys with an ALLOWED or BLOCKED verdict. */
+  get live(): number {
+    return this.#live;
+  }
+
+  /**
+   * A change older than what is held is a duplicate (the trailing window is read again on every
+   * poll); the next one is applied; a later one means changes of this key were missed. It is
+   * applied too, since it carries the key's whole state, but the caller learns of the gap.
+   */
+  apply(change: VerdictChange): ApplyOutcome {
+    const held = this.#states.get(change.key);
+    const heldSeq = held === undefined ? 0 : seqOf(held);
+    if (change.seq <= heldSeq) return 'duplicate';
+    const wasLive = held !== undefined && isLive(bitsOfPacked(held));
+    const nowLive = isLive(change.bits);
+    if (wasLive !== nowLive) this.#live += nowLive ? 1 : -1;
+    this.#states.set(change.key, pack(change.seq, change.bits));
+    return change.seq === heldSeq + 1 ? 'applied' : 'gap';
+  }
+
+  lookup(keys: readonly string[]): (IndexEntry | undefined)[] {
+    const answers: (IndexEntry | undefined)[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const packed = this.#states.get(keys[i] as string);
+      answers[i] = packed === undefined ? undefined : entryOfBits(bitsOfPacked(packed));
+    }
+    return answers;
+  }
+
+  toSnapshot(createdAt: string): VerdictSnapshot {
+    return {
+      format: 1,
+      position: this.position,
+      version: this.version,
+      createdAt,
+      scannedAt: this.scannedAt,
+      keys: [...this.#states.keys()],
+      states: [...this.#states.values()],
+    };
+  }
+}
+
+/**
+ * Applies the log read from `state.position` on. `polledAt` is when the read started: changes
+ * stamped more than `settleMs` before it can no longer be joined by late commits, so the
+ * position moves there. Returns the number of gaps seen.
+ */
+export const applyLog = (state: VerdictState, changes: readonly VerdictChange[], polledAt: number): number => {
+  const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
+  let gaps = 0;
+  for (const change of changes) {
+    if (state.apply(change) === 'gap') gaps++;
+    if (change.version < horizon && change.version > state.version) state.version = change.version;
+  }
+  if (horizon > state.position) state.position = horizon;
+  return gaps;
+};
+
+/** A state read straight from the index; the log is replayed from a little before the read began. */
+const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> => {
+  const started = now();
+  const { keys, states } = await log.scan();
+  const position = positionAt(started - LOG_TIMING.settleMs);
+  return new VerdictState({ keys, states, position, version: position, scannedAt: new Date(started).toISOString() });
+};
+
+const expired = (position: string, now: number) =>
+  now - timeOf(position) > LOG_TIMING.retentionMs - LOG_TIMING.bucketMs;
+
+type SnapshotOptions = { now?: () => number; rescanAfterMs?: number };
+
+/**
+ * The next snapshot: the previous one carried forward through the log, or the index read again
+ * when there is none, its position has left the log's retention, the log has a gap, or the last
+ * read of the index is older than `rescanAfterMs` (a gap the log cannot reveal heals then).
+ */
+export const nextSnapshot = async (
+  log: VerdictLog,
+  previous: VerdictSnapshot | undefined,
+  { now = Date.now, rescanAfterMs = 24 * 3_600_000 }: SnapshotOptions = {},
+): Promise<{ snapshot: VerdictSnapshot; scanned: boolean }> => {
+  const started = now();
+  const carry =
+    previous !== undefined &&
+    !expired(previous.position, started) &&
+    started - Date.parse(previous.scannedAt) < rescanAfterMs;
+  let state = carry ? VerdictState.of(previous) : await scanned(log, now);
+  let gaps = applyLog(state, await log.readFrom(state.position), now());
+  const rescan = gaps > 0 && carry;
+  if (rescan) {
+    state = await scanned(log, now);
+    gaps = applyLog(state, await log.readFrom(state.position), now());
+  }
+  return { snapshot: state.toSnapshot(new Date(now()).toISOString()), scanned: !carry || rescan };
+};
+
+type ReplicaOptions = {
+  log: VerdictLog;
+  /** Where snapshots are read from; without one (or before the first is written) the index is read. */
+  snapshots?: VerdictSnapshotStore;
+  /** At most one poll per this interval. */
+  pollMs?: number;
+  /** A poll that takes longer than this has failed (a stalled table must not stop later polls). */
+  pollTimeoutMs?: number;
+  /** A replica not synced for this long flags its answers (they still stand). */
+  staleAfterMs?: number;
+  /** After an idle spell (a frozen container), the lookup that starts a poll waits this long for it. */
+  waitMs?: number;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+  onGap?: (gaps: number) => void;
+};
+
+export type ReplicaStatus = { version: string; updatedAt: string; entries: number };
+
+export type ReplicatedIndex = CheckIndexStore & {
+  /** Starts loading at once (at cold start), before any request waits for it. */
+  warm(): void;
+  /** Loads if needed and polls now; resolves when done (failures are reported, not thrown). */
+  sync(): Promise<void>;
+  status(): ReplicaStatus | Promise<ReplicaStatus>;
+  stale(): boolean;
+};
+
+const settleWithin = (promise: Promise<void>, ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+const failAfter = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Verdict log read took longer than ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+
+/**
+ * The check index as an in-memory replica: the newest snapshot at cold start, then the log from
+ * the snapshot's position, polled when a lookup finds the last poll older than `pollMs` (so an
+ * idle container reads nothing). A lookup answers from memory; only after an idle spell does the
+ * lookup that starts a poll wait for it (up to `waitMs`). A failing or stalled log keeps the last
+ * known verdicts, flagged stale after `staleAfterMs`. A gap in the log, or a position older than
+ * its retention, reloads the newest snapshot when it is newer than the one held.
+ */
+export const replicatedIndex = ({
+  log,
+  snapshots,
+  pollMs = 1_000,
+  pollTimeoutMs = 5_000,
+  staleAfterMs = 30_000,
+  waitMs = 200,
+  now = Date.now,
+  onError = () => {},
+  onGap = () => {},
+}: ReplicaOptions): ReplicatedIndex => {
+  let state: VerdictState | undefined;
+  let loading: Promise<VerdictState> | undefined;
+  let polling: Promise<void> | undefined;
+  let syncedAt = Number.NEGATIVE_INFINITY;
+  let pollStartedAt = Number.NEGATIVE_INFINITY;
+
+  const fromSnapshot = async (): Promise<VerdictState | undefined> => {
+    try {
+      const snapshot = await snapshots?.latest();
+      return snapshot && !expired(snapshot.position, now()) ? VerdictState.of(snapshot) : undefined;
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  };
+
+  /** Applies the log to `current`; on a gap, moves to a newer snapshot if there is one. */
+  const catchUp = async (current: VerdictState): Promise<void> => {
+    const polledAt = now();
+    const gaps = applyLog(current, await failAfter(log.readFrom(current.position), pollTimeoutMs), polledAt);
+    if (gaps > 0) {
+      onGap(gaps);
+      const candidate = await fromSnapshot();
+      if (candidate && candidate.base > current.base) {
+        applyLog(candidate, await failAfter(log.readFrom(candidate.position), pollTimeoutMs), now());
+        state = candidate;
+      }
+    }
+    syncedAt = polledAt;
+  };
+
+  const load = (): Promise<VerdictState> => {
+    loading ??= (async () => {
+      pollStartedAt = now();
+      const loaded = (await fromSnapshot()) ?? (await scanned(log, now));
+      state = loaded;
+      await catchUp(loaded).catch(onError);
+      return state;
+    })().finally(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+
+  const poll = (current: VerdictState): Promise<void> => {
+    pollStartedAt = now();
+    polling = (async () => {
+      if (expired(current.position, now())) {
+        const fresh = (await fromSnapshot()) ?? (await scanned(log, now));
+        state = fresh;
+        await catchUp(fresh);
+      } else {
+        await catchUp(current);
+      }
+    })()
+      .catch(onError)
+      .finally(() => {
+        polling = undefined;
+      });
+    return polling;
+  };
+
+  const lookup = (keys: readonly string[]) => {
+    const current = state;
+    if (current === undefined) return load().then((loaded) => loaded.lookup(keys));
+    const time = now();
+    if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
+      const started = poll(current);
+      const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
+      if (idle) return settleWithin(started, waitMs).then(() => (state ?? current).lookup(keys));
+    }
+    return current.lookup(keys);
+  };
+
+  const statusOf = (current: VerdictState): ReplicaStatus => ({
+    version: current.version,
+    updatedAt: new Date(timeOf(current.version)).toISOString(),
+    entries: current.live,
+  });
+
+  return {
+    lookup,
+    warm: () => {
+      void load().catch(onError);
+    },
+    sync: async () => {
+      const current = state ?? (await load());
+      await (polling ?? poll(current));
+    },
+    status: () => (state === undefined ? load().then(statusOf) : statusOf(state)),
+    stale: () => state !== undefined && now() - syncedAt > staleAfterMs,
+  };
+};

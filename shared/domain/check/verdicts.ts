@@ -1,0 +1,103 @@
+import type { AssetType } from '../asset-types.ts';
+import type { CheckStatus, IndexEntry } from './types.ts';
+
+/**
+ * The service's own verdicts as a change log. Every change of a check-index entry appends one
+ * entry carrying the entry's state after the change and its per-key sequence number (1, 2, …),
+ * so a reader that holds sequence n of a key and sees n + 2 knows it missed a change.
+ */
+
+/** The verdict bits of one key: what a check needs from its counters. */
+export const BIT = { allow: 1, block: 2, watch: 4 } as const;
+
+export const bitsOf = (entry: IndexEntry): number =>
+  (entry.allow > 0 ? BIT.allow : 0) | (entry.block > 0 ? BIT.block : 0) | (entry.watch > 0 ? BIT.watch : 0);
+
+/** At one key an allowlisting beats a threat, as in the check itself. */
+export const statusOf = (bits: number): CheckStatus =>
+  bits & BIT.allow ? 'ALLOWED' : bits & BIT.block ? 'BLOCKED' : 'UNKNOWN';
+
+export const isLive = (bits: number): boolean => (bits & (BIT.allow | BIT.block)) !== 0;
+
+/** One index entry per bit pattern, shared, so a lookup allocates nothing. */
+const ENTRIES: readonly IndexEntry[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({
+    allow: bits & BIT.allow ? 1 : 0,
+    block: bits & BIT.block ? 1 : 0,
+    watch: bits & BIT.watch ? 1 : 0,
+  }),
+);
+export const entryOfBits = (bits: number): IndexEntry | undefined => (isLive(bits) ? ENTRIES[bits] : undefined);
+
+/** One change of one key: its state after the change, and where it sits in the log. */
+export type VerdictChange = {
+  key: string;
+  type: AssetType | undefined;
+  bits: number;
+  seq: number;
+  /** The log position of this change: a version string, ordered like the log. */
+  version: string;
+  changedAt: string;
+};
+
+/**
+ * Versions order the log: `<epoch ms, 13 digits>-<16 hex of the key's digest>-<seq, 12 digits>`.
+ * Plain string comparison orders them by time, then key, then sequence; a bare 13-digit time is
+ * a position between entries (before every entry of that millisecond).
+ */
+const TIME_DIGITS = 13;
+export const positionAt = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
+export const versionOf = (ms: number, keyHash: string, seq: number): string =>
+  `${positionAt(ms)}-${keyHash.slice(0, 16)}-${String(seq).padStart(12, '0')}`;
+const VERSION = /^(\d{13})(?:-[0-9a-f]{16}-\d{12})?$/;
+export const isVersion = (text: string): boolean => VERSION.test(text);
+/** The time (epoch ms) of a version or position. */
+export const timeOf = (version: string): number => Number(version.slice(0, TIME_DIGITS));
+
+/**
+ * The log's timing contract. A writer stamps an entry with its clock just before it commits; a
+ * transaction may commit up to `settleMs` later than its stamp. So a reader re-reads the last
+ * `settleMs` of the log on every poll, and the client feed only hands out entries older than
+ * `settleMs`, after which nothing can land before them.
+ */
+export const LOG_TIMING = {
+  settleMs: 3_000,
+  retentionMs: 7 * 24 * 3_600_000,
+  /**
+   * One log partition per hour: a poll reads one partition (two in the seconds around the hour),
+   * and a client feed read from the start of retention visits 168.
+   */
+  bucketMs: 3_600_000,
+} as const;
+
+/** A compact, versioned copy of the whole index: every key ever indexed with its bits and sequence. */
+export type VerdictSnapshot = {
+  format: 1;
+  /** Every change stamped before this position is in the snapshot. */
+  position: string;
+  /** The newest change the snapshot holds (`position` when the log held none). */
+  version: string;
+  createdAt: string;
+  /** When the entries were last read from the index itself rather than carried forward from the log. */
+  scannedAt: string;
+  keys: string[];
+  /** `keys[i]`'s state: `seq * 8 + bits`. */
+  states: number[];
+};
+
+export const pack = (seq: number, bits: number): number => seq * 8 + bits;
+export const seqOf = (packed: number): number => Math.floor(packed / 8);
+export const bitsOfPacked = (packed: number): number => packed % 8;
+
+/** Reads the log and the index; implemented by the repository. */
+export interface VerdictLog {
+  /** Every change stamped at or after `from` (a position or version), in version order. */
+  readFrom(from: string): Promise<VerdictChange[]>;
+  /** Every key of the index with its current state, read from the entries themselves. */
+  scan(): Promise<{ keys: string[]; states: number[] }>;
+}
+
+export interface VerdictSnapshotStore {
+  latest(): Promise<VerdictSnapshot | undefined>;
+  save(snapshot: VerdictSnapshot): Promise<void>;
+}
