@@ -13,6 +13,9 @@ export default defineConfig({
       CURSOR_SECRET: 'test-cursor-secret',
       LISTS_DIR: 'infra/local/lists',
       AWS_REGION: 'us-east-1',
+      // DynamoDB Local on a loaded CI machine can take seconds per call; the outage test sets the production budget.
+      STORE_ATTEMPT_TIMEOUT_MS: '20000',
+      STORE_CALL_BUDGET_MS: '45000',
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
     },

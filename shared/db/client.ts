@@ -1,6 +1,7 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 
 /**
@@ -53,14 +54,14 @@ export const isUnavailable = (error: unknown): boolean => {
  * error passes unchanged, for the repositories to translate.
  */
 const failurePolicy =
-  (dependency: string) =>
+  (dependency: string, callBudgetMs: number) =>
   <A, R>(next: (args: A) => Promise<R>) =>
   async (args: A): Promise<R> => {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new ServiceUnavailableError(`The ${dependency} did not answer in time`)),
-        FAILURE_POLICY.callBudgetMs,
+        callBudgetMs,
       );
     });
     try {
@@ -77,12 +78,21 @@ const failurePolicy =
 
 const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
 
-const transport = {
-  maxAttempts: FAILURE_POLICY.maxAttempts,
-  requestHandler: {
-    connectionTimeout: FAILURE_POLICY.connectionTimeoutMs,
-    requestTimeout: FAILURE_POLICY.requestTimeoutMs,
-  },
+/** The policy in force: the defaults, or the overrides of the local configuration. */
+const policy = () => {
+  const { attemptMs, callBudgetMs } = config.storeTimeouts;
+  return {
+    callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
+    transport: {
+      maxAttempts: FAILURE_POLICY.maxAttempts,
+      requestHandler: {
+        connectionTimeout: FAILURE_POLICY.connectionTimeoutMs,
+        requestTimeout: attemptMs ?? FAILURE_POLICY.requestTimeoutMs,
+        // Without it the SDK only logs a warning when an attempt runs out of time.
+        throwOnRequestTimeout: true,
+      },
+    },
+  };
 };
 
 /** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
@@ -90,13 +100,15 @@ export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient 
   const local = endpoint
     ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
     : {};
+  const { transport, callBudgetMs } = policy();
   const client = new DynamoDBClient({ ...local, ...transport });
-  client.middlewareStack.add(failurePolicy('data store'), POLICY_STEP);
+  client.middlewareStack.add(failurePolicy('data store', callBudgetMs), POLICY_STEP);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 };
 
 export const createS3Client = (): S3Client => {
+  const { transport, callBudgetMs } = policy();
   const client = new S3Client(transport);
-  client.middlewareStack.add(failurePolicy('list store'), POLICY_STEP);
+  client.middlewareStack.add(failurePolicy('list store', callBudgetMs), POLICY_STEP);
   return client;
 };

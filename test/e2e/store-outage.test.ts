@@ -9,8 +9,10 @@ import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('outage');
 const proxy: StallingProxy = await stallingProxy(table.endpoint);
-// Handlers build their client on first use, so every call they make goes through the proxy.
+// Handlers build their client on first use, so every call they make goes through the proxy, with the production timeouts.
 process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+delete process.env.STORE_ATTEMPT_TIMEOUT_MS;
+delete process.env.STORE_CALL_BUDGET_MS;
 const server = createGateway();
 let base = '';
 const KEY = 'demo-acme-0123456789abcdef';
