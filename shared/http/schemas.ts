@@ -10,11 +10,16 @@ export const positiveId = (message: string) =>
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const NOT_PLAIN = /[\u0000-\u001f\u007f\p{Cs}]/u;
 
-/** Text that may reach a key or an index value: no control characters, no lone surrogates. */
-export const plainText = (field: string) =>
-  v.check<string, string>(
-    (text) => !NOT_PLAIN.test(text),
-    `${field} must not contain control characters or unpaired surrogates`,
+/**
+ * A string that may reach a key or an index value: no control characters, no unpaired surrogates
+ * (checked on the input as sent, before any trim). The twin sits in `allOf`, so the pattern of an
+ * outer pipe (a length rule) does not replace it in the API description.
+ */
+export const plainString = (message: string, field: string) =>
+  v.pipe(
+    v.string(message),
+    v.check((text) => !NOT_PLAIN.test(text), `${field} must not contain control characters or unpaired surrogates`),
+    jsonSchemaTwin({ allOf: [{ pattern: '^[^\\u0000-\\u001f\\u007f\\p{Cs}]*$' }] }),
   );
 
 export const MAX_SLUG_LENGTH = 64;
@@ -22,19 +27,17 @@ export const MAX_SLUG_LENGTH = 64;
 /** An organization or brand slug, bounded before it becomes part of a key. */
 export const slug = (field: string) =>
   v.pipe(
-    v.string(`${field} must be a string`),
+    plainString(`${field} must be a string`, field),
     v.nonEmpty(`${field} must not be empty`),
     v.maxLength(MAX_SLUG_LENGTH, `${field} must be at most ${MAX_SLUG_LENGTH} characters`),
-    plainText(field),
   );
 
 export const groupName = v.pipe(
-  v.string('Group name is required'),
+  plainString('Group name is required', 'Group name'),
   v.trim(),
   v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
   // 1 to 255 code points once surrounding white space is trimmed.
   jsonSchemaTwin({ pattern: '^\\s*\\S(?:[\\s\\S]{0,253}\\S)?\\s*$' }),
-  plainText('Group name'),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -43,18 +46,16 @@ export const MAX_CONTENT_LENGTH = 4096;
 
 const optionalText = (field: string, max: number) =>
   v.pipe(
-    v.string(`${field} must be a string`),
+    plainString(`${field} must be a string`, field),
     v.maxLength(max, `${field} must be at most ${max} characters`),
-    plainText(field),
   );
 
 export const assetFields = {
   content: v.pipe(
-    v.string('content is required'),
+    plainString('content is required', 'content'),
     v.trim(),
     v.nonEmpty('content is required'),
     v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
-    plainText('content'),
   ),
   type: assetType,
   name: v.optional(optionalText('name', 255)),
@@ -118,7 +119,6 @@ export const cursorToken = v.pipe(
 
 /** The `query` filter of a listing: a case-insensitive substring, bounded. */
 export const searchQuery = v.pipe(
-  v.string(),
+  plainString('query must be a string', 'query'),
   v.maxLength(256, 'query must be at most 256 characters'),
-  plainText('query'),
 );
