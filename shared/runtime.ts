@@ -1,3 +1,4 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
@@ -5,11 +6,13 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
-import { createDocumentClient, createS3Client } from './db/client.ts';
+import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
+import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { createS3Client } from './db/s3-client.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -24,51 +27,46 @@ const once = <T>(build: () => T): (() => T) => {
   };
 };
 
-const documentClient = once(() => createDocumentClient(config.dynamoEndpoint));
+const documentClient = /* @__PURE__ */ once(() => createDocumentClient(config.dynamoEndpoint));
 const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>
   once(() => repository(documentClient(), config.tableName));
 
-const metrics = table(metricsRepository);
-const directory = table(directoryRepository);
-const listSnapshots = once(() => {
+/*
+ * The production dependencies of the functions: one client per container, the stores over the
+ * configured table, the key cache and the clock. Each function module imports this module as a
+ * namespace (`import * as runtime`) and passes what it needs to its `createHandler`; tests pass
+ * fakes instead. Every dependency is a separate export marked pure, so a function's bundle keeps
+ * only the ones it uses (and their clients): the list handlers load no S3, SQS or Secrets
+ * Manager client.
+ */
+export const keys = /* @__PURE__ */ once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName)));
+export const assets = /* @__PURE__ */ table(assetRepository);
+export const groups = /* @__PURE__ */ table(assetGroupRepository);
+export const metrics = /* @__PURE__ */ table(metricsRepository);
+export const directory = /* @__PURE__ */ table(directoryRepository);
+export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
+export const activity = /* @__PURE__ */ table(activityRepository);
+export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
+export const checkIndex = /* @__PURE__ */ table(checkIndexRepository);
+export const cursors = /* @__PURE__ */ once(() => {
+  const location = config.cursorKeys;
+  return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
+});
+export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
   return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
 });
-
-/**
- * The production dependencies of the functions: one client per container, the stores over the
- * configured table, the key cache and the clock. Each function module passes what it needs to
- * its `createHandler`; tests pass fakes instead.
- */
-export const runtime = {
-  keys: once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName))),
-  assets: table(assetRepository),
-  groups: table(assetGroupRepository),
-  metrics,
-  directory,
-  metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
-  activity: table(activityRepository),
-  checkIndex: table(checkIndexRepository),
-  cursors: once(() => {
-    const location = config.cursorKeys;
-    return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
-  }),
-  listSnapshots: once(() => {
-    const location = config.listSnapshots;
-    return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
-  }),
-  /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
-  externalSources: once(() => {
-    const snapshots = listSnapshots();
-    const sources = refreshingSources(
-      () =>
-        loadExternalSources(snapshots, shippedEthConfig, {
-          onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
-        }),
-      { onError: (error) => logger.error('External lists not loaded', { error }) },
-    );
-    sources.warm();
-    return sources.get;
-  }),
-  now: (): number => Date.now(),
-};
+/** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
+export const externalSources = /* @__PURE__ */ once(() => {
+  const snapshots = listSnapshots();
+  const sources = refreshingSources(
+    () =>
+      loadExternalSources(snapshots, shippedEthConfig, {
+        onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
+      }),
+    { onError: (error) => logger.error('External lists not loaded', { error }) },
+  );
+  sources.warm();
+  return sources.get;
+});
+export const now = (): number => Date.now();

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 /** Left for the runtime to record the outcome before the function's own timeout. */
 const MARGIN_MS = 5000;

@@ -4,7 +4,7 @@ import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '..
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { slug } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   queryStringParameters: v.object({

@@ -9,6 +9,7 @@ import { demoActivity } from './demo-activity.ts';
 import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
+import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -45,6 +46,7 @@ const main = async () => {
       });
   }, RESUME_EVERY_MS);
 
+  if (process.stdout.isTTY) prettyLogs();
   const server = createGateway();
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

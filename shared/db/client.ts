@@ -1,5 +1,4 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { ServiceUnavailableError } from '../errors.ts';
@@ -53,7 +52,7 @@ export const isUnavailable = (error: unknown): boolean => {
  * dependency is unavailable, becomes a ServiceUnavailableError (503 with `Retry-After`). Every other
  * error passes unchanged, for the repositories to translate.
  */
-const failurePolicy =
+export const failurePolicy =
   (dependency: string, callBudgetMs: number) =>
   <A, R>(next: (args: A) => Promise<R>) =>
   async (args: A): Promise<R> => {
@@ -76,10 +75,10 @@ const failurePolicy =
     }
   };
 
-const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
+export const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
 
 /** The policy in force: the defaults, or the overrides of the local configuration. */
-const policy = () => {
+export const policy = () => {
   const { attemptMs, callBudgetMs } = config.storeTimeouts;
   return {
     callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
@@ -104,11 +103,4 @@ export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient 
   const client = new DynamoDBClient({ ...local, ...transport });
   client.middlewareStack.add(failurePolicy('data store', callBudgetMs), POLICY_STEP);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-};
-
-export const createS3Client = (): S3Client => {
-  const { transport, callBudgetMs } = policy();
-  const client = new S3Client(transport);
-  client.middlewareStack.add(failurePolicy('list store', callBudgetMs), POLICY_STEP);
-  return client;
 };

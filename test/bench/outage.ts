@@ -11,8 +11,9 @@ import { createGateway } from '../../infra/local/gateway.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
-import { silenceLogs } from '../../shared/logger.ts';
 import { stallingProxy } from '../fixtures/stalling-proxy.ts';
+
+process.env.LOG_LEVEL ??= 'SILENT';
 
 type Row = { name: string; value: string };
 
@@ -62,7 +63,6 @@ const main = async () => {
     }),
     () => undefined,
   );
-  silenceLogs();
   const proxy = await stallingProxy(endpoint);
   delete process.env.STORE_CALL_BUDGET_MS;
   delete process.env.STORE_ATTEMPT_TIMEOUT_MS;
