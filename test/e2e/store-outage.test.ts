@@ -9,10 +9,11 @@ import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('outage');
 const proxy: StallingProxy = await stallingProxy(table.endpoint);
-// Handlers build their client on first use, so every call they make goes through the proxy, with the production timeouts.
+// Handlers build their client on first use, so every call they make goes through the proxy. The budget
+// is twice the production one (`npm run bench` measures that one), so a loaded CI machine answers in time when healthy.
 process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-delete process.env.STORE_ATTEMPT_TIMEOUT_MS;
-delete process.env.STORE_CALL_BUDGET_MS;
+process.env.STORE_ATTEMPT_TIMEOUT_MS = '5000';
+process.env.STORE_CALL_BUDGET_MS = '8000';
 const server = createGateway();
 let base = '';
 const KEY = 'demo-acme-0123456789abcdef';
@@ -54,7 +55,7 @@ const call = async (route: Route) => {
     route: route.name,
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
-    body: text ? JSON.parse(text) : undefined,
+    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
     ms: Math.round(performance.now() - started),
   };
 };
