@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -8,7 +9,8 @@ import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/dom
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
-import type { MembershipStatus } from '../../shared/domain/organizations.ts';
+import { SLUG } from '../../shared/domain/limits.ts';
+import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
 import { assetFields, groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 
@@ -20,7 +22,7 @@ With --table the named table in AWS is used (credentials and region from the usu
   org create <slug> --name <name> [--flags brands-metrics,...]
   brand create <org> <slug> --name <name>
   user create <userId>
-  membership set <userId> <org> <ACTIVE|INACTIVE|INVITED|SUSPENDED>
+  membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
   key revoke <key>
   group create <org> <name>
@@ -33,7 +35,6 @@ const fail = (message: string): never => {
   throw new Error(`${message}\n\n${USAGE}`);
 };
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const slugOf = (text: string, what: string): string =>
   SLUG.test(text) ? text : fail(`${what} must be a lower-case slug of at most 63 characters`);
 
@@ -49,6 +50,7 @@ export const runAdminCommand = async (
   flags: Record<string, string | undefined>,
 ) => {
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
   const [noun, verb, ...rest] = words;
@@ -86,7 +88,7 @@ export const runAdminCommand = async (
       return `User ${rest[0]} saved`;
     case 'membership set': {
       const status = need(2, 'status');
-      if (!['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'].includes(status)) fail(`Unknown membership status ${status}`);
+      if (!MEMBERSHIP_STATUSES.includes(status as MembershipStatus)) fail(`Unknown membership status ${status}`);
       const userId = await existingUser(need(0, 'user id'));
       const orgId = await existingOrg(1);
       await directory.putMembership({ userId, orgId, status: status as MembershipStatus });
@@ -102,11 +104,11 @@ export const runAdminCommand = async (
       const record = flags.org
         ? { kind: 'organization' as const, orgId: flags.org, scopes: scopes as Scope[], revoked: false }
         : { kind: 'user' as const, userId: flags.user as string, scopes: scopes as Scope[], revoked: false };
-      await directory.putApiKey(hashApiKey(key), record);
+      await apiKeys.put(hashApiKey(key), record);
       return `API key (shown once, store it now): ${key}`;
     }
     case 'key revoke': {
-      const revoked = await directory.revokeApiKey(hashApiKey(need(0, 'key')));
+      const revoked = await apiKeys.revoke(hashApiKey(need(0, 'key')));
       if (!revoked) fail('No such key');
       return 'Key revoked (cached lookups expire within 60 s)';
     }

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -8,9 +9,11 @@ import { type ActivityChange, applyActivities, parseActivityChange } from '../..
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
+import { SLUG } from '../../shared/domain/limits.ts';
+import { MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 import { assetFields, groupName, plainString } from '../../shared/http/schemas.ts';
 
-const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
+const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
 const text = (max: number) =>
   v.pipe(plainString('must be a string', 'text'), v.maxLength(max, `must be at most ${max} characters`));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
@@ -36,7 +39,7 @@ export const fixtureSchema = v.strictObject(
             v.array(
               v.strictObject({
                 organization: slug,
-                status: v.picklist(['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED']),
+                status: v.picklist(MEMBERSHIP_STATUSES),
               }),
             ),
             [],
@@ -211,6 +214,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
       log(`${section}: ${done} of ${total} ...`);
   };
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
 
@@ -233,7 +237,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     const record = apiKey.organization
       ? { kind: 'organization' as const, orgId: apiKey.organization, scopes: apiKey.scopes, revoked: false }
       : { kind: 'user' as const, userId: apiKey.user as string, scopes: apiKey.scopes, revoked: false };
-    if (await directory.putApiKey(hashApiKey(apiKey.key), record)) newKeys++;
+    if (await apiKeys.put(hashApiKey(apiKey.key), record)) newKeys++;
   }
   log(`apiKeys: ${newKeys} added, ${fixture.apiKeys.length - newKeys} already present (stored as SHA-256 only)`);
 

@@ -56,7 +56,7 @@ const seedOrganization = async (orgId: string) => {
 
 const listAll = async (orgId: string, filter: { groupId?: number | 'ungrouped' }): Promise<Asset[]> => {
   const all: Asset[] = [];
-  let position: Record<string, unknown> | undefined;
+  let position: string | undefined;
   do {
     const page = await assets.list(orgId, filter, 40, position);
     all.push(...page.assets);
