@@ -413,16 +413,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ScanIndexForward: false,
             Limit: query === undefined ? remaining : Math.max(remaining, FILTERED_PAGE_SIZE),
             ExclusiveStartKey: startKey,
-            ...(query === undefined
-              ? { ExpressionAttributeNames: { '#pk': index.partitionKey } }
-              : {
-                  FilterExpression: 'contains(#search, :query)',
-                  ExpressionAttributeNames: { '#pk': index.partitionKey, '#search': 'search' },
-                }),
-            ExpressionAttributeValues: {
-              ':pk': livePartition(orgId, filter),
-              ...(query === undefined ? {} : { ':query': query }),
-            },
+            ...partitionQuery(index.partitionKey, livePartition(orgId, filter), query),
           }),
         );
         const items = result.Items ?? [];
