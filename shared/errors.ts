@@ -5,16 +5,21 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  | 'UNPROCESSABLE_CONTENT'
+  | 'TOO_MANY_REQUESTS';
 export type Issue = { message: string; path?: string };
 
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;
   readonly issues: Issue[];
-  constructor(message: string, options?: ErrorOptions & { issues?: Issue[] }) {
+  /** Machine-readable details a client acts on, answered as the body's `data`. */
+  readonly data: Record<string, unknown> | undefined;
+  constructor(message: string, options?: ErrorOptions & { issues?: Issue[]; data?: Record<string, unknown> }) {
     super(message, options);
     this.name = new.target.name;
     this.issues = options?.issues ?? [];
+    this.data = options?.data;
   }
 }
 
@@ -41,4 +46,10 @@ export class ServiceUnavailableError extends AppError {
   readonly code = 'SERVICE_UNAVAILABLE';
   /** Seconds a client should wait before retrying (the `Retry-After` header). */
   readonly retryAfterSeconds = 2;
+}
+export class UnprocessableContentError extends AppError {
+  readonly code = 'UNPROCESSABLE_CONTENT';
+}
+export class TooManyRequestsError extends AppError {
+  readonly code = 'TOO_MANY_REQUESTS';
 }

@@ -13,6 +13,7 @@ import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
 import { assetFields, groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
@@ -29,7 +30,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
   asset assign <org> <assetId> <groupId|none>
   asset delete <org> <assetId>
-${ACTIVITY_USAGE}`;
+${ACTIVITY_USAGE}
+${LIFECYCLE_USAGE}`;
 
 const fail = (message: string): never => {
   throw new Error(`${message}\n\n${USAGE}`);
@@ -66,6 +68,7 @@ export const runAdminCommand = async (
     return userId;
   };
 
+  if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));
     return 'Done';
