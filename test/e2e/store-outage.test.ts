@@ -75,7 +75,8 @@ describe('a data store that stops answering', () => {
     );
     for (const answer of healthy) expect(answer.status, answer.route).toBeLessThan(500);
     for (const [i, answer] of stalled.entries()) {
-      if (ROUTES[i]?.access === 'none') {
+      // A route without a table, or one this test has no valid request for (a 4xx before any read), answers as usual.
+      if (ROUTES[i]?.access === 'none' || (VALID[answer.route] === undefined && answer.status < 500)) {
         expect(answer.status, answer.route).toBeLessThan(500);
         continue;
       }
