@@ -1,6 +1,12 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
+import {
+  MAX_CONTENT_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_QUERY_LENGTH,
+  SLUG,
+} from '../domain/limits.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
@@ -121,10 +127,10 @@ export const cursorToken = v.pipe(
   v.maxLength(MAX_CURSOR_LENGTH, 'next_page is not a valid page token'),
 );
 
-/** The `query` filter of a listing: a case-insensitive substring, bounded. */
+/** The `query` of a listing: a case-insensitive substring, matched by the store; bounded and plain. */
 export const searchQuery = v.pipe(
   plainString('query must be a string', 'query'),
-  v.maxLength(256, 'query must be at most 256 characters'),
+  v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
 );
 
 /** A string field with a length bound and no control characters but tab, line feed and carriage return. */
@@ -140,5 +146,5 @@ export const boundedText = (field: string, min: number, max: number) =>
 /** `organizationSlug`, as the organization a user key acts for. */
 export const organizationSlug = v.pipe(
   v.string('organizationSlug must be a string'),
-  v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'organizationSlug must be an organization slug'),
+  v.regex(SLUG, 'organizationSlug must be an organization slug'),
 );
