@@ -8,6 +8,7 @@ import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
+import { GroupRemovals } from './group-removals.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
@@ -135,6 +136,7 @@ export class ServiceStack extends Stack {
     });
 
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
+    const removals = new GroupRemovals(this, 'GroupRemovals', { table, settings });
 
     const observability = new Observability(this, 'Observability', {
       serviceName: settings.serviceName,
@@ -144,6 +146,7 @@ export class ServiceStack extends Stack {
         ...Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint.fn])),
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
+        'group-removals': removals.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },
