@@ -25,6 +25,8 @@ export type Route = {
   indexes?: readonly string[];
   /** Seals or opens `next_page` cursors: gets the cursor key set. */
   readsCursorKey?: boolean;
+  /** Keeps a replica of the service's verdicts: reads their snapshots. */
+  readsVerdicts?: boolean;
 };
 
 export const ROUTES: readonly Route[] = [
@@ -109,6 +111,23 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     memorySize: 1024,
     readsCheckLists: true,
+    readsVerdicts: true,
+  },
+  {
+    method: 'GET',
+    path: '/asset/blocklist/version',
+    name: 'get-blocklist-version',
+    entry: 'functions/check/blocklist-version.ts',
+    access: 'read',
+    memorySize: 1024,
+    readsVerdicts: true,
+  },
+  {
+    method: 'POST',
+    path: '/asset/changelog',
+    name: 'get-changelog',
+    entry: 'functions/check/changelog.ts',
+    access: 'read',
   },
 ];
 
@@ -116,4 +135,5 @@ export const ROUTES: readonly Route[] = [
 export const WORKERS = {
   'ingest-activity': 'functions/activity/ingest.ts',
   'sync-lists': 'functions/check/sync.ts',
+  'snapshot-verdicts': 'functions/check/snapshot.ts',
 } as const;

@@ -10,6 +10,7 @@ import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
+import { VerdictSnapshots } from './verdict-snapshots.ts';
 
 export type ServiceStackProps = StackProps & {
   /** `dev` stages may be torn down with their data; any other stage keeps the table. */
@@ -96,6 +97,8 @@ export class ServiceStack extends Stack {
       ...(props.checkLists ? { lists: props.checkLists } : {}),
     });
 
+    const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
+
     const endpoints = ROUTES.map((route) => {
       const { fn } = new ApiFunction(this, route.name, {
         entry: route.entry,
@@ -108,8 +111,10 @@ export class ServiceStack extends Stack {
           // The key set is read at run time (cached), so no key is in the function's configuration.
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: lists.bucket.bucketName } : {}),
+          ...(route.readsVerdicts ? { VERDICTS_BUCKET: lists.bucket.bucketName } : {}),
         },
       });
+      if (route.readsVerdicts) verdictSnapshots.grantReadSnapshots(fn);
       if (route.readsCursorKey) cursorSecret.grantRead(fn);
       if (route.readsCheckLists) lists.grantReadLists(fn);
       api.addRoutes({
@@ -130,6 +135,7 @@ export class ServiceStack extends Stack {
         ...Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint.fn])),
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
+        'verdict-snapshot': verdictSnapshots.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },

@@ -42,6 +42,16 @@ export const config = {
     if (dir) return { dir };
     throw new Error('Missing required environment variable LISTS_BUCKET (in AWS) or LISTS_DIR (locally)');
   },
+  /**
+   * Where snapshots of the service's verdicts live: an S3 bucket in AWS, a directory locally; unset,
+   * a replica reads the index itself at cold start.
+   */
+  get verdictSnapshots(): { bucket: string } | { dir: string } | undefined {
+    const bucket = optional('VERDICTS_BUCKET');
+    if (bucket) return { bucket };
+    const dir = optional('VERDICTS_DIR');
+    return dir ? { dir } : undefined;
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');

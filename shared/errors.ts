@@ -1,4 +1,4 @@
-export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'GONE';
 export type Issue = { message: string; path?: string };
 
 export abstract class AppError extends Error {
@@ -25,4 +25,8 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
+}
+/** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
+export class GoneError extends AppError {
+  readonly code = 'GONE';
 }

@@ -1,18 +1,19 @@
-import { S3Client } from '@aws-sdk/client-s3';
-import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
-import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { verdictFeed } from './db/verdict-log.ts';
+import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
+import type { EthPhishingConfig } from './domain/check/eth-phishing-detect.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
+import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 
@@ -33,8 +34,17 @@ const metrics = table(metricsRepository);
 const directory = table(directoryRepository);
 const listSnapshots = once(() => {
   const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+  return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
 });
+const verdicts = table(verdictFeed);
+const verdictSnapshots = once(() => {
+  const location = config.verdictSnapshots;
+  if (location === undefined) return undefined;
+  return 'bucket' in location ? s3VerdictSnapshotStore(location.bucket) : fileVerdictSnapshotStore(location.dir);
+});
+/** The list eth-phishing-detect ships, parsed only when a list load needs it (never at cold start). */
+const shippedEthConfig = async (): Promise<EthPhishingConfig> =>
+  (await import('eth-phishing-detect/src/config.json', { with: { type: 'json' } })).default;
 
 /**
  * The production dependencies of the functions: one client per container, the stores over the
@@ -49,15 +59,27 @@ export const runtime = {
   directory,
   metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
   activity: table(activityRepository),
-  checkIndex: table(checkIndexRepository),
+  verdicts,
+  verdictSnapshots,
+  /**
+   * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
+   * start) from the newest snapshot and kept current from the verdict log.
+   */
+  checkIndex: once(() => {
+    const replica = replicatedIndex({
+      log: verdicts(),
+      snapshots: verdictSnapshots(),
+      onError: (error) => logger.warn('Verdict replica not synced', { error }),
+      onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
+    });
+    replica.warm();
+    return replica;
+  }),
   cursors: once(() => {
     const location = config.cursorKeys;
     return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
   }),
-  listSnapshots: once(() => {
-    const location = config.listSnapshots;
-    return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
-  }),
+  listSnapshots,
   /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
   externalSources: once(() => {
     const snapshots = listSnapshots();

@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, Sca
 import type { AssetType } from '../domain/asset-types.ts';
 import {
   bitsOf,
+  type ChangeFeed,
   LOG_TIMING,
   pack,
   positionAt,
@@ -23,6 +24,9 @@ const ENTRY_PROJECTION = {
   expression: '#pk, #allow, #block, #watch, #version',
   names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch', '#version': 'version' },
 };
+
+/** Pages one changelog request may read before it answers with what it has. */
+const MAX_CHANGE_QUERIES = 50;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
@@ -189,22 +193,7 @@ const queryBucket = async (
   );
 };
 
-export type ChangesPage = { changes: VerdictChange[]; next?: string };
-
-export type VerdictFeed = VerdictLog & {
-  /**
-   * Changes after `after` (exclusive) and stamped before `until`, that changed a verdict, in
-   * version order: at most `limit`, reading at most `maxQueries` pages; `next` is where to go
-   * on when the range was not read to its end.
-   */
-  changes(range: {
-    after: string;
-    until: string;
-    limit: number;
-    type?: AssetType;
-    maxQueries?: number;
-  }): Promise<ChangesPage>;
-};
+export type VerdictFeed = VerdictLog & ChangeFeed;
 
 /** The verdict log and the check index, read for replicas, snapshots and the client feed. */
 export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
@@ -267,7 +256,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     return { keys, states };
   },
 
-  async changes({ after: since, until, limit, type, maxQueries = 50 }) {
+  async changes({ after: since, until, limit, type }) {
     let after = since;
     const changes: VerdictChange[] = [];
     let queries = 0;
@@ -279,7 +268,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
       do {
         // Where reading stopped: every change up to it has been examined (the cursor is exclusive).
         const reached = (startKey?.[ATTR.sk] as string | undefined) ?? after;
-        if (queries >= maxQueries) return { changes, next: reached > lo ? reached : after };
+        if (queries >= MAX_CHANGE_QUERIES) return { changes, next: reached > lo ? reached : after };
         queries++;
         const page = await queryBucket(db, table, bucket, lo, until, { type, changedOnly: true }, false, startKey);
         for (const item of page.Items ?? []) {

@@ -10,6 +10,7 @@ const STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  GONE: 410,
 };
 
 /** Flat fields of the spec, the wrapped `error` object real clients read, and the request id. */

@@ -2,18 +2,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { checkIndexRepository } from '../../shared/db/check-repository.ts';
-import { key } from '../../shared/db/keys.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
+import { transactWithRetry } from '../../shared/db/transactions.ts';
+import { verdictChange, verdictFeed, verdictItemNames } from '../../shared/db/verdict-log.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { snapshotOf } from '../../shared/domain/check/lists.ts';
+import { replicatedIndex } from '../../shared/domain/check/replica.ts';
+import { runtime } from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -24,7 +25,10 @@ await fileSnapshotStore(listsDir).save(
   snapshotOf('vendor', 'vendor-listed.example\n', 'https://vendor.example/feed', new Date('2026-01-01T00:00:00Z')),
 );
 process.env.LISTS_DIR = listsDir;
-const { handler } = await import('../../functions/check/check.ts');
+const { createHandler } = await import('../../functions/check/check.ts');
+/** The check's replica of the verdicts; a test syncs it after writing instead of waiting for its poll. */
+const replica = replicatedIndex({ log: verdictFeed(table.db, table.tableName) });
+const handler = createHandler({ keys: runtime.keys(), index: replica, sources: runtime.externalSources() });
 
 const ORG_KEY = 'check-acme-read-0123456789';
 const USER_KEY = 'check-user-0123456789abcdef';
@@ -32,27 +36,16 @@ const SAMPLE_EVENTS = readdirSync('events')
   .filter((file) => file.startsWith('check-'))
   .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as APIGatewayProxyEventV2 }));
 
-/**
- * What the threat writer does to the check index when a threat is approved (+1) or withdrawn
- * (-1): the same item, keyed by the same function.
- */
-const changeThreat = (db: DynamoDBDocumentClient, content: string, delta: 1 | -1, watchlisted = false) => {
-  const checkKey = entryKeyOf(content) as string;
-  return db.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: key.checkEntry(checkKey),
-      UpdateExpression: watchlisted
-        ? 'SET #key = :key ADD #block :delta, #watch :delta'
-        : 'SET #key = :key ADD #block :delta',
-      // BLOCK is a DynamoDB reserved word.
-      ExpressionAttributeNames: watchlisted
-        ? { '#key': 'key', '#block': 'block', '#watch': 'watch' }
-        : { '#key': 'key', '#block': 'block' },
-      ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
-    }),
+/** What the threat writer does to the check index when a threat is approved (+1) or withdrawn (-1). */
+const changeThreat = (content: string, block: 1 | -1, watchlisted = false) =>
+  transactWithRetry(
+    table.db,
+    () =>
+      verdictChange(table.db, table.tableName, [
+        { checkKey: entryKeyOf(content) as string, type: 'URL', block, watch: watchlisted ? block : 0 },
+      ]),
+    { retryOn: verdictItemNames(1) },
   );
-};
 
 const assets = assetRepository(table.db, table.tableName);
 const groups = assetGroupRepository(table.db, table.tableName);
@@ -79,23 +72,18 @@ beforeAll(async () => {
   });
 });
 
-describe('asset check against the check index on DynamoDB Local', () => {
-  const TTL = 5_000;
-  let clock = 0;
-  const checker = createChecker({
-    index: checkIndexRepository(table.db, table.tableName, { ttlMs: TTL, now: () => clock }),
-    sources: () => [],
-  });
+describe('asset check against the replica of the verdicts on DynamoDB Local', () => {
+  const checker = createChecker({ index: replica, sources: () => [] });
   const statusOf = async (content: string) => (await checker.check(content)).status;
 
-  it('turns ALLOWED within the cache TTL once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {
+  it('turns ALLOWED at the next sync once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {
     expect(await statusOf('https://brand-new.example')).toBe('UNKNOWN');
 
     const id = await allowlist('acme', 'https://brand-new.example');
-    clock += TTL;
+    await replica.sync();
     const afterAdding = await statusOf('https://www.brand-new.example/pricing');
     await removeAsset(assets, 'acme', id);
-    clock += TTL;
+    await replica.sync();
     const afterDeleting = await statusOf('https://brand-new.example');
 
     expect([afterAdding, afterDeleting]).toEqual(['ALLOWED', 'UNKNOWN']);
@@ -106,19 +94,19 @@ describe('asset check against the check index on DynamoDB Local', () => {
     await allowlist('globex', 'shared-partner.example');
 
     await removeAsset(assets, 'acme', acme);
-    clock += TTL;
+    await replica.sync();
 
     expect(await statusOf('shared-partner.example')).toBe('ALLOWED');
   });
 
-  it('turns BLOCKED within the cache TTL once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
+  it('turns BLOCKED at the next sync once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
     expect(await statusOf('https://drainer.example/claim')).toBe('UNKNOWN');
 
-    await changeThreat(table.db, 'drainer.example', 1);
-    clock += TTL;
+    await changeThreat('drainer.example', 1);
+    await replica.sync();
     const afterApproving = await checker.check('https://drainer.example/claim');
-    await changeThreat(table.db, 'drainer.example', -1);
-    clock += TTL;
+    await changeThreat('drainer.example', -1);
+    await replica.sync();
     const afterWithdrawing = await statusOf('https://drainer.example/claim');
 
     expect([afterApproving.status, afterApproving.watchStatus, afterWithdrawing]).toEqual([
@@ -130,8 +118,8 @@ describe('asset check against the check index on DynamoDB Local', () => {
 
   it('blocks a threat under an allowlisted brand domain while the brand domain stays ALLOWED', async () => {
     await allowlist('acme', 'https://acme-brand.example');
-    await changeThreat(table.db, 'login.acme-brand.example', 1, true);
-    clock += TTL;
+    await changeThreat('login.acme-brand.example', 1, true);
+    await replica.sync();
 
     const child = await checker.check('https://login.acme-brand.example/wallet');
     const brand = await checker.check('https://acme-brand.example');
@@ -145,7 +133,8 @@ describe('POST /asset/check', () => {
     call(handler, apiEvent({ method: 'POST', path: '/v2/asset/check', apiKey, body }));
 
   it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
-    await changeThreat(table.db, 'handler-threat.example', 1);
+    await changeThreat('handler-threat.example', 1);
+    await replica.sync();
 
     const response = await check({ content: 'https://handler-threat.example/connect' });
 
@@ -168,6 +157,7 @@ describe('POST /asset/check', () => {
 
   it('accepts a user key and ignores the type and detailed fields clients send', async () => {
     await allowlist('acme', 'https://handler-allowed.example');
+    await replica.sync();
 
     const response = await check(
       { content: 'https://app.handler-allowed.example', type: 'URL', detailed: true },

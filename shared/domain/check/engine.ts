@@ -187,7 +187,13 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
       if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
     }
 
-    if (service) return serviceResult(service, sourceReports);
+    // A replica that could not sync for a while still answers what it knows, flagged.
+    const stale = indexFailure === undefined && index.stale?.() === true;
+    if (service) {
+      const result = serviceResult(service, sourceReports);
+      if (stale) result.code = 'internal-error';
+      return result;
+    }
     const result: CheckResult = { status: 'UNKNOWN', source: 'service', sources: sourceReports };
     const decisive = allowed >= 0 ? allowed : blocked;
     if (decisive >= 0) {
@@ -199,7 +205,7 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     } else {
       result.reason = failure ?? 'not-found';
     }
-    if (indexFailure) result.code = 'internal-error';
+    if (indexFailure || stale) result.code = 'internal-error';
     return result;
   };
 

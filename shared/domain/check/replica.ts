@@ -257,16 +257,24 @@ export const replicatedIndex = ({
     syncedAt = polledAt;
   };
 
+  let loadFailed: { at: number; error: unknown } | undefined;
   const load = (): Promise<VerdictState> => {
+    // A failed load is not retried by every lookup: at most once per poll interval.
+    if (loadFailed && now() - loadFailed.at < pollMs) return Promise.reject(loadFailed.error);
     loading ??= (async () => {
       pollStartedAt = now();
       const loaded = (await fromSnapshot()) ?? (await scanned(log, now));
       state = loaded;
       await catchUp(loaded).catch(onError);
       return state;
-    })().finally(() => {
-      loading = undefined;
-    });
+    })()
+      .catch((error: unknown) => {
+        loadFailed = { at: now(), error };
+        throw error;
+      })
+      .finally(() => {
+        loading = undefined;
+      });
     return loading;
   };
 
@@ -288,16 +296,17 @@ export const replicatedIndex = ({
     return polling;
   };
 
-  const lookup = (keys: readonly string[]) => {
+  /** Answers from the state held, starting a poll when one is due. */
+  const read = <T>(answer: (current: VerdictState) => T): T | Promise<T> => {
     const current = state;
-    if (current === undefined) return load().then((loaded) => loaded.lookup(keys));
+    if (current === undefined) return load().then(answer);
     const time = now();
     if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
-      if (idle) return settleWithin(started, waitMs).then(() => (state ?? current).lookup(keys));
+      if (idle) return settleWithin(started, waitMs).then(() => answer(state ?? current));
     }
-    return current.lookup(keys);
+    return answer(current);
   };
 
   const statusOf = (current: VerdictState): ReplicaStatus => ({
@@ -307,7 +316,7 @@ export const replicatedIndex = ({
   });
 
   return {
-    lookup,
+    lookup: (keys) => read((current) => current.lookup(keys)),
     warm: () => {
       void load().catch(onError);
     },
@@ -315,7 +324,14 @@ export const replicatedIndex = ({
       const current = state ?? (await load());
       await (polling ?? poll(current));
     },
-    status: () => (state === undefined ? load().then(statusOf) : statusOf(state)),
+    status: () => read(statusOf),
     stale: () => state !== undefined && now() - syncedAt > staleAfterMs,
   };
+};
+
+/** One run of the snapshot job: the next snapshot after the stored one, stored in its place. */
+export const snapshotVerdicts = async (log: VerdictLog, snapshots: VerdictSnapshotStore, now: () => number) => {
+  const { snapshot, scanned } = await nextSnapshot(log, await snapshots.latest(), { now });
+  await snapshots.save(snapshot);
+  return { position: snapshot.position, version: snapshot.version, keys: snapshot.keys.length, scanned };
 };

@@ -101,3 +101,14 @@ export interface VerdictSnapshotStore {
   latest(): Promise<VerdictSnapshot | undefined>;
   save(snapshot: VerdictSnapshot): Promise<void>;
 }
+
+export type ChangesPage = { changes: VerdictChange[]; next?: string };
+
+/** The log as clients page through it. */
+export interface ChangeFeed {
+  /**
+   * Changes after `after` (exclusive), stamped before `until`, that changed a verdict, in version
+   * order: at most `limit`; `next` is where to go on when the range was not read to its end.
+   */
+  changes(range: { after: string; until: string; limit: number; type?: AssetType }): Promise<ChangesPage>;
+}
