@@ -97,7 +97,7 @@ export const verdictChange = async (
         TableName: table,
         Key: entryKey,
         UpdateExpression:
-          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq' +
+          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change' +
           (change.type === undefined ? '' : ', #type = :type'),
         ConditionExpression: underflow
           ? FAILING
@@ -111,6 +111,7 @@ export const verdictChange = async (
           '#block': 'block',
           '#watch': 'watch',
           '#version': 'version',
+          '#lastChange': 'lastChange',
           ...(change.type === undefined ? {} : { '#type': 'type' }),
         },
         ExpressionAttributeValues: {
@@ -119,6 +120,7 @@ export const verdictChange = async (
           ':block': after.block,
           ':watch': after.watch,
           ':seq': seq,
+          ':change': version,
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
           ...(change.type === undefined ? {} : { ':type': change.type }),
         },
@@ -216,6 +218,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     const segments = 4;
     const keys: string[] = [];
     const states: number[] = [];
+    let newest: string | undefined;
     await Promise.all(
       Array.from({ length: segments }, async (_, segment) => {
         let startKey: Record<string, unknown> | undefined;
@@ -226,7 +229,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
               Segment: segment,
               TotalSegments: segments,
               FilterExpression: 'begins_with(#pk, :prefix)',
-              ProjectionExpression: '#key, #allow, #block, #watch, #version',
+              ProjectionExpression: '#key, #allow, #block, #watch, #version, #lastChange',
               ExpressionAttributeNames: {
                 '#pk': ATTR.pk,
                 '#key': 'key',
@@ -234,6 +237,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
                 '#block': 'block',
                 '#watch': 'watch',
                 '#version': 'version',
+                '#lastChange': 'lastChange',
               },
               ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
               ConsistentRead: true,
@@ -241,19 +245,17 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
             }),
           );
           for (const item of page.Items ?? []) {
+            const counts = { allow: count(item.allow), block: count(item.block), watch: count(item.watch) };
             keys.push(item.key as string);
-            states.push(
-              pack(
-                count(item.version),
-                bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) }),
-              ),
-            );
+            states.push(pack(count(item.version), bitsOf(counts)));
+            const change = item.lastChange as string | undefined;
+            if (change !== undefined && (newest === undefined || change > newest)) newest = change;
           }
           startKey = page.LastEvaluatedKey;
         } while (startKey);
       }),
     );
-    return { keys, states };
+    return newest === undefined ? { keys, states } : { keys, states, newest };
   },
 
   async changes({ after: since, until, limit, type }) {

@@ -120,9 +120,11 @@ export const applyLog = (state: VerdictState, changes: readonly VerdictChange[],
 /** A state read straight from the index; the log is replayed from a little before the read began. */
 const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> => {
   const started = now();
-  const { keys, states } = await log.scan();
+  const { keys, states, newest } = await log.scan();
   const position = positionAt(started - LOG_TIMING.settleMs);
-  return new VerdictState({ keys, states, position, version: position, scannedAt: new Date(started).toISOString() });
+  // A change newer than the position is not settled yet; the log replay takes it up when it is.
+  const version = newest !== undefined && newest < position ? newest : position;
+  return new VerdictState({ keys, states, position, version, scannedAt: new Date(started).toISOString() });
 };
 
 const expired = (position: string, now: number) =>

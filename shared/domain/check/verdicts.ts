@@ -93,8 +93,8 @@ export const bitsOfPacked = (packed: number): number => packed % 8;
 export interface VerdictLog {
   /** Every change stamped at or after `from` (a position or version), in version order. */
   readFrom(from: string): Promise<VerdictChange[]>;
-  /** Every key of the index with its current state, read from the entries themselves. */
-  scan(): Promise<{ keys: string[]; states: number[] }>;
+  /** Every key of the index with its current state, and the newest change among them, read from the entries themselves. */
+  scan(): Promise<{ keys: string[]; states: number[]; newest?: string }>;
 }
 
 export interface VerdictSnapshotStore {

@@ -86,7 +86,7 @@ describe('activityRepository.commit', () => {
               TableName: TABLE,
               Key: key.checkEntry('acme-airdrop.xyz'),
               UpdateExpression:
-                'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #type = :type',
+                'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change, #type = :type',
               ConditionExpression: 'attribute_not_exists(#version)',
               ExpressionAttributeNames: {
                 '#key': 'key',
@@ -94,6 +94,7 @@ describe('activityRepository.commit', () => {
                 '#block': 'block',
                 '#watch': 'watch',
                 '#version': 'version',
+                '#lastChange': 'lastChange',
                 '#type': 'type',
               },
               ExpressionAttributeValues: {
@@ -102,6 +103,7 @@ describe('activityRepository.commit', () => {
                 ':block': 1,
                 ':watch': 0,
                 ':seq': 1,
+                ':change': `1772359205000-${AIRDROP_HASH}-000000000001`,
                 ':type': 'URL',
               },
             },
