@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -25,7 +26,17 @@ export type ServiceFunctionProps = {
   environment?: Record<string, string>;
   memorySize?: number;
   timeout?: Duration;
+  /** Files read at run time, relative to the project root; copied into the bundle at the same path. */
+  files?: readonly string[];
 };
+
+/** Copies `files` into the bundle so the function finds them where it runs (`/var/task`). */
+const copyFiles = (files: readonly string[]) => ({
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir: string, outputDir: string) =>
+    files.map((file) => `mkdir -p "${outputDir}/${dirname(file)}" && cp "${inputDir}/${file}" "${outputDir}/${file}"`),
+});
 
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
@@ -61,6 +72,7 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
       format: OutputFormat.CJS,
       target: 'node24',
       bundleAwsSDK: true,
+      ...(props.files?.length ? { commandHooks: copyFiles(props.files) } : {}),
     },
     environment: {
       NODE_OPTIONS: '--enable-source-maps',
@@ -103,7 +115,7 @@ export const grantTable = (
 
 export type ApiFunctionProps = ServiceFunctionProps & {
   table: ITable;
-  access: 'read' | 'write';
+  access: 'read' | 'write' | 'none';
   /** The table indexes the function queries. */
   indexes?: readonly string[];
 };
@@ -114,10 +126,10 @@ export class ApiFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
-    this.fn = serviceFunction(this, 'Function', {
-      ...props,
-      environment: { TABLE_NAME: props.table.tableName, ...props.environment },
-    });
+    const environment =
+      props.access === 'none' ? props.environment : { TABLE_NAME: props.table.tableName, ...props.environment };
+    this.fn = serviceFunction(this, 'Function', { ...props, environment });
+    if (props.access === 'none') return;
     const actions = props.access === 'write' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
     grantTable(props.table, this.fn, actions, props.indexes);
   }

@@ -15,8 +15,12 @@ export type Route = {
   name: string;
   /** Handler module, relative to the project root; it exports `handler`. */
   entry: string;
-  /** What the function may do to the table (least privilege). */
-  access: 'read' | 'write';
+  /** What the function may do to the table (least privilege); `none` gets no table at all. */
+  access: 'read' | 'write' | 'none';
+  /** Answers without an API key: the API description and the pages. */
+  public?: boolean;
+  /** Files the function reads at run time, relative to the project root; bundled at the same path. */
+  files?: readonly string[];
   /** Lambda CPU scales with memory; the hot path gets more. Default 512 MB. */
   memorySize?: number;
   /** Reads the asset check's external list snapshots. */
@@ -128,6 +132,14 @@ export const ROUTES: readonly Route[] = [
     name: 'get-changelog',
     entry: 'functions/check/changelog.ts',
     access: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    name: 'get-openapi',
+    entry: 'functions/pages/openapi.ts',
+    access: 'none',
+    public: true,
   },
 ];
 

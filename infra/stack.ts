@@ -107,6 +107,7 @@ export class ServiceStack extends Stack {
         access: route.access,
         indexes: route.indexes,
         memorySize: route.memorySize,
+        files: route.files,
         environment: {
           // The key set is read at run time (cached), so no key is in the function's configuration.
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: cursorSecret.secretArn } : {}),

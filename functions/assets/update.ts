@@ -6,6 +6,7 @@ import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { assetFields, positiveId } from '../../shared/http/schemas.ts';
 import { runtime } from '../../shared/runtime.ts';
+import { jsonSchemaTwin } from '../../shared/schema-twin.ts';
 
 const { name, description, groupId } = assetFields;
 export const request = {
@@ -16,6 +17,7 @@ export const request = {
       (body) => body.name !== undefined || body.description !== undefined || body.groupId !== undefined,
       'Provide at least one of name, description or groupId',
     ),
+    jsonSchemaTwin({ anyOf: [{ required: ['name'] }, { required: ['description'] }, { required: ['groupId'] }] }),
   ),
 };
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore };

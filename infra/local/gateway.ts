@@ -22,7 +22,7 @@ export const loadHandler = (entry: string): Promise<Handler> => {
   return loaded;
 };
 
-const matchRoute = (method: string, path: string) => {
+export const matchRoute = (method: string, path: string) => {
   const segments = path.split('/').filter(Boolean);
   for (const route of ROUTES) {
     if (route.method !== method) continue;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
 import type { DirectoryStore } from './organizations.ts';
 
@@ -20,6 +21,12 @@ const NO_METRICS_ACCESS = 'You do not have permission to access metrics for this
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):(\d{2}))$/i;
 const DAY_MS = 86_400_000;
+
+/** What `dayOfBound` accepts, calendar days included, as one JSON Schema pattern. */
+const CALENDAR_DAY =
+  '(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
+const BOUND_PATTERN = `^${CALENDAR_DAY}(?:[Tt](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$`;
 
 /** Milliseconds of a calendar date at 00:00 UTC; undefined for a day that does not exist (2026-02-30). */
 const utcMidnight = (year: number, month: number, day: number): number | undefined => {
@@ -68,6 +75,7 @@ export const dayOfBound = (text: string): string | undefined => {
 export const metricsDate = v.pipe(
   v.string(INVALID_DATE),
   v.check((text) => dayOfBound(text) !== undefined, INVALID_DATE),
+  jsonSchemaTwin({ pattern: BOUND_PATTERN, examples: ['2026-01-01', '2026-01-01T00:00:00Z'] }),
   v.transform((text) => dayOfBound(text) as string),
 );
 

@@ -23,6 +23,11 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
 
 export type ApiHandler = (event: never, context: Context) => Promise<ApiResult>;
 
+/** What a built handler was declared with, minus its dependencies: the API description reads it. */
+export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys'>;
+const declarations = new WeakMap<object, HandlerDeclaration>();
+export const declarationOf = (handler: object): HandlerDeclaration | undefined => declarations.get(handler);
+
 /**
  * The one middy chain of every HTTP handler, in its only correct order: deprecation headers
  * (first, so they mark the final response, errors included), key check (a bad key is 401
@@ -37,5 +42,8 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   if (options.deprecation) chain.use(deprecation(options.deprecation));
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
   if (options.request.body) chain.use(jsonBody(options.body));
-  return chain.use(validate(options.request)).use(errorResponse()).handler(handle);
+  const handler = chain.use(validate(options.request)).use(errorResponse()).handler(handle);
+  const { request, caller, scope, body, deprecation: deprecated } = options;
+  declarations.set(handler, { request, caller, scope, body, deprecation: deprecated });
+  return handler;
 };

@@ -4,7 +4,8 @@ import { AppError, type ErrorCode, type Issue } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { json } from './json.ts';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The status of each error code; a 500 is `INTERNAL_SERVER_ERROR`. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -30,7 +31,7 @@ const isMiddyClientError = (error: unknown): boolean => {
 
 export const toErrorResponse = (error: unknown, requestId: string): APIGatewayProxyResultV2 => {
   if (error instanceof AppError) {
-    return json(STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues));
+    return json(ERROR_STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues));
   }
   if (isMiddyClientError(error))
     return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));

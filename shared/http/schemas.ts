@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
+import { jsonSchemaTwin } from '../schema-twin.ts';
 
 /** A path or query id: digits only, a positive safe integer. */
 export const positiveId = (message: string) =>
@@ -9,6 +10,8 @@ export const groupName = v.pipe(
   v.string('Group name is required'),
   v.trim(),
   v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
+  // 1 to 255 code points once surrounding white space is trimmed.
+  jsonSchemaTwin({ pattern: '^\\s*\\S(?:[\\s\\S]{0,253}\\S)?\\s*$' }),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFixture } from '../../infra/local/fixture.ts';
-import { createGateway } from '../../infra/local/gateway.ts';
+import { createGateway, matchRoute } from '../../infra/local/gateway.ts';
+import { assertDocumented, openApiDocument } from '../fixtures/contract.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -27,7 +28,10 @@ const request = async (
 ) => {
   const response = await fetch(`${base}${path}`, { method, body, headers: key ? { 'X-API-KEY': key } : {} });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  const match = matchRoute(method, new URL(`${base}${path}`).pathname.slice('/v2'.length));
+  if (match) assertDocumented(match.route, response.status, parsed);
+  return { status: response.status, headers: response.headers, body: parsed };
 };
 
 describe('the local gateway serving the demo fixture', () => {
@@ -91,6 +95,14 @@ describe('the local gateway serving the demo fixture', () => {
       });
       expect(body.error).toEqual({ code: body.code, message: body.message });
     }
+  });
+
+  it('serves the committed API description without a key', async () => {
+    const response = await request('GET', '/openapi.json', { key: null });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.body).toEqual(openApiDocument);
   });
 
   it('stores no plaintext API key anywhere in the table', async () => {

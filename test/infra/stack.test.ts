@@ -105,6 +105,21 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('gives the functions of routes without table access no table name and no table permission', () => {
+    const policies = resources(prod, 'AWS::IAM::Policy');
+    const functions = prod.findResources('AWS::Lambda::Function');
+    const tableless = ROUTES.filter((route) => route.access === 'none');
+
+    expect(tableless.length).toBeGreaterThan(0);
+    for (const route of tableless) {
+      const prefix = route.name.replaceAll('-', '');
+      const policy = policies.find((p) => JSON.stringify(p.Properties.Roles).includes(prefix));
+      const fn = Object.entries(functions).find(([id]) => id.startsWith(prefix))?.[1] as Resource;
+      expect(JSON.stringify(policy?.Properties.PolicyDocument ?? {}), route.name).not.toContain('dynamodb:');
+      expect(JSON.stringify(fn.Properties.Environment), route.name).not.toContain('TABLE_NAME');
+    }
+  });
+
   it('throttles the default stage', () => {
     prod.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',

@@ -10,7 +10,7 @@ import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
 import { createTestTable } from '../fixtures/table.ts';
-import { invariantsOf, recount } from '../unit/metrics/recount.ts';
+import { recount } from '../unit/metrics/recount.ts';
 
 const table = await createTestTable('activity-oracle');
 const activity = activityRepository(table.db, table.tableName);
@@ -151,8 +151,6 @@ describe('activity ingestion on DynamoDB Local', () => {
             for (const brandSlug of [undefined, ...BRANDS]) {
               const actual = await organizationMetrics(stores, orgId, { ...query, brandSlug }, TODAY);
               expect(actual).toEqual(recount(finals, { orgId, brandSlug }, query, TODAY));
-              const invariants = invariantsOf(actual);
-              expect(new Set(Object.values(invariants)).size).toBe(1);
             }
           }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
-import { AppError } from '../../shared/errors.ts';
+import { NotFoundError } from '../../shared/errors.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('counts');
@@ -48,13 +48,49 @@ const recount = async (orgId: string): Promise<Map<number, number>> => {
   return counts;
 };
 
-/** Expected refusals (a group or asset deleted by an earlier or concurrent step) are part of the game. */
-const tolerate = async (work: Promise<unknown>) => {
+/** Ids of assets and groups that some step deletes, so a step touching them may be refused. */
+type Gone = { assets: ReadonlySet<number>; groups: ReadonlySet<number> };
+
+/**
+ * Runs a step that may be refused only because an earlier or concurrent step deleted the asset or
+ * group it names (404 with that id); any other failure fails the property. Returns whether it succeeded.
+ */
+const unlessGone = async <T>(
+  work: Promise<T>,
+  gone: Gone,
+  check: (result: T) => void | Promise<void>,
+): Promise<boolean> => {
   try {
-    await work;
+    await check(await work);
+    return true;
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
+    const message = error instanceof NotFoundError ? error.message : '';
+    const [, entity, id] = /^(Asset|Group) with ID (\d+) not found$/.exec(message) ?? [];
+    const expected =
+      entity === 'Asset' ? gone.assets.has(Number(id)) : entity === 'Group' && gone.groups.has(Number(id));
+    if (!expected) throw error;
+    return false;
   }
+};
+
+/** The content of every live asset of the organization, read from the asset records themselves. */
+const liveContents = async (orgId: string): Promise<string[]> => {
+  const contents: string[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        ConsistentRead: true,
+        FilterExpression: 'entity = :asset AND orgId = :org AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':asset': 'ASSET', ':org': orgId },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) contents.push(item.content as string);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return contents.sort();
 };
 
 let run = 0;
@@ -68,11 +104,26 @@ describe('group assetCount on DynamoDB Local', () => {
           const orgId = `org-${++run}`;
           const groupIds: number[] = [];
           const assetIds: number[] = [];
+          /** Content by id of the assets an add reported; a refused add may have created some of its assets. */
+          const added = new Map<number, string>();
+          const maybeAdded = new Set<string>();
+          const deleted = new Set<number>();
+          const goneGroups = new Set<number>();
+          const goneAssets = new Set<number>();
           for (let i = 0; i < 3; i++) groupIds.push((await groups.create(orgId, `g${i}`)).id);
           let serial = 0;
           const pickGroup = (index: number | null) =>
             index === null ? null : (groupIds[index % groupIds.length] ?? null);
+          const pickAsset = (index: number) => assetIds[index % Math.max(1, assetIds.length)];
           for (const batch of steps) {
+            // What this batch deletes is gone for all of its steps: they run concurrently. Each step picks its
+            // target before its first await, so from the same lists as here.
+            for (const step of batch) {
+              if (step.kind === 'deleteGroup') goneGroups.add(groupIds[step.group % groupIds.length] as number);
+              const asset = step.kind === 'deleteAsset' ? pickAsset(step.asset) : undefined;
+              if (asset !== undefined) goneAssets.add(asset);
+            }
+            const gone = { assets: new Set(goneAssets), groups: new Set(goneGroups) };
             // Each batch runs concurrently: transactions, not luck, must keep the counts exact.
             await Promise.all(
               batch.map(async (step) => {
@@ -83,36 +134,59 @@ describe('group assetCount on DynamoDB Local', () => {
                       type: 'URL' as const,
                       groupId: pickGroup(step.group),
                     }));
-                    await tolerate(
-                      addAssets(assets, groups, orgId, inputs).then((r) => assetIds.push(...r.assets.map((a) => a.id))),
-                    );
+                    const done = await unlessGone(addAssets(assets, groups, orgId, inputs), gone, (result) => {
+                      expect(result.created).toBe(step.n);
+                      expect(result.assets.map((a) => a.content)).toEqual(inputs.map((input) => input.content));
+                      for (const asset of result.assets) added.set(asset.id, asset.content);
+                      assetIds.push(...result.assets.map((a) => a.id));
+                    });
+                    if (!done) for (const input of inputs) maybeAdded.add(input.content);
                     return;
                   }
                   case 'assign': {
-                    const id = assetIds[step.asset % Math.max(1, assetIds.length)];
-                    if (id !== undefined)
-                      await tolerate(updateAsset(assets, groups, orgId, id, { groupId: pickGroup(step.group) }));
+                    const id = pickAsset(step.asset);
+                    const groupId = pickGroup(step.group);
+                    if (id === undefined) return;
+                    await unlessGone(updateAsset(assets, groups, orgId, id, { groupId }), gone, (view) => {
+                      const groupShown = groupId !== null && gone.groups.has(groupId) ? view.group?.id : groupId;
+                      expect(view.group?.id ?? null).toBe(groupShown ?? null);
+                    });
                     return;
                   }
                   case 'deleteAsset': {
-                    const id = assetIds[step.asset % Math.max(1, assetIds.length)];
-                    if (id !== undefined) await tolerate(removeAsset(assets, orgId, id));
+                    const id = pickAsset(step.asset);
+                    if (id === undefined) return;
+                    await unlessGone(removeAsset(assets, orgId, id), gone, async (removed) => {
+                      expect(removed).toBe(id);
+                      expect(await assets.findById(id)).toBeUndefined();
+                      deleted.add(id);
+                    });
                     return;
                   }
                   case 'deleteGroup': {
-                    const id = groupIds[step.group % groupIds.length];
-                    if (id !== undefined) await tolerate(groups.remove(orgId, id));
+                    const id = groupIds[step.group % groupIds.length] as number;
+                    await unlessGone(groups.remove(orgId, id), gone, async () => {
+                      expect((await groups.list(orgId)).map((group) => group.id)).not.toContain(id);
+                    });
                     return;
                   }
-                  case 'createGroup':
-                    groupIds.push((await groups.create(orgId, `extra-${serial++}`)).id);
+                  case 'createGroup': {
+                    const name = `extra-${serial++}`;
+                    const group = await groups.create(orgId, name);
+                    expect(group).toEqual({ id: expect.any(Number), name, assetCount: 0 });
+                    expect(groupIds).not.toContain(group.id);
+                    groupIds.push(group.id);
                     return;
+                  }
                 }
               }),
             );
           }
           const truth = await recount(orgId);
           const stored = await groups.list(orgId);
+          const live = (await liveContents(orgId)).filter((content) => !maybeAdded.has(content));
+          const kept = [...added].filter(([id]) => !deleted.has(id)).map(([, content]) => content);
+          expect(live).toEqual(kept.sort());
           for (const group of stored) expect(group.assetCount).toBe(truth.get(group.id) ?? 0);
           const storedIds = new Set(stored.map((group) => group.id));
           for (const [groupId, count] of truth) if (count > 0) expect(storedIds.has(groupId)).toBe(true);

@@ -1,14 +1,26 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createHandler as createGetMetrics } from '../../functions/metrics/get.ts';
+import { createHandler as createPublicMetrics } from '../../functions/metrics/public.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { type ActivityChange, applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
-import { hashApiKey } from '../../shared/domain/api-keys.ts';
+import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('metrics-endpoints');
-const { handler: getMetrics } = await import('../../functions/metrics/get.ts');
-const { handler: publicMetrics } = await import('../../functions/metrics/public.ts');
+/** The one clock of these tests: the last millisecond of a UTC day, so a second clock would disagree on "today". */
+const NOW = Date.parse('2026-03-20T23:59:59.999Z');
+const deps = {
+  keys: cachedKeyResolver(apiKeyRepository(table.db, table.tableName)),
+  metrics: metricsRepository(table.db, table.tableName),
+  directory: directoryRepository(table.db, table.tableName),
+  now: () => NOW,
+};
+const getMetrics = createGetMetrics(deps);
+const publicMetrics = createPublicMetrics(deps);
 
 const KEYS = {
   acme: 'metrics-acme-key-0123456789',
@@ -18,8 +30,6 @@ const KEYS = {
   stranger: 'metrics-stranger-key-0123456789',
 };
 const NO_ACCESS = 'You do not have permission to access metrics for this organization';
-const DAY_MS = 86_400_000;
-const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
 
 const ACTIVITY: unknown[] = [
   { organization: 'acme', kind: 'report', id: 'r-1', brands: ['acme-wallet'], createdAt: '2026-03-01T10:00:00Z' },
@@ -78,7 +88,7 @@ const ACTIVITY: unknown[] = [
     organization: 'initech',
     kind: 'report',
     id: 'r-1',
-    createdAt: `${daysAgo(4)}T12:00:00Z`,
+    createdAt: '2026-03-16T12:00:00Z',
   },
   {
     organization: 'initech',
@@ -87,7 +97,7 @@ const ACTIVITY: unknown[] = [
     content: 'initech-login.example',
     assetType: 'PAGE',
     status: 'BLOCKED',
-    createdAt: `${daysAgo(2)}T12:00:00Z`,
+    createdAt: '2026-03-18T12:00:00Z',
   },
 ];
 
@@ -199,13 +209,19 @@ describe('GET /organization/metrics', () => {
     });
   });
 
-  it('defaults to the first day with activity through today', async () => {
+  it('defaults to the first day with activity through the UTC day of the clock', async () => {
     const response = await get(KEYS.initech);
 
     expect(response.body).toEqual({
       metrics: expect.objectContaining({ reports: 1, newThreats: 1, domainThreats: 1 }),
       blockedByType: [{ type: 'PAGE', count: 1 }],
-      blockedByDay: [4, 3, 2, 1, 0].map((n) => ({ date: daysAgo(n), count: n === 2 ? 1 : 0 })),
+      blockedByDay: [
+        { date: '2026-03-16', count: 0 },
+        { date: '2026-03-17', count: 0 },
+        { date: '2026-03-18', count: 1 },
+        { date: '2026-03-19', count: 0 },
+        { date: '2026-03-20', count: 0 },
+      ],
     });
   });
 

@@ -48,7 +48,9 @@ describe('npm run seed', () => {
       ],
     };
 
-    await expect(seed(table.db, table.tableName, fixture)).rejects.toThrow();
+    await expect(seed(table.db, table.tableName, fixture)).rejects.toThrow(
+      'Invalid activity change: createdAt must be an ISO 8601 date-time with Z or an offset',
+    );
     const items = await snapshot();
     expect(items.some((item) => item.includes('r-ok') || item.includes('initech'))).toBe(false);
   });

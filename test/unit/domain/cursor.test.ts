@@ -5,6 +5,18 @@ import { BadRequestError } from '../../../shared/errors.ts';
 const codec = cursorCodec(() => 'secret-a');
 const binding = { orgId: 'acme', filter: '["URL",null,null]' };
 const position = { PK: 'ASSET#1', SK: 'ASSET', liveSK: '2026-01-01T00:00:00Z#0000000000000001' };
+/** What a client must not learn from a token: every value of the position and of what it is bound to. */
+const secrets = ['ASSET#1', '2026-01-01', '0000000000000001', 'liveSK', 'acme', '["URL"'];
+
+/** A token is `<key version>.<sealed>`; the sealed part is base64url. */
+const sealedPart = (token: string) => token.slice(token.indexOf('.') + 1);
+const withSealed = (token: string, sealed: string) => `${token.slice(0, token.indexOf('.') + 1)}${sealed}`;
+
+const flipBit = (token: string, byte: number): string => {
+  const raw = Buffer.from(sealedPart(token), 'base64url');
+  raw.writeUInt8(raw.readUInt8(byte) ^ 0x01, byte);
+  return withSealed(token, raw.toString('base64url'));
+};
 
 /** A key set whose stored text can be replaced, as a rotation does. */
 const rotatingSecret = (initial: object) => {
@@ -22,11 +34,22 @@ describe('next_page cursors', () => {
     expect(await codec.open(binding, await codec.seal(binding, position))).toEqual(position);
   });
 
-  it('do not reveal the position in the token, which names the key version', async () => {
+  it('reveal nothing of the position or the binding, neither in the text nor in the decoded bytes, and name the key version', async () => {
     const token = await codec.seal(binding, position);
 
-    expect(token).not.toContain('ASSET');
+    for (const reading of [token, Buffer.from(sealedPart(token), 'base64url').toString('latin1')]) {
+      for (const secret of secrets) expect(reading).not.toContain(secret);
+    }
     expect(token.startsWith('0.')).toBe(true);
+  });
+
+  it('differ almost everywhere when the same position is sealed twice', async () => {
+    const a = sealedPart(await codec.seal(binding, position));
+    const b = sealedPart(await codec.seal(binding, position));
+
+    const samePlace = [...a].filter((char, i) => b[i] === char).length;
+    expect(a).not.toBe(b);
+    expect(samePlace).toBeLessThan(a.length / 4);
   });
 
   it.each([
@@ -38,15 +61,30 @@ describe('next_page cursors', () => {
     await expect(codec.open(other, token)).rejects.toThrow(BadRequestError);
   });
 
-  it('are rejected when one character is altered, truncated, sealed with another secret, or carry no version', async () => {
+  it('are rejected when any one bit of the sealed part is flipped', async () => {
     const token = await codec.seal(binding, position);
-    const flipped = `${token.slice(0, 30)}${token[30] === 'x' ? 'y' : 'x'}${token.slice(31)}`;
+    const length = Buffer.from(sealedPart(token), 'base64url').length;
 
-    await expect(codec.open(binding, flipped)).rejects.toThrow('Invalid next_page cursor');
-    await expect(codec.open(binding, token.slice(0, 20))).rejects.toThrow('Invalid next_page cursor');
+    const outcomes = await Promise.all(
+      Array.from({ length }, (_, byte) =>
+        codec.open(binding, flipBit(token, byte)).then(
+          () => `byte ${byte} accepted`,
+          (error: unknown) => error,
+        ),
+      ),
+    );
+
+    expect(outcomes).toEqual(Array(length).fill(new BadRequestError('Invalid next_page cursor')));
+  });
+
+  it('are rejected when sealed with another secret, truncated, not base64url, or carry no version', async () => {
+    const token = await codec.seal(binding, position);
+
     await expect(cursorCodec(() => 'secret-b').open(binding, token)).rejects.toThrow('Invalid next_page cursor');
+    await expect(codec.open(binding, token.slice(0, 20))).rejects.toThrow('Invalid next_page cursor');
+    await expect(codec.open(binding, token.slice(0, -1))).rejects.toThrow('Invalid next_page cursor');
     await expect(codec.open(binding, token.slice(2))).rejects.toThrow('Invalid next_page cursor');
-    await expect(codec.open(binding, 'not base64url!')).rejects.toThrow('Invalid next_page cursor');
+    await expect(codec.open(binding, '0.not base64url!')).rejects.toThrow('Invalid next_page cursor');
   });
 });
 

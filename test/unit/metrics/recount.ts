@@ -21,57 +21,116 @@ export const recount = (
         r.kind === 'threat' && ['BLOCKED', 'APPROVED', 'AUTO_APPROVED'].includes(r.status) ? r.assetType : undefined;
       const row = {
         day,
-        report: r.kind === 'report' ? 1 : 0,
+        report: r.kind === 'report',
         blockedType,
-        watchlisted: !brandLevel && r.kind === 'threat' && r.watchlisted ? 1 : 0,
-        filed: r.kind === 'takedown' ? 1 : 0,
-        completed: r.kind === 'takedown' && r.status === 'COMPLETED' ? 1 : 0,
+        watchlisted: !brandLevel && r.kind === 'threat' && r.watchlisted,
+        filed: r.kind === 'takedown',
+        completed: r.kind === 'takedown' && r.status === 'COMPLETED',
       };
-      return { ...row, active: row.report + row.watchlisted + row.filed + (blockedType ? 1 : 0) > 0 };
+      return { ...row, active: row.report || row.watchlisted || row.filed || blockedType !== undefined };
     })
     .filter((row) => row.active);
 
   const end = query.endDate !== undefined && query.endDate < today ? query.endDate : today;
   const inRange = rows.filter((row) => row.day <= end && (query.startDate === undefined || row.day >= query.startDate));
-  const sum = (pick: (row: (typeof rows)[number]) => number) => inRange.reduce((total, row) => total + pick(row), 0);
+  const count = (keep: (row: (typeof rows)[number]) => boolean) => inRange.filter(keep).length;
+  const blockedOf = (types: readonly string[], include: boolean) =>
+    count((row) => row.blockedType !== undefined && types.includes(row.blockedType) === include);
   const byType = new Map<string, number>();
   for (const row of inRange) if (row.blockedType) byType.set(row.blockedType, (byType.get(row.blockedType) ?? 0) + 1);
-  const typeCount = (type: string) => byType.get(type) ?? 0;
-  const newThreats = sum((row) => (row.blockedType ? 1 : 0));
 
   const firstActive = rows.map((row) => row.day).sort()[0];
-  const blockedByDay: Metrics['blockedByDay'] = [];
-  if (firstActive !== undefined) {
-    const from = query.startDate !== undefined && query.startDate > firstActive ? query.startDate : firstActive;
-    for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${end}T00:00:00Z`); ms += 86_400_000) {
-      const date = new Date(ms).toISOString().slice(0, 10);
-      blockedByDay.push({ date, count: inRange.filter((row) => row.day === date && row.blockedType).length });
-    }
-  }
+  const days = firstActive === undefined ? [] : daysBetween(later(query.startDate, firstActive), end);
 
   return {
     metrics: {
-      reports: sum((row) => row.report),
-      newThreats,
-      threatsWatchlisted: sum((row) => row.watchlisted),
-      takedownsFiled: sum((row) => row.filed),
-      takedownsCompleted: sum((row) => row.completed),
-      domainThreats: typeCount('URL') + typeCount('PAGE'),
-      twitterThreats: typeCount('TWITTER'),
-      telegramThreats: typeCount('TELEGRAM'),
-      otherThreats: newThreats - typeCount('URL') - typeCount('PAGE') - typeCount('TWITTER') - typeCount('TELEGRAM'),
+      reports: count((row) => row.report),
+      newThreats: count((row) => row.blockedType !== undefined),
+      threatsWatchlisted: count((row) => row.watchlisted),
+      takedownsFiled: count((row) => row.filed),
+      takedownsCompleted: count((row) => row.completed),
+      domainThreats: blockedOf(['URL', 'PAGE'], true),
+      twitterThreats: blockedOf(['TWITTER'], true),
+      telegramThreats: blockedOf(['TELEGRAM'], true),
+      otherThreats: blockedOf(['URL', 'PAGE', 'TWITTER', 'TELEGRAM'], false),
     },
-    blockedByType: [...byType]
-      .map(([type, count]) => ({ type, count }))
-      .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
-    blockedByDay,
+    blockedByType: byCountThenName(byType),
+    blockedByDay: days.map((date) => ({
+      date,
+      count: count((row) => row.day === date && row.blockedType !== undefined),
+    })),
   };
 };
 
-/** The invariants every metrics response keeps. */
-export const invariantsOf = ({ metrics, blockedByType, blockedByDay }: Metrics) => ({
-  newThreats: metrics.newThreats,
-  sumOfFourTypes: metrics.domainThreats + metrics.twitterThreats + metrics.telegramThreats + metrics.otherThreats,
-  sumOfBlockedByType: blockedByType.reduce((sum, entry) => sum + entry.count, 0),
-  sumOfBlockedByDay: blockedByDay.reduce((sum, entry) => sum + entry.count, 0),
-});
+type DayCounters = Readonly<Record<string, number>>;
+
+/**
+ * The truth for raw day counters (`reports`, `watchlisted`, `takedownsFiled`, `takedownsCompleted`,
+ * `threats_<TYPE>`), summed day by day and counter by counter as SPEC 2.1 defines each metric.
+ */
+export const recountCounters = (
+  days: Readonly<Record<string, DayCounters>>,
+  query: { startDate?: string; endDate?: string },
+  today: string,
+): Metrics => {
+  const end = query.endDate !== undefined && query.endDate < today ? query.endDate : today;
+  const inRange = Object.entries(days).filter(
+    ([day]) => day <= end && (query.startDate === undefined || day >= query.startDate),
+  );
+  const sum = (pick: (name: string) => boolean, only: (day: string) => boolean = () => true) => {
+    let total = 0;
+    for (const [day, counters] of inRange) {
+      if (!only(day)) continue;
+      for (const [name, value] of Object.entries(counters)) if (pick(name)) total += value;
+    }
+    return total;
+  };
+  const threat = (types: readonly string[], include: boolean) => (name: string) =>
+    name.startsWith('threats_') && types.includes(name.slice('threats_'.length)) === include;
+  const anyThreat = threat([], false);
+  const byType = new Map<string, number>();
+  for (const [, counters] of inRange) {
+    for (const [name, value] of Object.entries(counters)) {
+      const type = name.slice('threats_'.length);
+      if (anyThreat(name)) byType.set(type, (byType.get(type) ?? 0) + value);
+    }
+  }
+  const active = Object.entries(days)
+    .filter(([, counters]) => Object.values(counters).some((value) => value !== 0))
+    .map(([day]) => day)
+    .sort();
+  const firstActive = active[0];
+  const series = firstActive === undefined ? [] : daysBetween(later(query.startDate, firstActive), end);
+
+  return {
+    metrics: {
+      reports: sum((name) => name === 'reports'),
+      newThreats: sum(anyThreat),
+      threatsWatchlisted: sum((name) => name === 'watchlisted'),
+      takedownsFiled: sum((name) => name === 'takedownsFiled'),
+      takedownsCompleted: sum((name) => name === 'takedownsCompleted'),
+      domainThreats: sum(threat(['URL', 'PAGE'], true)),
+      twitterThreats: sum(threat(['TWITTER'], true)),
+      telegramThreats: sum(threat(['TELEGRAM'], true)),
+      otherThreats: sum(threat(['URL', 'PAGE', 'TWITTER', 'TELEGRAM'], false)),
+    },
+    blockedByType: byCountThenName(new Map([...byType].filter(([, count]) => count > 0))),
+    blockedByDay: series.map((date) => ({ date, count: sum(anyThreat, (day) => day === date) })),
+  };
+};
+
+const later = (bound: string | undefined, day: string): string => (bound !== undefined && bound > day ? bound : day);
+
+/** Every `YYYY-MM-DD` from `from` to `to`, inclusive; empty when `from` is after `to`. */
+const daysBetween = (from: string, to: string): string[] => {
+  const days: string[] = [];
+  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += 86_400_000) {
+    days.push(new Date(ms).toISOString().slice(0, 10));
+  }
+  return days;
+};
+
+const byCountThenName = (counts: Map<string, number>): Metrics['blockedByType'] =>
+  [...counts]
+    .map(([type, count]) => ({ type, count }))
+    .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type));

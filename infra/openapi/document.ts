@@ -1,0 +1,176 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as v from 'valibot';
+import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
+import { ERROR_STATUS } from '../../shared/http/error-response.ts';
+import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
+import { findTwins, type Json, toDocumentSchema } from './convert.ts';
+import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.ts';
+import { errorBody } from './responses.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export type RouteDeclaration = { route: Route; declaration: HandlerDeclaration | undefined };
+
+/** Imports every route's module (as a cold start would) and reads what its handler was declared with. */
+export const loadRoutes = (routes: readonly Route[] = ROUTES): Promise<RouteDeclaration[]> =>
+  Promise.all(
+    routes.map(async (route) => {
+      const module = (await import(pathToFileURL(resolve(ROOT, route.entry)).href)) as { handler: object };
+      const declaration = declarationOf(module.handler);
+      if (!declaration && !route.public) {
+        throw new Error(`${route.name}: a route that needs a key must build its handler with apiHandler`);
+      }
+      return { route, declaration };
+    }),
+  );
+
+const CODE_OF_STATUS = new Map<number, string>([
+  ...Object.entries(ERROR_STATUS).map(([code, status]) => [status, code] as [number, string]),
+  [500, 'INTERNAL_SERVER_ERROR'],
+]);
+
+const errorResponse = (status: number, description: string): Json => {
+  const code = CODE_OF_STATUS.get(status);
+  if (!code) throw new Error(`No error code answers with status ${status}`);
+  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/Error.${code}` } } } };
+};
+
+const toResponse = (status: number, doc: ResponseDoc): Json => {
+  if ('error' in doc) return errorResponse(status, doc.description);
+  if ('mediaType' in doc) return { description: doc.description, content: { [doc.mediaType]: {} } };
+  const headers = Object.entries(doc.headers ?? {}).map(([name, description]) => [
+    name,
+    { description, schema: { type: 'string' } },
+  ]);
+  return {
+    description: doc.description,
+    ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
+    content: {
+      'application/json': {
+        schema: toDocumentSchema(doc.body),
+        ...(doc.example === undefined ? {} : { example: doc.example }),
+      },
+    },
+  };
+};
+
+/** The errors any keyed route answers, whatever it does. */
+const commonErrors = (declaration: HandlerDeclaration): Record<number, string> => {
+  const { request, caller, scope } = declaration;
+  const validates = Object.values(request).some(Boolean);
+  const errors: Record<number, string> = {
+    401:
+      caller === 'organization'
+        ? 'The key is missing, unknown or revoked, or is not an organization key'
+        : 'The key is missing, unknown or revoked',
+    403: `The key lacks the \`${scope}\` scope`,
+    500: 'An internal error; the body carries only the request id, which the log line also has',
+  };
+  if (validates) errors[400] = 'Invalid input; `issues` lists every problem with its path';
+  for (const status of new Set(Object.values(ERROR_STATUS))) {
+    if (status >= 500) errors[status] = 'A store the service depends on is unavailable; retry later';
+  }
+  return errors;
+};
+
+type Entries = Record<string, v.GenericSchema>;
+const entriesOf = (schema: v.GenericSchema | undefined): Entries =>
+  ((schema as unknown as { entries?: Entries } | undefined)?.entries ?? {}) as Entries;
+const isOptional = (schema: v.GenericSchema) => ['optional', 'nullish', 'exact_optional'].includes(schema.type);
+
+const parameters = (declaration: HandlerDeclaration): Json[] => [
+  ...Object.entries(entriesOf(declaration.request.pathParameters)).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: toDocumentSchema(schema),
+  })),
+  ...Object.entries(entriesOf(declaration.request.queryStringParameters)).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: !isOptional(schema),
+    schema: toDocumentSchema(schema),
+  })),
+];
+
+const requestBody = (declaration: HandlerDeclaration, doc: OperationDoc): Json | undefined => {
+  const body = declaration.request.body;
+  if (!body) return undefined;
+  const optional = isOptional(body);
+  const schema = optional ? (body as unknown as { wrapped: v.GenericSchema }).wrapped : body;
+  return {
+    required: !optional,
+    content: {
+      'application/json': {
+        schema: toDocumentSchema(schema),
+        ...(doc.requestExample === undefined ? {} : { example: doc.requestExample }),
+      },
+    },
+  };
+};
+
+const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+
+const operation = ({ route, declaration }: RouteDeclaration): Json => {
+  const doc = OPERATIONS[route.name];
+  if (!doc) throw new Error(`${route.name}: no description in infra/openapi/operations.ts`);
+  const statuses: Record<string, Json> = {};
+  for (const [status, response] of Object.entries(doc.responses))
+    statuses[status] = toResponse(Number(status), response);
+  if (declaration) {
+    for (const [status, description] of Object.entries(commonErrors(declaration))) {
+      statuses[status] ??= errorResponse(Number(status), description);
+    }
+    const missing = Object.entries(declaration.request).flatMap(([part, schema]) =>
+      schema ? findTwins(schema, part).missing : [],
+    );
+    if (missing.length > 0)
+      throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
+  }
+  const body = declaration && requestBody(declaration, doc);
+  const params = declaration ? parameters(declaration) : [];
+  return {
+    operationId: operationId(route.name),
+    summary: doc.summary,
+    description: doc.description,
+    tags: [doc.tag],
+    ...(route.public ? { security: [] } : {}),
+    ...(declaration?.deprecation ? { deprecated: true } : {}),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: Object.fromEntries(Object.entries(statuses).sort(([a], [b]) => Number(a) - Number(b))),
+  };
+};
+
+/** The OpenAPI 3.1 description of every route of the route table. */
+export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<Json> => {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const declared of await loadRoutes(routes)) {
+    const item = paths[declared.route.path] ?? {};
+    item[declared.route.method.toLowerCase()] = operation(declared);
+    paths[declared.route.path] = item;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Asset Protection Service API',
+      version: '2.0.0',
+      description:
+        'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, error: {code, message}, requestId}`.',
+    },
+    servers: [{ url: BASE_PATH }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
+    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: Object.fromEntries(
+        [...new Set(CODE_OF_STATUS.values())].map((code) => [`Error.${code}`, toDocumentSchema(errorBody(code))]),
+      ),
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token' },
+      },
+    },
+  };
+};

@@ -1,0 +1,221 @@
+import type * as v from 'valibot';
+import { BODY } from './responses.ts';
+
+/** What a response of one status is: a JSON body, an error with the case that causes it, or another media type. */
+export type ResponseDoc =
+  | { description: string; body: v.GenericSchema; example?: unknown; headers?: Record<string, string> }
+  | { description: string; error: true }
+  | { description: string; mediaType: string };
+
+export type OperationDoc = {
+  summary: string;
+  description: string;
+  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Description and pages';
+  /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
+  responses: Record<number, ResponseDoc>;
+  requestExample?: unknown;
+};
+
+const error = (description: string): ResponseDoc => ({ description, error: true });
+
+const METRICS_EXAMPLE = {
+  metrics: {
+    reports: 12,
+    newThreats: 9,
+    threatsWatchlisted: 1,
+    takedownsFiled: 4,
+    takedownsCompleted: 3,
+    domainThreats: 6,
+    twitterThreats: 2,
+    telegramThreats: 1,
+    otherThreats: 0,
+  },
+  blockedByType: [
+    { type: 'URL', count: 6 },
+    { type: 'TWITTER', count: 2 },
+    { type: 'TELEGRAM', count: 1 },
+  ],
+  blockedByDay: [
+    { date: '2026-03-01', count: 5 },
+    { date: '2026-03-02', count: 4 },
+  ],
+};
+
+const ASSET_EXAMPLE = {
+  id: 1767323045000123,
+  content: 'https://acme.com',
+  type: 'URL',
+  status: 'ALLOWED',
+  name: 'Site',
+  description: null,
+  group: { id: 1, name: 'Wallets' },
+  createdAt: '2026-01-02T03:04:05.000Z',
+  updatedAt: '2026-01-02T03:04:05.000Z',
+};
+
+/**
+ * The description of every route of `infra/routes.ts`, by route name. A route without an entry
+ * here fails `npm run openapi` and the description test.
+ */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'list-asset-groups': {
+    summary: 'List asset groups',
+    description:
+      'All groups of the organization in one response, without pagination, ordered by id; groups with zero assets are included.',
+    tag: 'Asset groups',
+    responses: {
+      200: {
+        description: 'The groups',
+        body: BODY.groups,
+        example: { groups: [{ id: 1, name: 'Wallets', assetCount: 2 }] },
+      },
+    },
+  },
+  'create-asset-group': {
+    summary: 'Create an asset group',
+    description:
+      'Creates a group with zero assets. The name is trimmed, 1 to 255 characters, and unique within the organization (compared case-sensitively); there is no limit on the number of groups.',
+    tag: 'Asset groups',
+    requestExample: { name: 'Wallets' },
+    responses: {
+      200: { description: 'The new group', body: BODY.group, example: { id: 4, name: 'Wallets' } },
+      409: error('A group with this name already exists'),
+    },
+  },
+  'update-asset-group': {
+    summary: 'Rename an asset group',
+    description: 'Renames a group; the same name rules as on create apply.',
+    tag: 'Asset groups',
+    requestExample: { name: 'Hot wallets' },
+    responses: {
+      200: { description: 'The renamed group', body: BODY.group, example: { id: 4, name: 'Hot wallets' } },
+      404: error('No group with this id in the organization'),
+      409: error('A group with this name already exists'),
+    },
+  },
+  'delete-asset-group': {
+    summary: 'Delete an asset group',
+    description: 'Deletes a group; its assets become ungrouped.',
+    tag: 'Asset groups',
+    responses: {
+      200: {
+        description: 'The group is gone',
+        body: BODY.groupRemoved,
+        example: { success: true, id: 4, unassignedAssetCount: 2 },
+      },
+      404: error('No group with this id in the organization'),
+    },
+  },
+  'list-assets': {
+    summary: 'List assets',
+    description:
+      'The organization’s assets, newest first, with cursor pagination. Filters combine (logical AND): `type`, `groupId` (-1 for ungrouped assets), `query` (case-insensitive substring of content, name and description). A page may hold fewer than `per_page` assets while more exist; only `next_page: null` means the end. `next_page` is opaque and bound to the filters.',
+    tag: 'Assets',
+    responses: {
+      200: {
+        description: 'A page of assets',
+        body: BODY.assetPage,
+        example: { assets: [ASSET_EXAMPLE], next_page: null },
+      },
+    },
+  },
+  'create-assets': {
+    summary: 'Add assets',
+    description:
+      'Adds 1 to 1,000 assets to the organization’s allowlist. Adding an asset that already exists returns the existing one (`created` counts only new ones).',
+    tag: 'Assets',
+    requestExample: { assets: [{ content: 'https://acme.com', type: 'URL', name: 'Site', groupId: 1 }] },
+    responses: {
+      200: {
+        description: 'The assets, in input order',
+        body: BODY.assetsAdded,
+        example: { assets: [ASSET_EXAMPLE], created: 1 },
+      },
+      404: error('A named group is not one of the organization’s'),
+    },
+  },
+  'update-asset': {
+    summary: 'Update an asset',
+    description: 'Changes the name, the description (or null) or the group (or null) of an asset.',
+    tag: 'Assets',
+    requestExample: { description: 'Main site', groupId: null },
+    responses: {
+      200: { description: 'The updated asset', body: BODY.asset, example: ASSET_EXAMPLE },
+      403: error('The asset does not belong to the organization, or the key lacks `write`'),
+      404: error('No asset with this id, or no such group'),
+    },
+  },
+  'delete-asset': {
+    summary: 'Remove an asset',
+    description:
+      'Removes an asset from the organization’s allowlist (soft delete). A body `{assetId}` is optional and must match the path.',
+    tag: 'Assets',
+    requestExample: { assetId: 1767323045000123 },
+    responses: {
+      200: {
+        description: 'The asset is removed',
+        body: BODY.assetRemoved,
+        example: { success: true, id: 1767323045000123 },
+      },
+      403: error('The asset does not belong to the organization, or the key lacks `write`'),
+      404: error('No asset with this id (or it was already removed)'),
+    },
+  },
+  'get-metrics': {
+    summary: 'Organization metrics',
+    description:
+      'Counters, blocked threats by asset type and by day for the organization of the key, optionally limited to a date range (inclusive, whole UTC days) or a brand (`brandSlug`, which needs the brands-metrics feature flag). `blockedByDay` is dense from the later of `startDate` and the first day with activity to the earlier of `endDate` and today.',
+    tag: 'Metrics',
+    responses: {
+      200: { description: 'The metrics', body: BODY.metrics, example: METRICS_EXAMPLE },
+      403: error('`brandSlug` without the brands-metrics feature flag, or the key lacks `read`'),
+      404: error('Brand not found, or not one of the organization’s brands'),
+    },
+  },
+  'get-public-metrics': {
+    summary: 'Organization metrics (deprecated)',
+    description:
+      'Deprecated in favour of `GET /organization/metrics`. The same computation for the organization named in the body, with the legacy counters inside `metrics`. An organization key may read only its own organization; a user key any organization it is an active member of.',
+    tag: 'Metrics',
+    requestExample: { organizationSlug: 'acme', startDate: '2026-03-01', endDate: '2026-03-31' },
+    responses: {
+      200: {
+        description: 'The metrics with the legacy fields',
+        body: BODY.legacyMetrics,
+        headers: {
+          Deprecation: 'When the endpoint was deprecated (RFC 9745), e.g. `@1767225600`',
+          Link: 'The successor: `</v2/organization/metrics>; rel="successor-version"`',
+        },
+      },
+      403: error('You do not have permission to access metrics for this organization'),
+      404: error('Brand not found, or not one of the organization’s brands'),
+    },
+  },
+  'check-asset': {
+    summary: 'Check content',
+    description:
+      'Says whether a piece of content (a URL, domain, address, handle …) is allowed, blocked or unknown, with every consulted source. Any valid key, organization or user. Unparseable content is 200 UNKNOWN with `code: parse-error`.',
+    tag: 'Asset check',
+    requestExample: { content: 'https://acme-airdrop.xyz/claim' },
+    responses: {
+      200: {
+        description: 'The verdict',
+        body: BODY.checkResult,
+        example: {
+          status: 'BLOCKED',
+          source: 'service',
+          sources: [
+            { source: 'service', status: 'BLOCKED' },
+            { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+          ],
+        },
+      },
+    },
+  },
+  'get-openapi': {
+    summary: 'This API description',
+    description: 'The OpenAPI 3.1 description of the API, generated from the schemas the handlers validate with.',
+    tag: 'Description and pages',
+    responses: { 200: { description: 'The OpenAPI document', body: BODY.openApiDocument } },
+  },
+};
