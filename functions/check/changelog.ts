@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { readChangelog } from '../../shared/domain/check/changelog.ts';
-import { type ChangeFeed, isVersion } from '../../shared/domain/check/verdicts.ts';
+import { type ChangeFeed, VERSION_PATTERN } from '../../shared/domain/check/verdicts.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { assetType } from '../../shared/http/schemas.ts';
@@ -13,7 +13,7 @@ const VERSION = 'since must be a version from GET /asset/blocklist/version or PO
 export const request = {
   body: v.object(
     {
-      since: v.pipe(v.string(VERSION), v.maxLength(64, VERSION), v.check(isVersion, VERSION)),
+      since: v.pipe(v.string(VERSION), v.regex(VERSION_PATTERN, VERSION)),
       type: v.optional(assetType),
       per_page: v.optional(
         v.pipe(v.number(PER_PAGE), v.integer(PER_PAGE), v.minValue(1, PER_PAGE), v.maxValue(10_000, PER_PAGE)),

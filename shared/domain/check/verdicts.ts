@@ -49,8 +49,8 @@ const TIME_DIGITS = 13;
 export const positionAt = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
 export const versionOf = (ms: number, keyHash: string, seq: number): string =>
   `${positionAt(ms)}-${keyHash.slice(0, 16)}-${String(seq).padStart(12, '0')}`;
-const VERSION = /^(\d{13})(?:-[0-9a-f]{16}-\d{12})?$/;
-export const isVersion = (text: string): boolean => VERSION.test(text);
+export const VERSION_PATTERN = /^\d{13}(?:-[0-9a-f]{16}-\d{12})?$/;
+export const isVersion = (text: string): boolean => VERSION_PATTERN.test(text);
 /** The time (epoch ms) of a version or position. */
 export const timeOf = (version: string): number => Number(version.slice(0, TIME_DIGITS));
 
