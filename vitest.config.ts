@@ -11,6 +11,10 @@ export default defineConfig({
     env: {
       TABLE_NAME: 'unit-test-table',
       CURSOR_SECRET: 'test-cursor-secret',
+      DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/dead-letters',
+      // Log and EMF lines would fill the test output; the tests of the logs and metrics turn them back on.
+      LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
       LISTS_DIR: 'infra/local/lists',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',

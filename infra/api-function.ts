@@ -126,8 +126,12 @@ export class ApiFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
-    const environment =
-      props.access === 'none' ? props.environment : { TABLE_NAME: props.table.tableName, ...props.environment };
+    // ROUTE_NAME: the `route` dimension of the function's endpoint metrics, which the alarms read.
+    const environment = {
+      ROUTE_NAME: id,
+      ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
+      ...props.environment,
+    };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });
     if (props.access === 'none') return;
     const actions = props.access === 'write' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;

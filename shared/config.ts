@@ -9,12 +9,30 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /**
  * The environment, read and validated when a value is first used (in Lambda: at cold start, when a
  * function builds its dependencies), so importing this module captures nothing. Nothing else
  * reads process.env.
  */
 export const config = {
+  /** The `service` field of log lines and dimension of metrics (in AWS `asset-protection-<stage>`). */
+  get serviceName(): string {
+    return optional('SERVICE_NAME') ?? 'asset-protection-local';
+  },
+  /** DEBUG, INFO (default), WARN, ERROR, or SILENT (tests and benchmarks). */
+  get logLevel(): LogLevel {
+    const level = (optional('LOG_LEVEL') ?? 'INFO').toUpperCase();
+    const known = LOG_LEVELS.find((candidate) => candidate === level);
+    if (!known) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+    return known;
+  },
+  /** The route a function serves (the `route` dimension of its metrics); locally the function name says it. */
+  get routeName(): string | undefined {
+    return optional('ROUTE_NAME');
+  },
   /** Required by every function that touches the table; the list sync does not. */
   get tableName(): string {
     return required('TABLE_NAME');
@@ -51,6 +69,10 @@ export const config = {
     if (bucket) return { bucket };
     const dir = optional('VERDICTS_DIR');
     return dir ? { dir } : undefined;
+  },
+  /** Where the activity ingest function moves messages that can never apply. */
+  get deadLetterQueueUrl(): string {
+    return required('DEAD_LETTER_QUEUE_URL');
   },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {

@@ -1,3 +1,4 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
@@ -5,6 +6,7 @@ import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
+import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -26,72 +28,68 @@ const once = <T>(build: () => T): (() => T) => {
   };
 };
 
-const documentClient = once(() => createDocumentClient(config.dynamoEndpoint));
+const documentClient = /* @__PURE__ */ once(() => createDocumentClient(config.dynamoEndpoint));
 const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>
   once(() => repository(documentClient(), config.tableName));
 
-const metrics = table(metricsRepository);
-const directory = table(directoryRepository);
-const listSnapshots = once(() => {
-  const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
-});
-const verdicts = table(verdictFeed);
-const verdictSnapshots = once(() => {
+/*
+ * The production dependencies of the functions: one client per container, the stores over the
+ * configured table, the key cache and the clock. Each function module imports this module as a
+ * namespace (`import * as runtime`) and passes what it needs to its `createHandler`; tests pass
+ * fakes instead. Every dependency is a separate export marked pure, so a function's bundle keeps
+ * only the ones it uses (and their clients): the list handlers load no S3, SQS or Secrets
+ * Manager client.
+ */
+export const keys = /* @__PURE__ */ once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName)));
+export const assets = /* @__PURE__ */ table(assetRepository);
+export const groups = /* @__PURE__ */ table(assetGroupRepository);
+export const metrics = /* @__PURE__ */ table(metricsRepository);
+export const directory = /* @__PURE__ */ table(directoryRepository);
+export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
+export const activity = /* @__PURE__ */ table(activityRepository);
+export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
+export const verdicts = /* @__PURE__ */ table(verdictFeed);
+export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
   return 'bucket' in location ? s3VerdictSnapshotStore(location.bucket) : fileVerdictSnapshotStore(location.dir);
 });
+/**
+ * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
+ * start) from the newest snapshot and kept current from the verdict log.
+ */
+export const checkIndex = /* @__PURE__ */ once(() => {
+  const replica = replicatedIndex({
+    log: verdicts(),
+    snapshots: verdictSnapshots(),
+    onError: (error) => logger.warn('Verdict replica not synced', { error }),
+    onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
+  });
+  replica.warm();
+  return replica;
+});
+export const cursors = /* @__PURE__ */ once(() => {
+  const location = config.cursorKeys;
+  return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
+});
+export const listSnapshots = /* @__PURE__ */ once(() => {
+  const location = config.listSnapshots;
+  return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
+});
 /** The list eth-phishing-detect ships, parsed only when a list load needs it (never at cold start). */
 const shippedEthConfig = async (): Promise<EthPhishingConfig> =>
   (await import('eth-phishing-detect/src/config.json', { with: { type: 'json' } })).default;
-
-/**
- * The production dependencies of the functions: one client per container, the stores over the
- * configured table, the key cache and the clock. Each function module passes what it needs to
- * its `createHandler`; tests pass fakes instead.
- */
-export const runtime = {
-  keys: once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName))),
-  assets: table(assetRepository),
-  groups: table(assetGroupRepository),
-  metrics,
-  directory,
-  metricsStores: once(() => ({ metrics: metrics(), directory: directory() })),
-  activity: table(activityRepository),
-  verdicts,
-  verdictSnapshots,
-  /**
-   * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
-   * start) from the newest snapshot and kept current from the verdict log.
-   */
-  checkIndex: once(() => {
-    const replica = replicatedIndex({
-      log: verdicts(),
-      snapshots: verdictSnapshots(),
-      onError: (error) => logger.warn('Verdict replica not synced', { error }),
-      onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
-    });
-    replica.warm();
-    return replica;
-  }),
-  cursors: once(() => {
-    const location = config.cursorKeys;
-    return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);
-  }),
-  listSnapshots,
-  /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
-  externalSources: once(() => {
-    const snapshots = listSnapshots();
-    const sources = refreshingSources(
-      () =>
-        loadExternalSources(snapshots, shippedEthConfig, {
-          onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
-        }),
-      { onError: (error) => logger.error('External lists not loaded', { error }) },
-    );
-    sources.warm();
-    return sources.get;
-  }),
-  now: (): number => Date.now(),
-};
+/** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
+export const externalSources = /* @__PURE__ */ once(() => {
+  const snapshots = listSnapshots();
+  const sources = refreshingSources(
+    () =>
+      loadExternalSources(snapshots, shippedEthConfig, {
+        onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
+      }),
+    { onError: (error) => logger.error('External lists not loaded', { error }) },
+  );
+  sources.warm();
+  return sources.get;
+});
+export const now = (): number => Date.now();

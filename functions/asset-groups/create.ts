@@ -4,7 +4,7 @@ import { createGroup, type GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { groupName } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: v.object({ name: groupName }, 'Group name is required') };
 

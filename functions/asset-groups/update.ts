@@ -4,7 +4,7 @@ import { type GroupStore, renameGroup } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { groupName, positiveId } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   pathParameters: v.object({ groupId: positiveId('Group ID must be a positive integer') }),

@@ -5,7 +5,7 @@ import { BadRequestError } from '../../shared/errors.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { positiveId } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   pathParameters: v.object({ assetId: positiveId('Asset ID is required') }),

@@ -5,7 +5,7 @@ import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { assetFields, positiveId } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 import { jsonSchemaTwin } from '../../shared/schema-twin.ts';
 
 const { name, description, groupId } = assetFields;

@@ -2,7 +2,7 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import type { ReplicaStatus } from '../../shared/domain/check/replica.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 type Deps = { keys: KeyResolver; verdicts: { status(): ReplicaStatus | Promise<ReplicaStatus> } };
 

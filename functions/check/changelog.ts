@@ -5,7 +5,7 @@ import { type ChangeFeed, VERSION_PATTERN } from '../../shared/domain/check/verd
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { assetType } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 const PER_PAGE = 'per_page must be an integer between 1 and 10000';
 const VERSION = 'since must be a version from GET /asset/blocklist/version or POST /asset/changelog';

@@ -5,7 +5,8 @@ import type { CheckIndexStore, ExternalSource } from '../../shared/domain/check/
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { checkContent } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { recordVerdict } from '../../shared/metrics.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   body: v.object({ content: checkContent }, 'Request body must be an object with a content string'),
@@ -18,9 +19,11 @@ type Deps = {
 
 export const createHandler = ({ keys, index, sources }: Deps) => {
   const checker = createChecker({ index, sources });
-  return apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ body }) =>
-    json(200, await checker.check(body.content)),
-  );
+  return apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ body }) => {
+    const result = await checker.check(body.content);
+    recordVerdict(result);
+    return json(200, result);
+  });
 };
 
 export const handler = createHandler({

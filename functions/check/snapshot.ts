@@ -1,7 +1,7 @@
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
 import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 type Deps = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now: () => number };
 

@@ -2,7 +2,8 @@ import { config } from '../../shared/config.ts';
 import type { SnapshotStore } from '../../shared/domain/check/lists.ts';
 import { type ListFeed, parseFeeds, type SyncOutcome, syncLists } from '../../shared/domain/check/sync.ts';
 import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { publishListSync } from '../../shared/metrics.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 const report = (outcome: SyncOutcome) => {
   if (outcome.outcome === 'failed') logger.error('List sync failed', { source: outcome.source, error: outcome.error });
@@ -15,6 +16,7 @@ export const createHandler =
   async () => {
     const outcomes = await syncLists(feeds, store);
     outcomes.forEach(report);
+    publishListSync(outcomes, Date.now());
     const failed = outcomes.filter((outcome) => outcome.outcome === 'failed').map((outcome) => outcome.source);
     if (failed.length > 0) throw new Error(`List sync failed for ${failed.join(', ')}`);
     return outcomes;

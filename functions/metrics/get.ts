@@ -3,7 +3,7 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '../../shared/domain/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   queryStringParameters: v.object({

@@ -4,7 +4,7 @@ import { legacyOrganizationMetrics, type MetricsStores, metricsDate, utcDay } fr
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { nullable } from '../../shared/http/schemas.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   body: v.object(

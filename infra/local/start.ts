@@ -11,6 +11,7 @@ import { demoActivity } from './demo-activity.ts';
 import { ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
+import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -41,6 +42,7 @@ const main = async () => {
   }, LOCAL.snapshotEveryMs);
   snapshots.unref();
 
+  if (process.stdout.isTTY) prettyLogs();
   const server = createGateway();
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

@@ -263,4 +263,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Description and pages',
     responses: { 200: { description: 'The OpenAPI document', body: BODY.openApiDocument } },
   },
+  'get-docs-page': {
+    summary: 'API reference page',
+    description: 'An interactive reference of this API, rendered in the browser from `GET /openapi.json`.',
+    tag: 'Description and pages',
+    responses: { 200: { description: 'The page', mediaType: 'text/html' } },
+  },
+  'get-static-file': {
+    summary: 'A script or style of the pages',
+    description: 'The scripts and styles the pages load, the rendering and chart libraries included.',
+    tag: 'Description and pages',
+    responses: {
+      200: { description: 'The file (JavaScript or CSS)', mediaType: 'text/javascript' },
+      404: error('No such file'),
+    },
+  },
 };

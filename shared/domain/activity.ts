@@ -3,7 +3,9 @@ import { BadRequestError, NotFoundError } from '../errors.ts';
 import { ASSET_TYPES } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import { mapConcurrently } from './concurrency.ts';
-import { COUNTER, parseInstant, threatCounter } from './metrics.ts';
+import { COUNTER, threatCounter } from './counters.ts';
+import { parseInstant } from './dates.ts';
+import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -23,7 +25,6 @@ const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', '
  */
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
-const MAX_CONTENT_LENGTH = 4096;
 
 const text = (field: string, max: number) =>
   v.pipe(
@@ -41,7 +42,7 @@ const timestamp = (field: string) =>
   );
 
 const slug = (field: string) =>
-  v.pipe(v.string(`${field} is required`), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, `${field} must be a lower-case slug`));
+  v.pipe(v.string(`${field} is required`), v.regex(SLUG, `${field} must be a lower-case slug`));
 
 const common = {
   organization: slug('organization'),
@@ -264,23 +265,39 @@ export const applyActivities = async (
   return totals;
 };
 
+/** A message body that is not JSON or not a valid change: no retry can ever apply it. */
+const parseMessage = (body: string): ActivityChange | { rejected: unknown } => {
+  try {
+    return parseActivityChange(JSON.parse(body));
+  } catch (reason) {
+    return { rejected: reason };
+  }
+};
+
 /**
  * One queue batch of changes (message id and JSON body): applied concurrently, each
- * idempotently, so a redelivered message is harmless. Returns the ids of the messages that
- * failed (to be redelivered) with the reason of each, and how many were applied and ignored.
+ * idempotently, so a redelivered message is harmless. Returns the messages that failed (to be
+ * redelivered) and the ones rejected (never applicable: to be dead-lettered at once), with the
+ * reason of each, and how many were applied and ignored.
  */
 export const applyMessages = async (store: ActivityStore, messages: readonly { id: string; body: string }[]) => {
-  const outcomes = await Promise.allSettled(
-    messages.map(async (message) => applyActivity(store, parseActivityChange(JSON.parse(message.body)))),
-  );
-  const counts = { applied: 0, ignored: 0, failed: 0 };
+  const counts = { applied: 0, ignored: 0, failed: 0, rejected: 0 };
   const failures: { id: string; reason: unknown }[] = [];
+  const rejected: { id: string; body: string; reason: unknown }[] = [];
+  const applicable: { id: string; change: ActivityChange }[] = [];
+  for (const message of messages) {
+    const parsed = parseMessage(message.body);
+    if ('rejected' in parsed) rejected.push({ ...message, reason: parsed.rejected });
+    else applicable.push({ id: message.id, change: parsed });
+  }
+  const outcomes = await Promise.allSettled(applicable.map(({ change }) => applyActivity(store, change)));
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') counts[outcome.value]++;
-    else failures.push({ id: (messages[index] as { id: string }).id, reason: outcome.reason });
+    else failures.push({ id: (applicable[index] as { id: string }).id, reason: outcome.reason });
   });
   counts.failed = failures.length;
-  return { counts, failures };
+  counts.rejected = rejected.length;
+  return { counts, failures, rejected };
 };
 
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {

@@ -5,6 +5,7 @@ import { apiKeyAuth } from './api-key-auth.ts';
 import { type Deprecation, deprecation } from './deprecation.ts';
 import { errorResponse } from './error-response.ts';
 import { jsonBody } from './json-body.ts';
+import { telemetry } from './telemetry.ts';
 import { validate } from './validate.ts';
 
 /** Who may call: organization keys only, or any valid key (organization or user). */
@@ -29,7 +30,8 @@ const declarations = new WeakMap<object, HandlerDeclaration>();
 export const declarationOf = (handler: object): HandlerDeclaration | undefined => declarations.get(handler);
 
 /**
- * The one middy chain of every HTTP handler, in its only correct order: deprecation headers
+ * The one middy chain of every HTTP handler, in its only correct order: telemetry (first, so
+ * its access line and metrics see the final response), deprecation headers
  * (first, so they mark the final response, errors included), key check (a bad key is 401
  * before the body is parsed), JSON body, validation, and error shaping (last, so middy runs
  * its onError first).
@@ -38,7 +40,7 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   options: ApiHandlerOptions<R, C>,
   handle: (event: ValidatedEvent<R, AuthOf<C>>, context: Context) => Promise<ApiResult>,
 ) => {
-  const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>();
+  const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>().use(telemetry());
   if (options.deprecation) chain.use(deprecation(options.deprecation));
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
   if (options.request.body) chain.use(jsonBody(options.body));

@@ -47,8 +47,6 @@ export async function benchGateway(endpoint: string): Promise<Row[]> {
     deleted: false,
   });
 
-  const { silenceLogs } = await import('../../shared/logger.ts');
-  silenceLogs();
   const { createGateway } = await import('../../infra/local/gateway.ts');
   const server = createGateway();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,12 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { ROUTES } from '../../infra/routes.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
 process.env.CURSOR_SECRET ??= 'bench-secret';
 process.env.AWS_REGION ??= 'us-east-1';
+process.env.LOG_LEVEL ??= 'SILENT';
 process.env.AWS_ACCESS_KEY_ID ??= 'bench';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
 
@@ -24,8 +25,31 @@ const add = (name: string, value: string) => {
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-const bundle = async (entry: string, outfile: string) => {
+/**
+ * Stands in for every Powertools package, to measure a route as it was before Powertools: the
+ * same handler with no-op telemetry.
+ */
+const POWERTOOLS_STUB = `
+const noop = () => {};
+const middleware = () => ({ before: noop, after: noop, onError: noop });
+export class Logger { info() {} warn() {} error() {} debug() {} setLogLevel() {} addContext() {} }
+export class Metrics { addMetric() {} addDimension() {} addDimensions() {} publishStoredMetrics() {} singleMetric() { return this; } }
+export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Seconds: 'Seconds' };
+export const injectLambdaContext = middleware;
+export const logMetrics = middleware;
+export class SecretsProvider { async get() { return ''; } }
+`;
+const withoutPowertools: Plugin = {
+  name: 'without-powertools',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@aws-lambda-powertools\// }, (args) => ({ path: args.path, namespace: 'stub' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: POWERTOOLS_STUB, loader: 'js' }));
+  },
+};
+
+const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
   await build({
+    plugins,
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -41,34 +65,69 @@ const bundle = async (entry: string, outfile: string) => {
   return { bytes, gzip: gzipSync(readFileSync(outfile)).length };
 };
 
-/** Median time to `require` a bundle in a fresh Node process (process start excluded). */
-const loadTime = (file: string, runs = 11) => {
+const requireTime = (file: string) => {
   const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});console.log(Number(process.hrtime.bigint()-t)/1e6)`;
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    times.push(Number(execFileSync(process.execPath, ['-e', script], { env: process.env, encoding: 'utf8' }).trim()));
+  return Number(execFileSync(process.execPath, ['-e', script], { env: process.env, encoding: 'utf8' }).trim());
+};
+
+/** Median time to `require` a bundle in a fresh Node process (process start excluded). */
+const loadTime = (file: string, runs = 11) => median(Array.from({ length: runs }, () => requireTime(file)));
+
+/**
+ * Median load times of several bundles measured in turns (a, b, c, a, b, c, …), so that a busy
+ * machine slows each of them alike and their differences stay comparable.
+ */
+const loadTimes = (files: string[], runs = 11): number[] => {
+  const times = files.map((): number[] => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [i, file] of files.entries()) times[i]?.push(requireTime(file));
   }
-  return median(times);
+  return times.map(median);
 };
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+
+/** Over the budget when a route loads more than this much slower than the SDK-only bundle. */
+const COLD_LOAD_BUDGET_MS = 10;
 
 const benchBundles = async () => {
   section('bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; median of 11 fresh processes)');
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
+  const dir = `${process.cwd()}/${OUT}`;
   writeFileSync(`${OUT}/empty.ts`, 'export const handler = async () => ({ statusCode: 200 });\n');
-  const empty = await bundle(`${OUT}/empty.ts`, `${process.cwd()}/${OUT}/empty.js`);
-  const emptyLoad = loadTime(`${process.cwd()}/${OUT}/empty.js`);
+  const empty = await bundle(`${OUT}/empty.ts`, `${dir}/empty.js`);
+  const emptyLoad = loadTime(`${dir}/empty.js`);
   add('empty module', `${kb(empty.bytes)}, load ${emptyLoad.toFixed(1)} ms`);
+  writeFileSync(
+    `${OUT}/sdk-only.ts`,
+    "export { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n",
+  );
+  const sdk = await bundle(`${OUT}/sdk-only.ts`, `${dir}/sdk-only.js`);
+  add('SDK-only baseline (client-dynamodb + lib-dynamodb)', `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip)`);
+  const figure = (size: { bytes: number; gzip: number }, load: number, sdkLoad: number) => {
+    const over = load - sdkLoad;
+    const verdict = over <= COLD_LOAD_BUDGET_MS ? 'within budget' : 'OVER budget';
+    return `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms (${over >= 0 ? '+' : ''}${over.toFixed(1)} ms vs SDK-only, ${verdict})`;
+  };
   for (const route of ROUTES) {
-    const file = `${process.cwd()}/${OUT}/${route.name}.js`;
-    const size = await bundle(route.entry, file);
-    const load = loadTime(file);
-    add(
-      route.name,
-      `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms = ${(load / emptyLoad).toFixed(1)}× empty (+${(load - emptyLoad).toFixed(1)} ms)`,
+    const before = await bundle(route.entry, `${dir}/${route.name}.before.js`, [withoutPowertools]);
+    const after = await bundle(route.entry, `${dir}/${route.name}.js`);
+    writeFileSync(
+      `${OUT}/${route.name}.traced.ts`,
+      `import { Tracer } from '@aws-lambda-powertools/tracer';\nexport const tracer = new Tracer();\nexport * from '${process.cwd()}/${route.entry}';\n`,
     );
+    const traced = await bundle(`${OUT}/${route.name}.traced.ts`, `${dir}/${route.name}.traced.js`);
+    const [sdkLoad = 0, beforeLoad = 0, afterLoad = 0, tracedLoad = 0] = loadTimes(
+      ['sdk-only', `${route.name}.before`, route.name, `${route.name}.traced`].map((name) => `${dir}/${name}.js`),
+    );
+    add(
+      `${route.name}: SDK-only in the same turns`,
+      `load ${sdkLoad.toFixed(1)} ms (budget ${(sdkLoad + COLD_LOAD_BUDGET_MS).toFixed(1)} ms)`,
+    );
+    add(`${route.name} without Powertools`, figure(before, beforeLoad, sdkLoad));
+    add(`${route.name} with logger + metrics (deployed)`, figure(after, afterLoad, sdkLoad));
+    add(`${route.name} + Powertools tracer`, figure(traced, tracedLoad, sdkLoad));
   }
 };
 
@@ -76,8 +135,6 @@ const benchHandlerOverhead = async () => {
   section('in-process handler overhead (DynamoDB mocked; µs per invocation, median of 5 rounds × 20,000)');
   const { mockClient } = await import('aws-sdk-client-mock');
   const { DynamoDBDocumentClient, GetCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { silenceLogs } = await import('../../shared/logger.ts');
-  silenceLogs();
   const ddb = mockClient(DynamoDBDocumentClient);
   ddb.on(GetCommand).resolves({ Item: { kind: 'organization', orgId: 'org-1' } });
   ddb.on(QueryCommand).resolves({ Items: [{ id: 1, name: 'A', assetCount: 2 }] });
@@ -122,6 +179,9 @@ const main = async () => {
   // Before any handler module is imported: config and the default client are read once per process.
   process.env.TABLE_NAME = 'bench-gateway';
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  // Handlers publish their metrics (EMF) on stdout as in Lambda: measured, then dropped, until the table is printed.
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
     await benchBundles();
     await benchHandlerOverhead();
@@ -135,6 +195,7 @@ const main = async () => {
       m.benchGateway(dynamo.endpoint),
     );
   } finally {
+    process.stdout.write = write;
     await dynamo.stop();
   }
   const width = Math.max(...rows.map((row) => row.name.length));

@@ -160,12 +160,18 @@ describe('tracing and logs', () => {
     });
   });
 
-  it('passes the log level and the service name to every function', () => {
+  it('passes the log level and the service name to every function, and its route name to each route function', () => {
     for (const id of serviceFunctions) {
       expect(prod.toJSON().Resources[id].Properties.Environment.Variables).toMatchObject({
         LOG_LEVEL: 'INFO',
         SERVICE_NAME: 'asset-protection-prod',
       });
+    }
+    for (const route of ROUTES) {
+      const id = serviceFunctions.find((logicalId) =>
+        logicalId.startsWith(`${route.name.replaceAll('-', '')}Function`),
+      );
+      expect(prod.toJSON().Resources[id ?? ''].Properties.Environment.Variables.ROUTE_NAME).toBe(route.name);
     }
   });
 });

@@ -8,7 +8,16 @@ import { organizationMetrics } from '../../shared/domain/metrics.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('activity-ingest');
-const { handler } = await import('../../functions/activity/ingest.ts');
+const { createHandler } = await import('../../functions/activity/ingest.ts');
+const deadLettered: { id: string; body: string; reason: string }[] = [];
+const handler = createHandler({
+  store: activityRepository(table.db, table.tableName),
+  deadLetters: {
+    put: async (message, reason) => {
+      deadLettered.push({ id: message.id, body: message.body, reason });
+    },
+  },
+});
 const stores = {
   metrics: metricsRepository(table.db, table.tableName),
   directory: directoryRepository(table.db, table.tableName),
@@ -53,7 +62,7 @@ beforeAll(async () => {
 });
 
 describe('activity ingest Lambda (SQS)', () => {
-  it('reports only the malformed message as failed, and applies the others exactly once when the batch is retried', async () => {
+  it('moves the malformed message to the dead-letter queue at once, and applies the others exactly once when the batch is retried', async () => {
     const batch = [
       message('m-1', threat('t-1', 'BLOCKED')),
       message('m-2', '{"organization":"acme","kind":"threat",'),
@@ -66,13 +75,17 @@ describe('activity ingest Lambda (SQS)', () => {
     const retry = await ingest(batch);
     const afterRetry = await orgMetrics();
 
-    expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-2' }] });
-    expect(retry).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-2' }] });
+    expect(first).toEqual({ batchItemFailures: [] });
+    expect(retry).toEqual({ batchItemFailures: [] });
+    expect(deadLettered.splice(0).map(({ id, body }) => ({ id, body }))).toEqual([
+      { id: 'm-2', body: '{"organization":"acme","kind":"threat",' },
+      { id: 'm-2', body: '{"organization":"acme","kind":"threat",' },
+    ]);
     expect(afterFirst.metrics.newThreats).toBe(2);
     expect(afterRetry).toEqual(afterFirst);
   });
 
-  it('reports a message that is JSON but not a valid activity change, or names an unknown brand', async () => {
+  it('dead-letters a message that is JSON but not a valid change, and reports one naming an unknown brand for a retry', async () => {
     const result = await ingest([
       message('m-5', JSON.stringify({ organization: 'acme', kind: 'threat', id: 't-9', createdAt: 'soon' })),
       message(
@@ -91,10 +104,32 @@ describe('activity ingest Lambda (SQS)', () => {
       ),
     ]);
 
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }, { itemIdentifier: 'm-6' }] });
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-6' }] });
+    expect(deadLettered.splice(0)).toEqual([
+      {
+        id: 'm-5',
+        body: JSON.stringify({ organization: 'acme', kind: 'threat', id: 't-9', createdAt: 'soon' }),
+        reason: expect.stringMatching(/^Invalid activity change: /),
+      },
+    ]);
     expect(
       await activityRepository(table.db, table.tableName).find({ organization: 'acme', kind: 'report', id: 'r-1' }),
     ).toMatchObject({ createdAt: '2026-06-02T00:00:00.000Z' });
+  });
+
+  it('reports a message that cannot be applied for a retry when the dead-letter queue refuses it', async () => {
+    const unavailable = createHandler({
+      store: activityRepository(table.db, table.tableName),
+      deadLetters: {
+        put: async () => {
+          throw new Error('queue unavailable');
+        },
+      },
+    });
+
+    const result = await unavailable({ Records: [message('m-8', 'not json')] });
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-8' }] });
   });
 
   it('applies the sample event in events/ingest-sqs.json without failures', async () => {

@@ -4,17 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
-import { transactWithRetry } from '../../shared/db/transactions.ts';
-import { verdictChange, verdictFeed, verdictItemNames } from '../../shared/db/verdict-log.ts';
+import { verdictFeed } from '../../shared/db/verdict-log.ts';
+import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
-import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { snapshotOf } from '../../shared/domain/check/lists.ts';
 import { replicatedIndex } from '../../shared/domain/check/replica.ts';
-import { runtime } from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -26,6 +25,7 @@ await fileSnapshotStore(listsDir).save(
 );
 process.env.LISTS_DIR = listsDir;
 const { createHandler } = await import('../../functions/check/check.ts');
+const runtime = await import('../../shared/runtime.ts');
 /** The check's replica of the verdicts; a test syncs it after writing instead of waiting for its poll. */
 const replica = replicatedIndex({ log: verdictFeed(table.db, table.tableName) });
 const handler = createHandler({ keys: runtime.keys(), index: replica, sources: runtime.externalSources() });
@@ -36,16 +36,24 @@ const SAMPLE_EVENTS = readdirSync('events')
   .filter((file) => file.startsWith('check-'))
   .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as APIGatewayProxyEventV2 }));
 
-/** What the threat writer does to the check index when a threat is approved (+1) or withdrawn (-1). */
-const changeThreat = (content: string, block: 1 | -1, watchlisted = false) =>
-  transactWithRetry(
-    table.db,
-    () =>
-      verdictChange(table.db, table.tableName, [
-        { checkKey: entryKeyOf(content) as string, type: 'URL', block, watch: watchlisted ? block : 0 },
-      ]),
-    { retryOn: verdictItemNames(1) },
-  );
+const activity = activityRepository(table.db, table.tableName);
+let threats = 0;
+/** Approves a threat of `content` through the activity feed, as the ingest does; returns what withdraws it. */
+const approveThreat = async (content: string, watchlisted = false) => {
+  const threat = {
+    organization: 'acme',
+    kind: 'threat',
+    id: `threat-${++threats}`,
+    content,
+    assetType: 'URL',
+    status: 'BLOCKED',
+    watchlisted,
+    createdAt: '2026-03-01T10:00:00Z',
+  };
+  await applyActivity(activity, parseActivityChange(threat));
+  return () =>
+    applyActivity(activity, parseActivityChange({ ...threat, status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }));
+};
 
 const assets = assetRepository(table.db, table.tableName);
 const groups = assetGroupRepository(table.db, table.tableName);
@@ -102,10 +110,10 @@ describe('asset check against the replica of the verdicts on DynamoDB Local', ()
   it('turns BLOCKED at the next sync once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
     expect(await statusOf('https://drainer.example/claim')).toBe('UNKNOWN');
 
-    await changeThreat('drainer.example', 1);
+    const withdraw = await approveThreat('drainer.example');
     await replica.sync();
     const afterApproving = await checker.check('https://drainer.example/claim');
-    await changeThreat('drainer.example', -1);
+    await withdraw();
     await replica.sync();
     const afterWithdrawing = await statusOf('https://drainer.example/claim');
 
@@ -118,7 +126,7 @@ describe('asset check against the replica of the verdicts on DynamoDB Local', ()
 
   it('blocks a threat under an allowlisted brand domain while the brand domain stays ALLOWED', async () => {
     await allowlist('acme', 'https://acme-brand.example');
-    await changeThreat('login.acme-brand.example', 1, true);
+    await approveThreat('login.acme-brand.example', true);
     await replica.sync();
 
     const child = await checker.check('https://login.acme-brand.example/wallet');
@@ -133,7 +141,7 @@ describe('POST /asset/check', () => {
     call(handler, apiEvent({ method: 'POST', path: '/v2/asset/check', apiKey, body }));
 
   it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
-    await changeThreat('handler-threat.example', 1);
+    await approveThreat('handler-threat.example');
     await replica.sync();
 
     const response = await check({ content: 'https://handler-threat.example/connect' });

@@ -7,7 +7,7 @@ import { applyActivity } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
 import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import { LOG_TIMING, positionAt, statusOf } from '../../shared/domain/check/verdicts.ts';
-import { runtime } from '../../shared/runtime.ts';
+import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

@@ -16,9 +16,10 @@ export const parseFeeds = (json: string | undefined): ListFeed[] => {
   return Object.entries(feeds).map(([source, url]) => ({ source: source as ExternalSourceName, url }));
 };
 
+/** A synced list's snapshot in use: its entries and when its content was fetched (unchanged since). */
 export type SyncOutcome =
-  | { source: ExternalSourceName; outcome: 'saved'; version: string; entries: number }
-  | { source: ExternalSourceName; outcome: 'unchanged'; version: string }
+  | { source: ExternalSourceName; outcome: 'saved'; version: string; entries: number; fetchedAt: string }
+  | { source: ExternalSourceName; outcome: 'unchanged'; version: string; entries: number; fetchedAt: string }
   | { source: ExternalSourceName; outcome: 'failed'; error: unknown };
 
 type SyncOptions = {
@@ -43,13 +44,20 @@ const syncOne = async (
   if (snapshot.allow.length + snapshot.deny.length === 0) throw new Error(`${feed.url} holds no usable entries`);
   const current = await store.pointer(feed.source);
   if (current?.sha256 === snapshot.sha256)
-    return { source: feed.source, outcome: 'unchanged', version: current.version };
+    return {
+      source: feed.source,
+      outcome: 'unchanged',
+      version: current.version,
+      entries: current.entries,
+      fetchedAt: current.fetchedAt,
+    };
   await store.save(snapshot);
   return {
     source: feed.source,
     outcome: 'saved',
     version: snapshot.version,
     entries: snapshot.allow.length + snapshot.deny.length,
+    fetchedAt: snapshot.fetchedAt,
   };
 };
 

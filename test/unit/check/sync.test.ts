@@ -54,14 +54,22 @@ describe('list sync', () => {
     ]);
   });
 
-  it('stores nothing new when a list has not changed', async () => {
+  it('stores nothing new when a list has not changed, and reports the entries and fetch time of the snapshot kept', async () => {
     const { store, saved } = memoryStore();
     const fetch = fakeFetch({ [VENDOR]: { body: 'evil.example.com\n' } });
     await syncLists([vendorFeed], store, { fetch, now });
 
     const outcomes = await syncLists([vendorFeed], store, { fetch, now });
 
-    expect(outcomes).toEqual([{ source: 'vendor', outcome: 'unchanged', version: saved[0]?.version }]);
+    expect(outcomes).toEqual([
+      {
+        source: 'vendor',
+        outcome: 'unchanged',
+        version: saved[0]?.version,
+        entries: 1,
+        fetchedAt: saved[0]?.fetchedAt,
+      },
+    ]);
     expect(saved).toHaveLength(1);
   });
 
