@@ -153,6 +153,15 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
+    path: '/dashboard',
+    name: 'get-dashboard-page',
+    entry: 'functions/pages/dashboard.ts',
+    access: 'none',
+    public: true,
+    files: [PAGES.dashboard.path],
+  },
+  {
+    method: 'GET',
     path: '/static/{file}',
     name: 'get-static-file',
     entry: 'functions/pages/static.ts',
