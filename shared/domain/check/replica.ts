@@ -179,7 +179,7 @@ export type ReplicaStatus = { version: string; updatedAt: string; entries: numbe
 export type ReplicatedIndex = CheckIndexStore & {
   /** Starts loading at once (at cold start), before any request waits for it. */
   warm(): void;
-  /** Loads if needed and polls now; resolves when done (failures are reported, not thrown). */
+  /** Loads if needed and polls now, after any poll under way; resolves when done (failures are reported, not thrown). */
   sync(): Promise<void>;
   status(): ReplicaStatus | Promise<ReplicaStatus>;
   stale(): boolean;
@@ -323,8 +323,9 @@ export const replicatedIndex = ({
       void load().catch(onError);
     },
     sync: async () => {
-      const current = state ?? (await load());
-      await (polling ?? poll(current));
+      // A poll already under way may have read the log before the caller's last write.
+      if (polling) await polling;
+      await poll(state ?? (await load()));
     },
     status: () => read(statusOf),
     stale: () => state !== undefined && now() - syncedAt > staleAfterMs,
