@@ -4,10 +4,12 @@ import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
+import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
+import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
@@ -48,7 +50,7 @@ export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
 export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
-export const verdicts = /* @__PURE__ */ table(verdictFeed);
+export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
@@ -60,7 +62,7 @@ export const verdictSnapshots = /* @__PURE__ */ once(() => {
  */
 export const checkIndex = /* @__PURE__ */ once(() => {
   const replica = replicatedIndex({
-    log: verdicts(),
+    log: verdictLog(),
     snapshots: verdictSnapshots(),
     onError: (error) => logger.warn('Verdict replica not synced', { error }),
     onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
@@ -68,6 +70,17 @@ export const checkIndex = /* @__PURE__ */ once(() => {
   replica.warm();
   return replica;
 });
+/** Check-index reads that are never cached, for decisions that write (report, review). */
+export const verdicts = /* @__PURE__ */ once(() =>
+  checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
+);
+export const lists = /* @__PURE__ */ table(lifecycleRepository);
+/** The stores of the threat lifecycle (reports, reviews). */
+export const lifecycle = /* @__PURE__ */ once(() => ({
+  store: activity(),
+  verdicts: verdicts(),
+  directory: directory(),
+}));
 export const cursors = /* @__PURE__ */ once(() => {
   const location = config.cursorKeys;
   return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);

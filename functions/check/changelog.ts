@@ -40,4 +40,4 @@ export const createHandler = ({ keys, feed, now }: Deps) =>
     ),
   );
 
-export const handler = createHandler({ keys: runtime.keys(), feed: runtime.verdicts(), now: runtime.now });
+export const handler = createHandler({ keys: runtime.keys(), feed: runtime.verdictLog(), now: runtime.now });

@@ -21,7 +21,7 @@ export const createHandler =
   };
 
 export const handler = createHandler({
-  log: runtime.verdicts(),
+  log: runtime.verdictLog(),
   snapshots: runtime.verdictSnapshots(),
   now: runtime.now,
 });
