@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
+import { GroupRemovals } from './group-removals.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
@@ -127,6 +128,7 @@ export class ServiceStack extends Stack {
     });
 
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
+    const removals = new GroupRemovals(this, 'GroupRemovals', { table, settings });
 
     const observability = new Observability(this, 'Observability', {
       serviceName: settings.serviceName,
@@ -137,6 +139,7 @@ export class ServiceStack extends Stack {
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
+        'group-removals': removals.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },

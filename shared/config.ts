@@ -85,6 +85,18 @@ export const config = {
   get listUrls(): string | undefined {
     return optional('LIST_URLS');
   },
+  /**
+   * Overrides of the failure policy's timeouts (milliseconds), for a local table on a loaded machine;
+   * unset in AWS, where the defaults of shared/db/client.ts apply.
+   */
+  get storeTimeouts(): { attemptMs?: number; callBudgetMs?: number } {
+    const attempt = optional('STORE_ATTEMPT_TIMEOUT_MS');
+    const budget = optional('STORE_CALL_BUDGET_MS');
+    return {
+      ...(attempt === undefined ? {} : { attemptMs: Number(attempt) }),
+      ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
+    };
+  },
   /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
   get reviewDailyLimit(): number {
     return nonNegative('REVIEW_DAILY_LIMIT', 0);

@@ -5,6 +5,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'GONE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'SERVICE_UNAVAILABLE'
   | 'UNPROCESSABLE_CONTENT'
   | 'TOO_MANY_REQUESTS';
 export type Issue = { message: string; path?: string };
@@ -40,6 +42,15 @@ export class ConflictError extends AppError {
 /** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
 export class GoneError extends AppError {
   readonly code = 'GONE';
+}
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+/** A dependency (the table, a bucket) timed out, throttled or could not be reached; the client may retry. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  /** Seconds a client should wait before retrying (the `Retry-After` header). */
+  readonly retryAfterSeconds = 2;
 }
 export class UnprocessableContentError extends AppError {
   readonly code = 'UNPROCESSABLE_CONTENT';

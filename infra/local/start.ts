@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
@@ -8,16 +9,19 @@ import { applyActivities } from '../../shared/domain/activity.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
-import { ensureTable, startDynamo } from './dynamo.ts';
+import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
+const RESUME_EVERY_MS = 2000;
+const RESUME_BUDGET_MS = 10_000;
 
 const main = async () => {
   mkdirSync(LOCAL.dataDir, { recursive: true });
+  await assertPortFree(LOCAL.port, 'PORT');
   console.log(`Starting DynamoDB Local on 127.0.0.1:${LOCAL.dynamoPort} (data in .data/) ...`);
   const dynamo = await startDynamo({ port: LOCAL.dynamoPort, path: LOCAL.dataDir });
   applyLocalEnv(dynamo.endpoint);
@@ -41,6 +45,19 @@ const main = async () => {
     snapshot().catch((error: unknown) => console.error(`Verdict snapshot failed: ${String(error)}`));
   }, LOCAL.snapshotEveryMs);
   snapshots.unref();
+  // The local stand-in for the scheduled removal function: finishes group deletes left unfinished.
+  const groups = assetGroupRepository(db, LOCAL.tableName);
+  let resuming = false;
+  const resumer = setInterval(() => {
+    if (resuming) return;
+    resuming = true;
+    groups
+      .resumeRemovals(Date.now() + RESUME_BUDGET_MS)
+      .catch((error: unknown) => console.error(`Group removals not resumed: ${String(error)}`))
+      .finally(() => {
+        resuming = false;
+      });
+  }, RESUME_EVERY_MS);
 
   if (process.stdout.isTTY) prettyLogs();
   const server = createGateway();
@@ -68,6 +85,7 @@ const main = async () => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping ...');
+    clearInterval(resumer);
     server.close();
     server.closeAllConnections();
     await dynamo.stop();
