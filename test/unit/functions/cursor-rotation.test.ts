@@ -38,8 +38,10 @@ describe('GET /organization/assets across a cursor key rotation', () => {
 
   it('answers the next page for a cursor issued before the rotation', async () => {
     const apiKey = givenApiKey(ddb, { orgId: 'acme' });
-    ddb.on(QueryCommand).resolvesOnce({ Items: [item(2)], LastEvaluatedKey: { PK: 'ASSET#2' } });
-    ddb.on(QueryCommand).resolves({ Items: [item(1)] });
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [item(2)], LastEvaluatedKey: { PK: 'ASSET#2' } })
+      .resolves({ Items: [item(1)] });
     const first = await call(list, apiEvent({ apiKey, query: { per_page: '1' } }));
     const cursor = (first.body as { next_page: string }).next_page;
 
