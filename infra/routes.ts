@@ -1,3 +1,4 @@
+import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
 import { INDEX } from '../shared/db/keys.ts';
 
 /**
@@ -121,6 +122,33 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/pages/openapi.ts',
     access: 'none',
     public: true,
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    name: 'get-docs-page',
+    entry: 'functions/pages/docs.ts',
+    access: 'none',
+    public: true,
+    files: [PAGES.docs.path],
+  },
+  {
+    method: 'GET',
+    path: '/dashboard',
+    name: 'get-dashboard-page',
+    entry: 'functions/pages/dashboard.ts',
+    access: 'none',
+    public: true,
+    files: [PAGES.dashboard.path],
+  },
+  {
+    method: 'GET',
+    path: '/static/{file}',
+    name: 'get-static-file',
+    entry: 'functions/pages/static.ts',
+    access: 'none',
+    public: true,
+    files: Object.values(STATIC_FILES).map((file) => file.path),
   },
 ];
 

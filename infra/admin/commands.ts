@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -8,7 +9,7 @@ import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/dom
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
-import type { MembershipStatus } from '../../shared/domain/organizations.ts';
+import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
@@ -19,7 +20,7 @@ With --table the named table in AWS is used (credentials and region from the usu
   org create <slug> --name <name> [--flags brands-metrics,...]
   brand create <org> <slug> --name <name>
   user create <userId>
-  membership set <userId> <org> <ACTIVE|INACTIVE|INVITED|SUSPENDED>
+  membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
   key revoke <key>
   group create <org> <name>
@@ -44,6 +45,7 @@ export const runAdminCommand = async (
   flags: Record<string, string | undefined>,
 ) => {
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
   const [noun, verb, ...rest] = words;
@@ -71,7 +73,7 @@ export const runAdminCommand = async (
       return `User ${rest[0]} saved`;
     case 'membership set': {
       const [userId, orgId, status] = [need(0, 'user id'), need(1, 'organization'), need(2, 'status')];
-      if (!['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'].includes(status)) fail(`Unknown membership status ${status}`);
+      if (!MEMBERSHIP_STATUSES.includes(status as MembershipStatus)) fail(`Unknown membership status ${status}`);
       await directory.putMembership({ userId, orgId, status: status as MembershipStatus });
       return `Membership of ${userId} in ${orgId}: ${status}`;
     }
@@ -84,11 +86,11 @@ export const runAdminCommand = async (
       const record = flags.org
         ? { kind: 'organization' as const, orgId: flags.org, scopes: scopes as Scope[], revoked: false }
         : { kind: 'user' as const, userId: flags.user as string, scopes: scopes as Scope[], revoked: false };
-      await directory.putApiKey(hashApiKey(key), record);
+      await apiKeys.put(hashApiKey(key), record);
       return `API key (shown once, store it now): ${key}`;
     }
     case 'key revoke': {
-      const revoked = await directory.revokeApiKey(hashApiKey(need(0, 'key')));
+      const revoked = await apiKeys.revoke(hashApiKey(need(0, 'key')));
       if (!revoked) fail('No such key');
       return 'Key revoked (cached lookups expire within 60 s)';
     }

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
@@ -8,8 +9,10 @@ import { applyActivities, parseActivityChange } from '../../shared/domain/activi
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
+import { MAX_CONTENT_LENGTH, SLUG } from '../../shared/domain/limits.ts';
+import { MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 
-const slug = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case slug'));
+const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
 
 export const fixtureSchema = v.strictObject(
@@ -33,7 +36,7 @@ export const fixtureSchema = v.strictObject(
             v.array(
               v.strictObject({
                 organization: slug,
-                status: v.picklist(['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED']),
+                status: v.picklist(MEMBERSHIP_STATUSES),
               }),
             ),
             [],
@@ -61,7 +64,7 @@ export const fixtureSchema = v.strictObject(
       v.array(
         v.strictObject({
           organization: slug,
-          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(4096)),
+          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(MAX_CONTENT_LENGTH)),
           type: v.picklist(ASSET_TYPES),
           status: v.optional(v.picklist(ASSET_STATUSES), 'ALLOWED'),
           name: v.optional(v.string()),
@@ -99,6 +102,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   // Activity is validated before anything is written, so a bad entry leaves the table untouched.
   const changes = fixture.activity.map(parseActivityChange);
   const directory = directoryRepository(db, table);
+  const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
   const assets = assetRepository(db, table);
 
@@ -121,7 +125,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     const record = apiKey.organization
       ? { kind: 'organization' as const, orgId: apiKey.organization, scopes: apiKey.scopes, revoked: false }
       : { kind: 'user' as const, userId: apiKey.user as string, scopes: apiKey.scopes, revoked: false };
-    if (await directory.putApiKey(hashApiKey(apiKey.key), record)) newKeys++;
+    if (await apiKeys.put(hashApiKey(apiKey.key), record)) newKeys++;
   }
   log(`apiKeys: ${newKeys} added, ${fixture.apiKeys.length - newKeys} already present (stored as SHA-256 only)`);
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as v from 'valibot';
+import type { RequestSchema } from '../../shared/http/api-event.ts';
 import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
 import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
@@ -10,18 +11,22 @@ import { errorBody } from './responses.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-export type RouteDeclaration = { route: Route; declaration: HandlerDeclaration | undefined };
+/** A route, the request schema its module exports, and what its `apiHandler` was declared with (none on public routes). */
+export type RouteDeclaration = { route: Route; request: RequestSchema; declaration: HandlerDeclaration | undefined };
 
 /** Imports every route's module (as a cold start would) and reads what its handler was declared with. */
 export const loadRoutes = (routes: readonly Route[] = ROUTES): Promise<RouteDeclaration[]> =>
   Promise.all(
     routes.map(async (route) => {
-      const module = (await import(pathToFileURL(resolve(ROOT, route.entry)).href)) as { handler: object };
+      const module = (await import(pathToFileURL(resolve(ROOT, route.entry)).href)) as {
+        handler: object;
+        request?: RequestSchema;
+      };
       const declaration = declarationOf(module.handler);
       if (!declaration && !route.public) {
         throw new Error(`${route.name}: a route that needs a key must build its handler with apiHandler`);
       }
-      return { route, declaration };
+      return { route, request: declaration?.request ?? module.request ?? {}, declaration };
     }),
   );
 
@@ -79,14 +84,14 @@ const entriesOf = (schema: v.GenericSchema | undefined): Entries =>
   ((schema as unknown as { entries?: Entries } | undefined)?.entries ?? {}) as Entries;
 const isOptional = (schema: v.GenericSchema) => ['optional', 'nullish', 'exact_optional'].includes(schema.type);
 
-const parameters = (declaration: HandlerDeclaration): Json[] => [
-  ...Object.entries(entriesOf(declaration.request.pathParameters)).map(([name, schema]) => ({
+const parameters = (request: RequestSchema): Json[] => [
+  ...Object.entries(entriesOf(request.pathParameters)).map(([name, schema]) => ({
     name,
     in: 'path',
     required: true,
     schema: toDocumentSchema(schema),
   })),
-  ...Object.entries(entriesOf(declaration.request.queryStringParameters)).map(([name, schema]) => ({
+  ...Object.entries(entriesOf(request.queryStringParameters)).map(([name, schema]) => ({
     name,
     in: 'query',
     required: !isOptional(schema),
@@ -94,8 +99,8 @@ const parameters = (declaration: HandlerDeclaration): Json[] => [
   })),
 ];
 
-const requestBody = (declaration: HandlerDeclaration, doc: OperationDoc): Json | undefined => {
-  const body = declaration.request.body;
+const requestBody = (request: RequestSchema, doc: OperationDoc): Json | undefined => {
+  const body = request.body;
   if (!body) return undefined;
   const optional = isOptional(body);
   const schema = optional ? (body as unknown as { wrapped: v.GenericSchema }).wrapped : body;
@@ -112,7 +117,7 @@ const requestBody = (declaration: HandlerDeclaration, doc: OperationDoc): Json |
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
-const operation = ({ route, declaration }: RouteDeclaration): Json => {
+const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   const doc = OPERATIONS[route.name];
   if (!doc) throw new Error(`${route.name}: no description in infra/openapi/operations.ts`);
   const statuses: Record<string, Json> = {};
@@ -122,14 +127,11 @@ const operation = ({ route, declaration }: RouteDeclaration): Json => {
     for (const [status, description] of Object.entries(commonErrors(declaration))) {
       statuses[status] ??= errorResponse(Number(status), description);
     }
-    const missing = Object.entries(declaration.request).flatMap(([part, schema]) =>
-      schema ? findTwins(schema, part).missing : [],
-    );
-    if (missing.length > 0)
-      throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
   }
-  const body = declaration && requestBody(declaration, doc);
-  const params = declaration ? parameters(declaration) : [];
+  const missing = Object.entries(request).flatMap(([part, schema]) => (schema ? findTwins(schema, part).missing : []));
+  if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
+  const body = requestBody(request, doc);
+  const params = parameters(request);
   return {
     operationId: operationId(route.name),
     summary: doc.summary,

@@ -218,4 +218,26 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Description and pages',
     responses: { 200: { description: 'The OpenAPI document', body: BODY.openApiDocument } },
   },
+  'get-docs-page': {
+    summary: 'API reference page',
+    description: 'An interactive reference of this API, rendered in the browser from `GET /openapi.json`.',
+    tag: 'Description and pages',
+    responses: { 200: { description: 'The page', mediaType: 'text/html' } },
+  },
+  'get-dashboard-page': {
+    summary: 'Metrics dashboard page',
+    description:
+      'Charts of the organization metrics: paste an organization API key (kept in the tab’s session storage, never in a URL or a cookie), pick a date range and a brand; the page calls `GET /organization/metrics` of the same origin.',
+    tag: 'Description and pages',
+    responses: { 200: { description: 'The page', mediaType: 'text/html' } },
+  },
+  'get-static-file': {
+    summary: 'A script or style of the pages',
+    description: 'The scripts and styles the pages load, the rendering and chart libraries included.',
+    tag: 'Description and pages',
+    responses: {
+      200: { description: 'The file (JavaScript or CSS)', mediaType: 'text/javascript' },
+      404: error('No such file'),
+    },
+  },
 };

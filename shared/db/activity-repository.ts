@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, ActivityStore, CounterDelta } from '../domain/activity.ts';
+import { TOTAL } from '../domain/counters.ts';
 import { batchGetAll } from './batch.ts';
 import { key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
@@ -7,8 +8,6 @@ import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
-/** Sum of a day item's counters, kept beside them so "not all zero" is one filter. */
-const TOTAL = 'total';
 
 /**
  * `ADD` for every delta; a decrement also requires the counter to hold at least that much,

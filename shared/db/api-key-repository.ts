@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/api-keys.ts';
 import { key } from './keys.ts';
 
@@ -12,9 +13,39 @@ const toRecord = (item: KeyItem): ApiKeyRecord | undefined => {
   return undefined;
 };
 
-export const apiKeyRepository = (db: DynamoDBDocumentClient, table: string): ApiKeyStore => ({
+/** Runs a conditional write; false when its condition did not hold. */
+const conditionHeld = async (write: Promise<unknown>): Promise<boolean> => {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
+export const apiKeyRepository = (db: DynamoDBDocumentClient, TableName: string): ApiKeyStore => ({
   async findByHash(hash) {
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.apiKey(hash) }));
+    const { Item } = await db.send(new GetCommand({ TableName, Key: key.apiKey(hash) }));
     return Item ? toRecord(Item as KeyItem) : undefined;
+  },
+
+  put(hash, record) {
+    const Item = { ...key.apiKey(hash), entity: 'API_KEY', ...record, createdAt: new Date().toISOString() };
+    return conditionHeld(db.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' })));
+  },
+
+  revoke(hash) {
+    return conditionHeld(
+      db.send(
+        new UpdateCommand({
+          TableName,
+          Key: key.apiKey(hash),
+          UpdateExpression: 'SET revoked = :yes, revokedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':yes': true, ':now': new Date().toISOString() },
+        }),
+      ),
+    );
   },
 });

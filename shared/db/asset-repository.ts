@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
 import type { Asset, AssetChanges, AssetStore, NewAsset } from '../domain/assets.ts';
-import { NotFoundError } from '../errors.ts';
-import { ATTR, key, liveIndexFor, liveKeys, livePartition } from './keys.ts';
+import { INVALID_CURSOR } from '../domain/cursor.ts';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
 import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -26,8 +27,31 @@ const FILTERED_PAGE_SIZE = 500;
 /** Time-ordered, collision-checked ids: no hot counter item, and safe integers until the 23rd century. */
 const newAssetId = (): number => Date.now() * 1000 + randomInt(1000);
 
+/** Search is case-insensitive: the stored text and every query are lower-cased here, and only here. */
+const searchable = (text: string): string => text.toLowerCase();
 const searchText = (a: { content: string; name?: string; description?: string | null }) =>
-  [a.content, a.name ?? '', a.description ?? ''].join('\n').toLowerCase();
+  searchable([a.content, a.name ?? '', a.description ?? ''].join('\n'));
+
+type Position = Record<string, string>;
+
+/** A list position is the index key of the next asset to read; callers see it only as text. */
+const encodePosition = (position: Record<string, unknown>): string => JSON.stringify(position);
+
+const decodePosition = (index: LiveIndex, text: string): Position => {
+  const fields = [ATTR.pk, ATTR.sk, index.partitionKey, ATTR.liveSort] as string[];
+  let position: unknown;
+  try {
+    position = JSON.parse(text);
+  } catch (cause) {
+    throw new BadRequestError(INVALID_CURSOR, { cause });
+  }
+  const valid =
+    typeof position === 'object' &&
+    position !== null &&
+    Object.entries(position).every(([name, value]) => fields.includes(name) && typeof value === 'string');
+  if (!valid) throw new BadRequestError(INVALID_CURSOR);
+  return position as Position;
+};
 
 const toAsset = (item: Record<string, unknown>): Asset => {
   const asset: Asset = {
@@ -249,14 +273,17 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
 
     async list(orgId, filter, limit, position) {
       const index = liveIndexFor(filter);
-      const positionOf = (item: Record<string, unknown>) => ({
-        PK: item.PK,
-        SK: item.SK,
-        [index.partitionKey]: item[index.partitionKey],
-        [ATTR.liveSort]: item[ATTR.liveSort],
-      });
+      const query = filter.query === undefined ? undefined : searchable(filter.query) || undefined;
+      const positionOf = (item: Record<string, unknown>) =>
+        encodePosition({
+          PK: item.PK,
+          SK: item.SK,
+          [index.partitionKey]: item[index.partitionKey],
+          [ATTR.liveSort]: item[ATTR.liveSort],
+        });
       const assets: Asset[] = [];
-      let startKey: Record<string, unknown> | undefined = position;
+      let startKey: Record<string, unknown> | undefined =
+        position === undefined ? undefined : decodePosition(index, position);
       for (let page = 0; page < MAX_PAGES && assets.length < limit; page++) {
         const remaining = limit - assets.length;
         const result = await db.send(
@@ -265,9 +292,9 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             IndexName: index.name,
             KeyConditionExpression: '#pk = :pk',
             ScanIndexForward: false,
-            Limit: filter.query === undefined ? remaining : Math.max(remaining, FILTERED_PAGE_SIZE),
+            Limit: query === undefined ? remaining : Math.max(remaining, FILTERED_PAGE_SIZE),
             ExclusiveStartKey: startKey,
-            ...(filter.query === undefined
+            ...(query === undefined
               ? { ExpressionAttributeNames: { '#pk': index.partitionKey } }
               : {
                   FilterExpression: 'contains(#search, :query)',
@@ -275,7 +302,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
                 }),
             ExpressionAttributeValues: {
               ':pk': livePartition(orgId, filter),
-              ...(filter.query === undefined ? {} : { ':query': filter.query }),
+              ...(query === undefined ? {} : { ':query': query }),
             },
           }),
         );
@@ -289,7 +316,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         startKey = result.LastEvaluatedKey;
         if (!startKey) return { assets };
       }
-      return { assets, position: startKey };
+      return { assets, position: startKey && encodePosition(startKey) };
     },
   };
 };

@@ -1,11 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Brand, DirectoryStore, Membership } from '../domain/organizations.ts';
 import { key } from './keys.ts';
 
@@ -13,15 +6,6 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
   const get = async (Key: { PK: string; SK: string }) =>
     (await db.send(new GetCommand({ TableName: table, Key, ConsistentRead: true }))).Item;
   const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: table, Item }));
-  const putIfAbsent = async (Item: Record<string, unknown>): Promise<boolean> => {
-    try {
-      await db.send(new PutCommand({ TableName: table, Item, ConditionExpression: 'attribute_not_exists(PK)' }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  };
 
   return {
     async putOrganization(org) {
@@ -57,26 +41,6 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
     async findMembership(userId, orgId) {
       const item = await get(key.membership(userId, orgId));
       return item ? ({ userId: item.userId, orgId: item.orgId, status: item.status } as Membership) : undefined;
-    },
-    async putApiKey(hash, record) {
-      return putIfAbsent({ ...key.apiKey(hash), entity: 'API_KEY', ...record, createdAt: new Date().toISOString() });
-    },
-    async revokeApiKey(hash) {
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key.apiKey(hash),
-            UpdateExpression: 'SET revoked = :yes, revokedAt = :now',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':yes': true, ':now': new Date().toISOString() },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
     },
   };
 };

@@ -1,9 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { TOTAL } from '../domain/counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { type Key, key } from './keys.ts';
 
-/** Written by the activity repository beside the counters: their sum. */
-const TOTAL = 'total';
 /** Day items a probe for earlier activity reads per page; all-zero days are rare (only deletions leave them). */
 const PROBE_PAGE = 32;
 

@@ -3,7 +3,9 @@ import { BadRequestError, NotFoundError } from '../errors.ts';
 import { ASSET_TYPES } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import { mapConcurrently } from './concurrency.ts';
-import { COUNTER, parseInstant, threatCounter } from './metrics.ts';
+import { COUNTER, threatCounter } from './counters.ts';
+import { parseInstant } from './dates.ts';
+import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -23,7 +25,6 @@ const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', '
  */
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
-const MAX_CONTENT_LENGTH = 4096;
 
 const text = (field: string, max: number) =>
   v.pipe(
@@ -41,7 +42,7 @@ const timestamp = (field: string) =>
   );
 
 const slug = (field: string) =>
-  v.pipe(v.string(`${field} is required`), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, `${field} must be a lower-case slug`));
+  v.pipe(v.string(`${field} is required`), v.regex(SLUG, `${field} must be a lower-case slug`));
 
 const common = {
   organization: slug('organization'),

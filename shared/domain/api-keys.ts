@@ -7,8 +7,13 @@ export type ApiKeyRecord =
   | { kind: 'organization'; orgId: string; scopes: Scope[]; revoked: boolean }
   | { kind: 'user'; userId: string; scopes: Scope[]; revoked: boolean };
 
+/** API keys, stored and found by the digest of the key (`hashApiKey`). */
 export interface ApiKeyStore {
   findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** Stores a key by its hash; returns false when that hash is already stored (nothing changes). */
+  put(hash: string, record: ApiKeyRecord): Promise<boolean>;
+  /** Marks a stored key revoked; returns false when no key has that hash. */
+  revoke(hash: string): Promise<boolean>;
 }
 
 /** Keys are stored only as this digest; the plaintext is shown once, at creation. */
@@ -23,7 +28,7 @@ export type KeyResolver = (key: string) => Promise<ApiKeyRecord | undefined>;
  * within `ttlMs`. Misses are cached too, so a flood of bad keys costs one read per key per TTL.
  */
 export const cachedKeyResolver = (
-  store: ApiKeyStore,
+  store: Pick<ApiKeyStore, 'findByHash'>,
   { ttlMs = 60_000, maxEntries = 10_000, now = Date.now } = {},
 ): KeyResolver => {
   const cache = new Map<string, { record: ApiKeyRecord | undefined; expires: number }>();

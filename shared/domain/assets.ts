@@ -33,7 +33,8 @@ export type AssetChanges = { name?: string; description?: string | null; groupId
 /** `ungrouped` is the `groupId=-1` of the API. */
 export type AssetFilter = { type?: AssetType; groupId?: number | 'ungrouped'; query?: string };
 
-export type AssetPage = { assets: Asset[]; position?: Record<string, unknown> };
+/** `position`: where the next page starts, as text only the store that issued it reads. */
+export type AssetPage = { assets: Asset[]; position?: string };
 
 export interface AssetStore {
   findById(id: number): Promise<Asset | undefined>;
@@ -44,7 +45,8 @@ export interface AssetStore {
   ): Promise<{ asset: Asset; created: boolean }>;
   update(asset: Asset, changes: AssetChanges): Promise<Asset>;
   softDelete(asset: Asset): Promise<void>;
-  list(orgId: string, filter: AssetFilter, limit: number, position?: Record<string, unknown>): Promise<AssetPage>;
+  /** Throws BadRequestError for a position it did not issue. */
+  list(orgId: string, filter: AssetFilter, limit: number, position?: string): Promise<AssetPage>;
 }
 
 export type AssetView = Omit<Asset, 'orgId' | 'groupId'> & { group: { id: number; name: string } | null };

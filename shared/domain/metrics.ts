@@ -2,74 +2,16 @@ import * as v from 'valibot';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
+import { COUNTER, THREAT_PREFIX, threatCounter } from './counters.ts';
+import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
 import type { DirectoryStore } from './organizations.ts';
 
-/** Counter attributes of a day item. Threats are counted per asset type: `threats_URL`, `threats_TWITTER`, … */
-export const COUNTER = {
-  reports: 'reports',
-  watchlisted: 'watchlisted',
-  takedownsFiled: 'takedownsFiled',
-  takedownsCompleted: 'takedownsCompleted',
-} as const;
-const THREAT_PREFIX = 'threats_';
-export const threatCounter = (type: AssetType): string => `${THREAT_PREFIX}${type}`;
+/** The functions read the current UTC day through here. */
+export { utcDay } from './dates.ts';
 
 const BRANDS_METRICS_FLAG = 'brands-metrics';
 const INVALID_DATE = 'Invalid date format. Use ISO 8601 format.';
 const NO_METRICS_ACCESS = 'You do not have permission to access metrics for this organization';
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):(\d{2}))$/i;
-const DAY_MS = 86_400_000;
-
-/** What `dayOfBound` accepts, calendar days included, as one JSON Schema pattern. */
-const CALENDAR_DAY =
-  '(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
-  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
-const BOUND_PATTERN = `^${CALENDAR_DAY}(?:[Tt](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))?$`;
-
-/** Milliseconds of a calendar date at 00:00 UTC; undefined for a day that does not exist (2026-02-30). */
-const utcMidnight = (year: number, month: number, day: number): number | undefined => {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  const exists = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  return exists ? date.getTime() : undefined;
-};
-
-const isRepresentable = (ms: number): boolean => ms >= Date.UTC(1, 0, 1) && ms < Date.UTC(10_000, 0, 1);
-
-/** The instant of a strict ISO 8601 date-time with `Z` or an offset; undefined for anything else. */
-export const parseInstant = (text: string): number | undefined => {
-  const m = DATE_TIME.exec(text);
-  if (!m) return undefined;
-  const [, y, mo, d, h = '', mi = '', s = '0', fraction = '', zone = '', sign, oh = '0', om = '0'] = m;
-  const midnight = utcMidnight(Number(y), Number(mo), Number(d));
-  const [hours, minutes, seconds, offsetHours, offsetMinutes] = [
-    Number(h),
-    Number(mi),
-    Number(s),
-    Number(oh),
-    Number(om),
-  ];
-  if (midnight === undefined || hours > 23 || minutes > 59 || seconds > 59 || offsetHours > 23 || offsetMinutes > 59) {
-    return undefined;
-  }
-  const offset = zone.toUpperCase() === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
-  const ms =
-    midnight + ((hours * 60 + minutes - offset) * 60 + seconds) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0'));
-  return isRepresentable(ms) ? ms : undefined;
-};
-
-/** `YYYY-MM-DD` of the UTC day an instant falls on. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-
-/** A metrics bound as the UTC day it covers: `YYYY-MM-DD` as is, a date-time by the UTC day of its instant. */
-export const dayOfBound = (text: string): string | undefined => {
-  const m = DATE.exec(text);
-  if (m) return utcMidnight(Number(m[1]), Number(m[2]), Number(m[3])) === undefined ? undefined : text;
-  const instant = parseInstant(text);
-  return instant === undefined ? undefined : utcDay(instant);
-};
 
 /** Query or body value of `startDate` / `endDate`; the output is the UTC day it covers. */
 export const metricsDate = v.pipe(
@@ -78,8 +20,6 @@ export const metricsDate = v.pipe(
   jsonSchemaTwin({ pattern: BOUND_PATTERN, examples: ['2026-01-01', '2026-01-01T00:00:00Z'] }),
   v.transform((text) => dayOfBound(text) as string),
 );
-
-const nextDay = (day: string): string => utcDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
 
 export type DayCounters = { day: string; counters: Readonly<Record<string, number>> };
 export type MetricsScope = { orgId: string; brandSlug?: string };
@@ -175,7 +115,7 @@ const summarize = (days: DayCounters[], from: string | undefined, to: string, br
     .filter(([name, count]) => name.startsWith(THREAT_PREFIX) && count > 0)
     .map(([name, count]) => ({ type: name.slice(THREAT_PREFIX.length), count }))
     .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type));
-  const typeCount = (type: string) => total(`${THREAT_PREFIX}${type}`);
+  const typeCount = (type: AssetType) => total(threatCounter(type));
   const newThreats = blockedByType.reduce((sum, entry) => sum + entry.count, 0);
   const domainThreats = typeCount('URL') + typeCount('PAGE');
   const twitterThreats = typeCount('TWITTER');

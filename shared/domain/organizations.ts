@@ -1,11 +1,10 @@
-import type { ApiKeyRecord } from './api-keys.ts';
-
 export type Organization = { slug: string; name: string; featureFlags: string[] };
 export type Brand = { orgId: string; slug: string; name: string };
-export type MembershipStatus = 'ACTIVE' | 'INACTIVE' | 'INVITED' | 'SUSPENDED';
+export const MEMBERSHIP_STATUSES = ['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'] as const;
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 export type Membership = { userId: string; orgId: string; status: MembershipStatus };
 
-/** The operator's records: organizations, brands, users, memberships and API keys. */
+/** The operator's records: organizations, brands, users and memberships (API keys: ApiKeyStore). */
 export interface DirectoryStore {
   putOrganization(org: Organization): Promise<void>;
   findOrganization(slug: string): Promise<Organization | undefined>;
@@ -15,7 +14,4 @@ export interface DirectoryStore {
   putUser(userId: string): Promise<void>;
   putMembership(membership: Membership): Promise<void>;
   findMembership(userId: string, orgId: string): Promise<Membership | undefined>;
-  /** Stores a key by its hash; returns false when that hash is already stored (nothing changes). */
-  putApiKey(hash: string, record: ApiKeyRecord): Promise<boolean>;
-  revokeApiKey(hash: string): Promise<boolean>;
 }

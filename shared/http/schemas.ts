@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
+import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
+
+export { MAX_CONTENT_LENGTH };
 
 /** A path or query id: digits only, a positive safe integer. */
 export const positiveId = (message: string) =>
@@ -9,14 +12,15 @@ export const positiveId = (message: string) =>
 export const groupName = v.pipe(
   v.string('Group name is required'),
   v.trim(),
-  v.check((name) => name.length > 0 && [...name].length <= 255, 'Group name must be between 1 and 255 characters'),
-  // 1 to 255 code points once surrounding white space is trimmed.
-  jsonSchemaTwin({ pattern: '^\\s*\\S(?:[\\s\\S]{0,253}\\S)?\\s*$' }),
+  v.check(
+    (name) => name.length > 0 && [...name].length <= MAX_NAME_LENGTH,
+    `Group name must be between 1 and ${MAX_NAME_LENGTH} characters`,
+  ),
+  // 1 to MAX_NAME_LENGTH code points once surrounding white space is trimmed.
+  jsonSchemaTwin({ pattern: `^\\s*\\S(?:[\\s\\S]{0,${MAX_NAME_LENGTH - 2}}\\S)?\\s*$` }),
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
-
-export const MAX_CONTENT_LENGTH = 4096;
 
 const optionalText = (field: string, max: number) =>
   v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} must be at most ${max} characters`));
@@ -29,8 +33,8 @@ export const assetFields = {
     v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
   ),
   type: assetType,
-  name: v.optional(optionalText('name', 255)),
-  description: v.optional(v.nullable(optionalText('description', 2048))),
+  name: v.optional(optionalText('name', MAX_NAME_LENGTH)),
+  description: v.optional(v.nullable(optionalText('description', MAX_DESCRIPTION_LENGTH))),
   groupId: v.optional(
     v.nullable(
       v.pipe(

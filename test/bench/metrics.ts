@@ -9,7 +9,9 @@ import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
-import { organizationMetrics, threatCounter, utcDay } from '../../shared/domain/metrics.ts';
+import { threatCounter } from '../../shared/domain/counters.ts';
+import { utcDay } from '../../shared/domain/dates.ts';
+import { organizationMetrics } from '../../shared/domain/metrics.ts';
 
 const DAYS = 365;
 const SMALL = 1_000;

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -169,5 +170,24 @@ describe('GET /organization/assets pagination on DynamoDB Local', () => {
 
     expect((response.body as Page).next_page).toBeNull();
     expect((response.body as Page).assets).toHaveLength(live.length);
+  });
+
+  it('lower-cases the query in the store: an upper-case query finds what its lower-case form finds', async () => {
+    const assets = assetRepository(table.db, table.tableName);
+
+    const upper = await assets.list('acme', { query: 'ALPHA' }, 1000);
+    const lower = await assets.list('acme', { query: 'alpha' }, 1000);
+
+    expect(upper.assets.length).toBeGreaterThan(0);
+    expect(upper.assets.map((asset) => asset.id)).toEqual(lower.assets.map((asset) => asset.id));
+  });
+
+  it.each([
+    ['text that is not a position', 'not json'],
+    ['a position with a field of another index', JSON.stringify({ PK: 'ASSET#1', liveType: 'ORG#acme#TYPE#URL' })],
+  ])('rejects %s with 400', async (_, position) => {
+    const assets = assetRepository(table.db, table.tableName);
+
+    await expect(assets.list('acme', {}, 5, position)).rejects.toThrow('Invalid next_page cursor');
   });
 });

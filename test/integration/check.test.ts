@@ -2,16 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
-import { key } from '../../shared/db/keys.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
+import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
-import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { snapshotOf } from '../../shared/domain/check/lists.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
@@ -32,26 +31,23 @@ const SAMPLE_EVENTS = readdirSync('events')
   .filter((file) => file.startsWith('check-'))
   .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as APIGatewayProxyEventV2 }));
 
-/**
- * What the threat writer does to the check index when a threat is approved (+1) or withdrawn
- * (-1): the same item, keyed by the same function.
- */
-const changeThreat = (db: DynamoDBDocumentClient, content: string, delta: 1 | -1, watchlisted = false) => {
-  const checkKey = entryKeyOf(content) as string;
-  return db.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: key.checkEntry(checkKey),
-      UpdateExpression: watchlisted
-        ? 'SET #key = :key ADD #block :delta, #watch :delta'
-        : 'SET #key = :key ADD #block :delta',
-      // BLOCK is a DynamoDB reserved word.
-      ExpressionAttributeNames: watchlisted
-        ? { '#key': 'key', '#block': 'block', '#watch': 'watch' }
-        : { '#key': 'key', '#block': 'block' },
-      ExpressionAttributeValues: { ':key': checkKey, ':delta': delta },
-    }),
-  );
+const activity = activityRepository(table.db, table.tableName);
+let threats = 0;
+/** Approves a threat of `content` through the activity feed, as the ingest does; returns what withdraws it. */
+const approveThreat = async (content: string, watchlisted = false) => {
+  const threat = {
+    organization: 'acme',
+    kind: 'threat',
+    id: `threat-${++threats}`,
+    content,
+    assetType: 'URL',
+    status: 'BLOCKED',
+    watchlisted,
+    createdAt: '2026-03-01T10:00:00Z',
+  };
+  await applyActivity(activity, parseActivityChange(threat));
+  return () =>
+    applyActivity(activity, parseActivityChange({ ...threat, status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }));
 };
 
 const assets = assetRepository(table.db, table.tableName);
@@ -114,10 +110,10 @@ describe('asset check against the check index on DynamoDB Local', () => {
   it('turns BLOCKED within the cache TTL once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
     expect(await statusOf('https://drainer.example/claim')).toBe('UNKNOWN');
 
-    await changeThreat(table.db, 'drainer.example', 1);
+    const withdraw = await approveThreat('drainer.example');
     clock += TTL;
     const afterApproving = await checker.check('https://drainer.example/claim');
-    await changeThreat(table.db, 'drainer.example', -1);
+    await withdraw();
     clock += TTL;
     const afterWithdrawing = await statusOf('https://drainer.example/claim');
 
@@ -130,7 +126,7 @@ describe('asset check against the check index on DynamoDB Local', () => {
 
   it('blocks a threat under an allowlisted brand domain while the brand domain stays ALLOWED', async () => {
     await allowlist('acme', 'https://acme-brand.example');
-    await changeThreat(table.db, 'login.acme-brand.example', 1, true);
+    await approveThreat('login.acme-brand.example', true);
     clock += TTL;
 
     const child = await checker.check('https://login.acme-brand.example/wallet');
@@ -145,7 +141,7 @@ describe('POST /asset/check', () => {
     call(handler, apiEvent({ method: 'POST', path: '/v2/asset/check', apiKey, body }));
 
   it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
-    await changeThreat(table.db, 'handler-threat.example', 1);
+    await approveThreat('handler-threat.example');
 
     const response = await check({ content: 'https://handler-threat.example/connect' });
 

@@ -103,6 +103,7 @@ const ACTIVITY: unknown[] = [
 
 beforeAll(async () => {
   const directory = directoryRepository(table.db, table.tableName);
+  const apiKeys = apiKeyRepository(table.db, table.tableName);
   await directory.putOrganization({ slug: 'acme', name: 'Acme', featureFlags: ['brands-metrics'] });
   await directory.putOrganization({ slug: 'globex', name: 'Globex', featureFlags: [] });
   await directory.putOrganization({ slug: 'initech', name: 'Initech', featureFlags: [] });
@@ -112,10 +113,10 @@ beforeAll(async () => {
   await directory.putMembership({ userId: 'u-1', orgId: 'globex', status: 'INACTIVE' });
   const scopes: ('read' | 'write')[] = ['read'];
   for (const org of ['acme', 'globex', 'initech'] as const) {
-    await directory.putApiKey(hashApiKey(KEYS[org]), { kind: 'organization', orgId: org, scopes, revoked: false });
+    await apiKeys.put(hashApiKey(KEYS[org]), { kind: 'organization', orgId: org, scopes, revoked: false });
   }
-  await directory.putApiKey(hashApiKey(KEYS.member), { kind: 'user', userId: 'u-1', scopes, revoked: false });
-  await directory.putApiKey(hashApiKey(KEYS.stranger), { kind: 'user', userId: 'u-2', scopes, revoked: false });
+  await apiKeys.put(hashApiKey(KEYS.member), { kind: 'user', userId: 'u-1', scopes, revoked: false });
+  await apiKeys.put(hashApiKey(KEYS.stranger), { kind: 'user', userId: 'u-2', scopes, revoked: false });
   const store = activityRepository(table.db, table.tableName);
   for (const change of ACTIVITY) await applyActivity(store, parseActivityChange(change) as ActivityChange);
 });

@@ -9,6 +9,9 @@ const INTERNAL_SCHEME: CheckTarget = Object.freeze({ kind: 'internal-scheme' });
 const UNSUPPORTED: CheckTarget = Object.freeze({ kind: 'unsupported-type' });
 const PRIVATE: CheckTarget = Object.freeze({ kind: 'private-address' });
 
+/** Character codes compared on the hot path, where `charCodeAt` avoids a one-character string. */
+const CHAR = { dot: 0x2e, slash: 0x2f, openBracket: 0x5b } as const;
+
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 const WEB_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
 const INTERNAL_SCHEMES = new Set([
@@ -129,7 +132,7 @@ const single = (key: string): CheckTarget => keysTarget([key], [LEVEL.exact]);
 const normalizePath = (pathname: string): string => {
   if (pathname.length <= 1) return '';
   if (!PATH_NEEDS_WORK.test(pathname)) {
-    return pathname.charCodeAt(pathname.length - 1) === 47 ? pathname.slice(0, -1) : pathname;
+    return pathname.charCodeAt(pathname.length - 1) === CHAR.slash ? pathname.slice(0, -1) : pathname;
   }
   let bytes = pathname;
   for (let round = 0; round < 4 && bytes.includes('%'); round++) {
@@ -152,7 +155,7 @@ const normalizePath = (pathname: string): string => {
 /** Lower case, no empty labels or leading/trailing dots, ASCII letters, digits, `-` and `_` only. */
 const cleanHost = (hostname: string): string | undefined => {
   let host = hostname;
-  if (host.charCodeAt(0) === 46 || host.charCodeAt(host.length - 1) === 46 || host.includes('..')) {
+  if (host.charCodeAt(0) === CHAR.dot || host.charCodeAt(host.length - 1) === CHAR.dot || host.includes('..')) {
     host = host
       .split('.')
       .filter((label) => label !== '')
@@ -281,7 +284,7 @@ const fromUrl = (text: string): CheckTarget => {
     return PARSE_ERROR;
   }
   if (url.hostname === '') return PARSE_ERROR;
-  if (url.hostname.charCodeAt(0) === 91) return fromIpv6(url.hostname, url);
+  if (url.hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(url.hostname, url);
   const host = cleanHost(url.hostname);
   if (host === undefined) return PARSE_ERROR;
   const ip = IPV4.exec(host);

@@ -103,6 +103,59 @@ const serviceResult = (verdict: ServiceVerdict, sources: SourceReport[]): CheckR
   return result;
 };
 
+/** What the check index and the external sources (in SPEC order) answered for one target. */
+type Answers = {
+  entries: readonly (IndexEntry | undefined)[] | Failure;
+  externals: readonly ExternalSource[];
+  /** By position in `externals`; undefined for a source that had no answer for this target. */
+  outcomes: readonly (Outcome | undefined)[];
+};
+
+/**
+ * The verdict from the answers: the service's own verdict wins; otherwise an external allowlisting
+ * wins over an external block, and between equals the first source in SPEC order.
+ */
+const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers): CheckResult => {
+  const indexFailure = isFailure(entries) ? entries.failure : undefined;
+  const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
+  const sourceReports: SourceReport[] = [
+    indexFailure
+      ? { source: 'service', status: 'UNKNOWN', reason: indexFailure }
+      : { source: 'service', status: service?.status ?? 'UNKNOWN' },
+  ];
+  let allowed = -1;
+  let blocked = -1;
+  let failure = indexFailure;
+  for (let i = 0; i < externals.length; i++) {
+    const outcome = outcomes[i];
+    if (outcome === undefined) continue;
+    const name = (externals[i] as ExternalSource).name;
+    if (isFailure(outcome)) {
+      sourceReports.push({ source: name, status: 'UNKNOWN', reason: outcome.failure });
+      if (failure !== 'timeout') failure = outcome.failure;
+      continue;
+    }
+    sourceReports.push({ source: name, status: outcome.status });
+    if (outcome.status === 'ALLOWED' && allowed < 0) allowed = i;
+    if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
+  }
+
+  if (service) return serviceResult(service, sourceReports);
+  const result: CheckResult = { status: 'UNKNOWN', source: 'service', sources: sourceReports };
+  const decisive = allowed >= 0 ? allowed : blocked;
+  if (decisive >= 0) {
+    const verdict = outcomes[decisive] as SourceVerdict;
+    result.status = verdict.status;
+    result.source = (externals[decisive] as ExternalSource).name;
+    result.reason = 'external-source';
+    if (verdict.message !== undefined) result.message = verdict.message;
+  } else {
+    result.reason = failure ?? 'not-found';
+  }
+  if (indexFailure) result.code = 'internal-error';
+  return result;
+};
+
 type CheckerOptions = {
   index: CheckIndexStore;
   /** The external sources in force; a function, so that refreshed lists take effect. */
@@ -129,7 +182,8 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     return ordered.to;
   };
 
-  const checkKeys = async (target: KeyTarget): Promise<CheckResult> => {
+  /** Asks the check index and every external source at once; a source that throws or rejects answers SOURCE_ERROR. */
+  const consult = async (target: KeyTarget): Promise<Answers> => {
     let lookup: ReturnType<CheckIndexStore['lookup']> | Failure;
     try {
       lookup = index.lookup(target.keys);
@@ -162,49 +216,11 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     }
     const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
     if (pending) await Promise.all(pending);
-
-    const indexFailure = isFailure(entries) ? entries.failure : undefined;
-    const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
-    const sourceReports: SourceReport[] = [
-      indexFailure
-        ? { source: 'service', status: 'UNKNOWN', reason: indexFailure }
-        : { source: 'service', status: service?.status ?? 'UNKNOWN' },
-    ];
-    let allowed = -1;
-    let blocked = -1;
-    let failure = indexFailure;
-    for (let i = 0; i < externals.length; i++) {
-      const outcome = outcomes[i];
-      if (outcome === undefined) continue;
-      const name = (externals[i] as ExternalSource).name;
-      if (isFailure(outcome)) {
-        sourceReports.push({ source: name, status: 'UNKNOWN', reason: outcome.failure });
-        if (failure !== 'timeout') failure = outcome.failure;
-        continue;
-      }
-      sourceReports.push({ source: name, status: outcome.status });
-      if (outcome.status === 'ALLOWED' && allowed < 0) allowed = i;
-      if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
-    }
-
-    if (service) return serviceResult(service, sourceReports);
-    const result: CheckResult = { status: 'UNKNOWN', source: 'service', sources: sourceReports };
-    const decisive = allowed >= 0 ? allowed : blocked;
-    if (decisive >= 0) {
-      const verdict = outcomes[decisive] as SourceVerdict;
-      result.status = verdict.status;
-      result.source = (externals[decisive] as ExternalSource).name;
-      result.reason = 'external-source';
-      if (verdict.message !== undefined) result.message = verdict.message;
-    } else {
-      result.reason = failure ?? 'not-found';
-    }
-    if (indexFailure) result.code = 'internal-error';
-    return result;
+    return { entries, externals, outcomes };
   };
 
   const checkTarget = (target: CheckTarget): Promise<CheckResult> => {
-    if (target.kind === 'keys') return checkKeys(target);
+    if (target.kind === 'keys') return consult(target).then((answers) => decide(target, answers));
     if (target.kind === 'hosting-domain') {
       return Promise.resolve(
         unknownFromService({

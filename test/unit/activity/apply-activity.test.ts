@@ -50,6 +50,18 @@ describe('applyActivity', () => {
     expect(commits).toHaveLength(1);
   });
 
+  it('ignores a different change that carries the stored updatedAt: the first applied of equal times stays', async () => {
+    const { store, commits, counter, checks } = fakeActivityStore();
+    await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+
+    const sameTime = await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }));
+
+    expect(sameTime).toBe('ignored');
+    expect(commits).toHaveLength(1);
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ threats_URL: 1 });
+    expect(Object.fromEntries(checks)).toEqual({ 'acme-airdrop.xyz/claim': { block: 1, watch: 0 } });
+  });
+
   it('counts a blocked threat by asset type, a watchlisted one at organization level only, and blocks its content', async () => {
     const { store, counter, checks } = fakeActivityStore();
 

@@ -4,7 +4,8 @@ import { BadRequestError } from '../../../shared/errors.ts';
 
 const codec = cursorCodec(() => 'secret-a');
 const binding = { orgId: 'acme', filter: '["URL",null,null]' };
-const position = { PK: 'ASSET#1', SK: 'ASSET', liveSK: '2026-01-01T00:00:00Z#0000000000000001' };
+/** A store's position is opaque text to the codec; this one is shaped like the asset store's. */
+const position = JSON.stringify({ PK: 'ASSET#1', SK: 'ASSET', liveSK: '2026-01-01T00:00:00Z#0000000000000001' });
 /** What a client must not learn from a token: every value of the position and of what it is bound to. */
 const secrets = ['ASSET#1', '2026-01-01', '0000000000000001', 'liveSK', 'acme', '["URL"'];
 

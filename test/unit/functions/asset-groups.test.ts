@@ -5,15 +5,12 @@ import { handler as deleteGroup } from '../../../functions/asset-groups/delete.t
 import { handler as listGroups } from '../../../functions/asset-groups/list.ts';
 import { key } from '../../../shared/db/keys.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
-import { cancelled, givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
+import { conditionFailsOn, givenApiKey, mockDb, sameKey } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
 /** The organization's group counter stands at `lastId`. */
 const givenLastGroupId = (orgId: string, lastId: number) =>
   ddb.on(GetCommand, { Key: key.groupCounter(orgId) }).resolves({ Item: { ...key.groupCounter(orgId), lastId } });
-/** The create-group transaction fails the conditions of these items (counter, group, name) as DynamoDB reports them. */
-const createGroupFails = (failed: { counter?: boolean; group?: boolean; name?: boolean }) =>
-  cancelled([failed.counter, failed.group, failed.name].map((hit) => (hit ? 'ConditionalCheckFailed' : 'None')));
 const post = (apiKey: string | null, body: unknown) =>
   apiEvent({ method: 'POST', path: '/organization/asset-groups', apiKey, body });
 
@@ -34,7 +31,7 @@ describe('POST /organization/asset-groups', () => {
   it('returns 409 CONFLICT when the organization already has a group with that name', async () => {
     const apiKey = givenApiKey(ddb);
     givenLastGroupId('org-1', 7);
-    ddb.on(TransactWriteCommand).rejects(createGroupFails({ name: true }));
+    ddb.on(TransactWriteCommand).callsFake(conditionFailsOn(sameKey(key.groupName('org-1', 'Brand A'))));
 
     const response = await call(createGroup, post(apiKey, { name: 'Brand A' }));
 

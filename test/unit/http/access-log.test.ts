@@ -20,7 +20,12 @@ const BODY_MARKER = 'body-marker-https://private.example/wallet';
 const cursorFor = (orgId: string) =>
   cursorCodec(() => 'test-cursor-secret').seal(
     { orgId, filter: JSON.stringify([null, null, null]) },
-    { PK: 'ASSET#7', SK: 'ASSET', liveOrg: `ORG#${orgId}`, liveSK: '2026-01-01T00:00:00Z#0000000000000007' },
+    JSON.stringify({
+      PK: 'ASSET#7',
+      SK: 'ASSET',
+      liveOrg: `ORG#${orgId}`,
+      liveSK: '2026-01-01T00:00:00Z#0000000000000007',
+    }),
   );
 
 /** Every line written must be JSON, and none may hold the key, the body or the cursor. */

@@ -9,8 +9,8 @@ import { loadRoutes } from '../../../infra/openapi/document.ts';
 const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);
 
-const twinned = (await loadRoutes()).flatMap(({ route, declaration }) =>
-  Object.entries(declaration?.request ?? {}).flatMap(([part, schema]) =>
+const twinned = (await loadRoutes()).flatMap(({ route, request }) =>
+  Object.entries(request).flatMap(([part, schema]) =>
     schema ? findTwins(schema, `${route.name} ${part}`).twinned : [],
   ),
 );

@@ -1,0 +1,15 @@
+import type { AssetType } from './asset-types.ts';
+
+/** Counter attributes of a day item. Threats are counted per asset type: `threats_URL`, `threats_TWITTER`, … */
+export const COUNTER = {
+  reports: 'reports',
+  watchlisted: 'watchlisted',
+  takedownsFiled: 'takedownsFiled',
+  takedownsCompleted: 'takedownsCompleted',
+} as const;
+
+export const THREAT_PREFIX = 'threats_';
+export const threatCounter = (type: AssetType): string => `${THREAT_PREFIX}${type}`;
+
+/** Sum of a day item's counters, kept beside them so "not all zero" is one filter; not itself a counter. */
+export const TOTAL = 'total';

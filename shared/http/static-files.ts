@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { headerOf } from './request.ts';
+
+export type StaticFile = { path: string; type: string };
+type Loaded = { type: string; plain: string; gzip: string };
+
+/**
+ * A file read on first use, relative to the working directory: the project root locally, the
+ * bundle (`/var/task`, where the route's `files` are copied) in Lambda. Served gzip-compressed
+ * to clients that accept it.
+ */
+export const staticFile = ({ path, type }: StaticFile): (() => Loaded) => {
+  let loaded: Loaded | undefined;
+  return () => {
+    if (!loaded) {
+      const content = readFileSync(resolve(process.cwd(), path));
+      loaded = { type, plain: content.toString('utf8'), gzip: gzipSync(content).toString('base64') };
+    }
+    return loaded;
+  };
+};
+
+export const fileResponse = (
+  file: Loaded,
+  requestHeaders: Record<string, string | undefined> | undefined,
+  headers: Record<string, string>,
+): APIGatewayProxyResultV2 => {
+  const gzip = /\bgzip\b/.test(headerOf(requestHeaders, 'accept-encoding') ?? '');
+  return {
+    statusCode: 200,
+    headers: {
+      'content-type': file.type,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      vary: 'accept-encoding',
+      ...headers,
+    },
+    body: gzip ? file.gzip : file.plain,
+    isBase64Encoded: gzip,
+  };
+};
