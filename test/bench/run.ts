@@ -98,7 +98,9 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 const COLD_LOAD_BUDGET_MS = 10;
 
 const benchBundles = async () => {
-  section('bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; CPU ms of require, median of 15 fresh processes)');
+  section(
+    'bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; CPU ms of require, median of 15 fresh processes)',
+  );
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const dir = `${process.cwd()}/${OUT}`;
