@@ -150,6 +150,51 @@ export const ROUTES: readonly Route[] = [
     public: true,
     files: Object.values(STATIC_FILES).map((file) => file.path),
   },
+  // The threat lifecycle: reports, reviews, brands, lists and lookups (SPEC-EXTENSIONS §2, §3).
+  {
+    method: 'POST',
+    path: '/report/create',
+    name: 'create-report',
+    entry: 'functions/reports/create.ts',
+    access: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/organization/reports',
+    name: 'list-reports',
+    entry: 'functions/reports/list.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/organization/proposals/{proposalId}/review',
+    name: 'review-proposal',
+    entry: 'functions/proposals/review.ts',
+    access: 'write',
+  },
+  { method: 'POST', path: '/threats/list', name: 'list-threats', entry: 'functions/threats/list.ts', access: 'read' },
+  {
+    method: 'POST',
+    path: '/takedowns/list',
+    name: 'list-takedowns',
+    entry: 'functions/takedowns/list.ts',
+    access: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/organization/brands',
+    name: 'list-brands',
+    entry: 'functions/brands/list.ts',
+    access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/asset/details',
+    name: 'asset-details',
+    entry: 'functions/lookups/details.ts',
+    access: 'read',
+    readsCheckLists: true,
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */

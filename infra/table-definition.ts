@@ -1,16 +1,19 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { ATTR, INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, ATTR, INDEX } from '../shared/db/keys.ts';
 
 /** The one table, as data: the CDK stack and the local bootstrap both build from this. */
 export const TABLE_DEFINITION = {
   partitionKey: ATTR.pk,
   sortKey: ATTR.sk,
   timeToLiveAttribute: ATTR.ttl,
-  indexes: Object.values(INDEX).map((index) => ({
-    name: index.name,
-    partitionKey: index.partitionKey,
-    sortKey: ATTR.liveSort,
-  })),
+  indexes: [
+    ...Object.values(INDEX).map((index) => ({
+      name: index.name,
+      partitionKey: index.partitionKey,
+      sortKey: ATTR.liveSort as string,
+    })),
+    ...Object.values(ACTIVITY_INDEX).map(({ name, partitionKey, sortKey }) => ({ name, partitionKey, sortKey })),
+  ],
 };
 
 export const createTableInput = (tableName: string): CreateTableCommandInput => {

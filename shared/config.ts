@@ -9,6 +9,13 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
+const nonNegative = (name: string, fallback: number): number => {
+  const value = optional(name);
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw new Error(`${name} must be a non-negative integer`);
+  return Number(value);
+};
+
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -67,5 +74,20 @@ export const config = {
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');
+  },
+  /** How long the asset check trusts a check-index read (ms); 10 s unless set. */
+  get checkCacheTtlMs(): number {
+    return nonNegative('CHECK_CACHE_TTL_MS', 10_000);
+  },
+  /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
+  get reviewDailyLimit(): number {
+    return nonNegative('REVIEW_DAILY_LIMIT', 0);
+  },
+  /** Comma-separated domains nobody may report (they and their subdomains). */
+  get reportIgnoredDomains(): string[] {
+    return (optional('REPORT_IGNORED_DOMAINS') ?? '')
+      .split(',')
+      .map((domain) => domain.trim().toLowerCase())
+      .filter(Boolean);
   },
 };

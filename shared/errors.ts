@@ -1,13 +1,23 @@
-export type ErrorCode = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'UNPROCESSABLE_CONTENT'
+  | 'TOO_MANY_REQUESTS';
 export type Issue = { message: string; path?: string };
 
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;
   readonly issues: Issue[];
-  constructor(message: string, options?: ErrorOptions & { issues?: Issue[] }) {
+  /** Machine-readable details a client acts on, answered as the body's `data`. */
+  readonly data: Record<string, unknown> | undefined;
+  constructor(message: string, options?: ErrorOptions & { issues?: Issue[]; data?: Record<string, unknown> }) {
     super(message, options);
     this.name = new.target.name;
     this.issues = options?.issues ?? [];
+    this.data = options?.data;
   }
 }
 
@@ -25,4 +35,10 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
+}
+export class UnprocessableContentError extends AppError {
+  readonly code = 'UNPROCESSABLE_CONTENT';
+}
+export class TooManyRequestsError extends AppError {
+  readonly code = 'TOO_MANY_REQUESTS';
 }

@@ -11,6 +11,7 @@ import { createDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
+import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
@@ -47,7 +48,20 @@ export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
 export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
-export const checkIndex = /* @__PURE__ */ table(checkIndexRepository);
+export const checkIndex = /* @__PURE__ */ once(() =>
+  checkIndexRepository(documentClient(), config.tableName, { ttlMs: config.checkCacheTtlMs }),
+);
+/** Check-index reads that are never cached, for decisions that write (report, review). */
+export const verdicts = /* @__PURE__ */ once(() =>
+  checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
+);
+export const lists = /* @__PURE__ */ table(lifecycleRepository);
+/** The stores of the threat lifecycle (reports, reviews). */
+export const lifecycle = /* @__PURE__ */ once(() => ({
+  store: activity(),
+  verdicts: verdicts(),
+  directory: directory(),
+}));
 export const cursors = /* @__PURE__ */ once(() => {
   const location = config.cursorKeys;
   return cursorCodec('secretArn' in location ? secretCursorKeys(location.secretArn) : () => location.keySet);

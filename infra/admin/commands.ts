@@ -11,6 +11,7 @@ import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.
 import { createGroup } from '../../shared/domain/groups.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
@@ -27,7 +28,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
   asset assign <org> <assetId> <groupId|none>
   asset delete <org> <assetId>
-${ACTIVITY_USAGE}`;
+${ACTIVITY_USAGE}
+${LIFECYCLE_USAGE}`;
 
 const fail = (message: string): never => {
   throw new Error(`${message}\n\n${USAGE}`);
@@ -51,6 +53,7 @@ export const runAdminCommand = async (
   const [noun, verb, ...rest] = words;
   const need = (index: number, what: string): string => rest[index] ?? fail(`Missing ${what}`);
 
+  if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));
     return 'Done';

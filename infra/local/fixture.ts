@@ -4,16 +4,28 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from '../../shared/domain/limits.ts';
-import { MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
+import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
+import { createReport } from '../../shared/domain/reports.ts';
+import {
+  brandIdOf,
+  REJECT_REASONS,
+  REVIEW_DECISIONS,
+  REVIEW_LABELS,
+  reviewProposal,
+  WATCHLIST_REASONS,
+} from '../../shared/domain/reviews.ts';
+import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 
 const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
+const fixtureId = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 
 export const fixtureSchema = v.strictObject(
   {
@@ -23,7 +35,17 @@ export const fixtureSchema = v.strictObject(
           slug,
           name: v.string(),
           featureFlags: v.optional(v.array(v.string()), []),
-          brands: v.optional(v.array(v.strictObject({ slug, name: v.string() })), []),
+          brands: v.optional(
+            v.array(
+              v.strictObject({
+                slug,
+                name: v.string(),
+                type: v.optional(v.picklist(BRAND_TYPES)),
+                deleted: v.optional(v.boolean()),
+              }),
+            ),
+            [],
+          ),
         }),
       ),
       [],
@@ -76,8 +98,41 @@ export const fixtureSchema = v.strictObject(
       [],
     ),
     activity: v.optional(v.array(v.unknown()), []),
+    reports: v.optional(
+      v.array(
+        v.strictObject({
+          organization: slug,
+          id: fixtureId,
+          title: v.pipe(v.string(), v.minLength(3)),
+          description: v.optional(v.string(), ''),
+          createdAt: isoDateTime,
+          assets: v.pipe(
+            v.array(v.strictObject({ content: v.pipe(v.string(), v.trim(), v.nonEmpty()), proposalId: fixtureId })),
+            v.minLength(1),
+            v.maxLength(100),
+          ),
+        }),
+      ),
+      [],
+    ),
+    reviews: v.optional(
+      v.array(
+        v.strictObject({
+          organization: slug,
+          proposalId: fixtureId,
+          decision: v.picklist(REVIEW_DECISIONS),
+          label: v.optional(v.picklist(REVIEW_LABELS)),
+          brand: v.optional(slug),
+          rejectReason: v.optional(v.picklist(REJECT_REASONS)),
+          watchlistReason: v.optional(v.picklist(WATCHLIST_REASONS)),
+          note: v.optional(v.string()),
+          createdAt: isoDateTime,
+        }),
+      ),
+      [],
+    ),
   },
-  'a fixture is an object with only these sections: organizations, users, apiKeys, groups, assets, activity',
+  'a fixture is an object with only these sections: organizations, users, apiKeys, groups, assets, activity, reports, reviews',
 );
 export type Fixture = v.InferOutput<typeof fixtureSchema>;
 
@@ -99,8 +154,13 @@ type Log = (line: string) => void;
 
 /** Loads a fixture; loading the same fixture again changes nothing. */
 export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
-  // Activity is validated before anything is written, so a bad entry leaves the table untouched.
+  // Activity and reviews are validated before anything is written, so a bad entry leaves the table untouched.
   const changes = fixture.activity.map(parseActivityChange);
+  fixture.reviews.forEach(({ organization: _, proposalId, brand, createdAt: __, ...decision }, index) => {
+    const result = v.safeParse(reviewBody, { ...decision, assetId: 1, ...(brand === undefined ? {} : { brandId: 1 }) });
+    if (!result.success)
+      throw new Error(`Invalid fixture: reviews.${index} (proposal ${proposalId}): ${result.issues[0].message}`);
+  });
   const directory = directoryRepository(db, table);
   const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);
@@ -169,6 +229,34 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   }
   log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
 
-  const { applied, ignored } = await applyActivities(activityRepository(db, table), changes);
+  const store = activityRepository(db, table);
+  const { applied, ignored } = await applyActivities(store, changes);
   log(`activity: ${applied} applied, ${ignored} already applied or superseded`);
+
+  const verdicts = checkIndexRepository(db, table, { ttlMs: 0 });
+  let newReports = 0;
+  for (const { organization, id, createdAt, assets: reported, ...text } of fixture.reports) {
+    if (await store.find({ organization, kind: 'report', id: String(id) })) continue;
+    const report = { ...text, assets: reported.map(({ content }) => ({ content, status: 'BLOCKED' as const })) };
+    const ids = { reportId: id, proposalIds: reported.map((asset) => asset.proposalId) };
+    const at = new Date(createdAt).toISOString();
+    await createReport({ store, verdicts, directory, ignoredHosts: [] }, organization, report, { now: at, ids });
+    newReports++;
+  }
+  log(`reports: ${newReports} added, ${fixture.reports.length - newReports} already present`);
+
+  let newReviews = 0;
+  for (const { organization, proposalId, brand, createdAt, ...decision } of fixture.reviews) {
+    const proposal = await store.find({ organization, kind: 'threat', id: String(proposalId) });
+    if (proposal?.kind !== 'threat' || proposal.status !== 'PENDING') continue;
+    const input = {
+      ...decision,
+      assetId: proposal.assetId ?? 0,
+      ...(brand === undefined ? {} : { brandId: brandIdOf({ orgId: organization, slug: brand }) }),
+    };
+    const deps = { store, verdicts, directory, dailyLimit: 0 };
+    await reviewProposal(deps, organization, proposalId, input, Date.parse(createdAt));
+    newReviews++;
+  }
+  log(`reviews: ${newReviews} made, ${fixture.reviews.length - newReviews} already made`);
 };

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
 
 /** What a response of one status is: a JSON body, an error with the case that causes it, or another media type. */
@@ -10,7 +11,7 @@ export type ResponseDoc =
 export type OperationDoc = {
   summary: string;
   description: string;
-  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Description and pages';
+  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Threat lifecycle' | 'Description and pages';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -58,6 +59,7 @@ const ASSET_EXAMPLE = {
  * here fails `npm run openapi` and the description test.
  */
 export const OPERATIONS: Record<string, OperationDoc> = {
+  ...LIFECYCLE_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:

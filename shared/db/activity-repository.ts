@@ -1,8 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { ActivityEffects, ActivityRecord, ActivityStore, CounterDelta } from '../domain/activity.ts';
+import type { ActivityEffects, ActivityRecord, CounterDelta, RecordWrite } from '../domain/activity.ts';
+import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
+import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
-import { key } from './keys.ts';
+import { ATTR, activityIndexKeys, key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -50,17 +52,124 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: Cou
   };
 };
 
-const toRecord = (item: Record<string, unknown>): ActivityRecord => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...record } = item;
-  return record as ActivityRecord;
+const INDEX_ATTRIBUTES = /^(list\dPK|list\dSK|assetPK|assetSK|search)$/;
+
+export const toRecord = (item: Record<string, unknown>): ActivityRecord => {
+  const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
+  return Object.fromEntries(Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name))) as ActivityRecord;
+};
+
+/** The stored item of a record: its key, the record, and the index attributes of its listings. */
+const activityItem = (record: ActivityRecord): Record<string, unknown> => {
+  const proposals = record.kind === 'report' ? (record.proposals ?? []) : [];
+  return {
+    ...key.activity(record.organization, record.kind, record.id),
+    entity: 'ACTIVITY',
+    ...record,
+    ...activityIndexKeys({
+      ...record,
+      pending: proposals.some((proposal) => proposal.reviewStatus === 'PENDING'),
+      rejected: proposals.some((proposal) => proposal.reviewStatus === 'REJECTED'),
+      blockedAt: record.kind === 'threat' ? record.blockedAt : undefined,
+      content: record.kind === 'report' ? undefined : record.content,
+      assetType: record.kind === 'report' ? undefined : record.assetType,
+      assetId: record.kind === 'report' ? undefined : record.assetId,
+    }),
+  };
+};
+
+const recordPut = (TableName: string, { previous, next }: RecordWrite): TransactItem => ({
+  Put: {
+    TableName,
+    Item: activityItem(next),
+    ...(previous === undefined
+      ? { ConditionExpression: 'attribute_not_exists(PK)' }
+      : {
+          ConditionExpression: 'updatedAt = :previous',
+          ExpressionAttributeValues: { ':previous': previous.updatedAt },
+        }),
+  },
+});
+
+const guardItems = (TableName: string, { claims = [], releases = [], budget }: CommitGuards) => ({
+  ...Object.fromEntries(
+    claims.map(({ name, holder }, i) => [
+      `claim${i}`,
+      { Put: { TableName, Item: { ...key.claim(name), holder }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ]),
+  ),
+  ...Object.fromEntries(releases.map((name, i) => [`release${i}`, { Delete: { TableName, Key: key.claim(name) } }])),
+  ...(budget === undefined
+    ? {}
+    : {
+        budget: {
+          Update: {
+            TableName,
+            Key: key.budget(budget.name),
+            UpdateExpression: 'ADD #used :one SET #ttl = :expires',
+            ConditionExpression: 'attribute_not_exists(#used) OR #used < :limit',
+            ExpressionAttributeNames: { '#used': 'used', '#ttl': ATTR.ttl },
+            ExpressionAttributeValues: { ':one': 1, ':limit': budget.limit, ':expires': budget.expiresAt },
+          },
+        },
+      }),
+});
+
+/** The asset type of each check-index key the writes block or unblock, for the verdict log. */
+const typesOf = (writes: readonly RecordWrite[]): Map<string, AssetType> => {
+  const types = new Map<string, AssetType>();
+  for (const { previous, next } of writes) {
+    for (const record of [previous, next]) {
+      if (record?.kind === 'threat' && record.checkKey !== undefined) types.set(record.checkKey, record.assetType);
+    }
+  }
+  return types;
 };
 
 /** Organizations and brands are never deleted, so what was seen to exist is remembered (for a while). */
 const REFERENCE_TTL_MS = 60_000;
 const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
 
-export const activityRepository = (db: DynamoDBDocumentClient, table: string): ActivityStore => {
+export const activityRepository = (db: DynamoDBDocumentClient, table: string): LifecycleStore => {
   const seen = new Map<string, { brands: Set<string>; expires: number }>();
+  const commitMany = async (
+    writes: readonly RecordWrite[],
+    effects: ActivityEffects,
+    guards: CommitGuards = {},
+  ): Promise<CommitOutcome> => {
+    const types = typesOf(writes);
+    const checks = effects.checks.map(({ checkKey, block, watch }) => ({
+      checkKey,
+      type: types.get(checkKey),
+      block,
+      watch,
+    }));
+    const build = async () => ({
+      ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
+      ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+      ...(await verdictChange(db, table, checks)),
+      ...guardItems(table, guards),
+    });
+    try {
+      await transactWithRetry(db, build, {
+        // Another change of the same check-index entry committed first: read it again.
+        retryOn: verdictItemNames(checks.length),
+        maxAttempts: MAX_CONFLICT_ATTEMPTS,
+      });
+      return 'committed';
+    } catch (error) {
+      const failed = [...failedConditions(error)];
+      if (failed.some((name) => name.startsWith('record'))) return 'stale';
+      if (failed.some((name) => name.startsWith('claim'))) return 'claimed';
+      if (failed.includes('budget')) return 'over-budget';
+      if (failed.length > 0) {
+        throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  };
   return {
     async find({ organization, kind, id }) {
       const { Item } = await db.send(
@@ -92,42 +201,19 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): A
     },
 
     async commit(previous, next, effects: ActivityEffects) {
-      const type =
-        next.kind === 'threat' ? next.assetType : previous?.kind === 'threat' ? previous.assetType : undefined;
-      const checks = effects.checks.map(({ checkKey, block, watch }) => ({ checkKey, type, block, watch }));
-      const build = async () => ({
-        record: {
-          Put: {
-            TableName: table,
-            Item: { ...key.activity(next.organization, next.kind, next.id), entity: 'ACTIVITY', ...next },
-            ...(previous === undefined
-              ? { ConditionExpression: 'attribute_not_exists(PK)' }
-              : {
-                  ConditionExpression: 'updatedAt = :previous',
-                  ExpressionAttributeValues: { ':previous': previous.updatedAt },
-                }),
-          },
-        },
-        ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
-        ...(await verdictChange(db, table, checks)),
-      });
-      try {
-        await transactWithRetry(db, build, {
-          // Another change of the same check-index entry committed first: read it again.
-          retryOn: verdictItemNames(checks.length),
-          maxAttempts: MAX_CONFLICT_ATTEMPTS,
-        });
-        return true;
-      } catch (error) {
-        const failed = failedConditions(error);
-        if (failed.has('record')) return false;
-        if (failed.size > 0) {
-          throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
-            cause: error,
-          });
-        }
-        throw error;
-      }
+      return (await commitMany([{ previous, next }], effects)) === 'committed';
+    },
+
+    commitMany,
+
+    async claimHolders(names) {
+      const byPk = new Map(names.map((name) => [key.claim(name).PK, name]));
+      const items = await batchGetAll(
+        db,
+        table,
+        names.map((name) => key.claim(name)),
+      );
+      return new Map(items.map((item) => [byPk.get(item.PK as string) as string, item.holder as string]));
     },
   };
 };

@@ -30,7 +30,16 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
           ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.brandPrefix },
         }),
       );
-      return Items.map((item) => ({ orgId: item.orgId, slug: item.slug, name: item.name }) as Brand);
+      return Items.map(
+        (item) =>
+          ({
+            orgId: item.orgId,
+            slug: item.slug,
+            name: item.name,
+            ...(item.type === undefined ? {} : { type: item.type }),
+            ...(item.deleted === true ? { deleted: true } : {}),
+          }) as Brand,
+      );
     },
     async putUser(userId) {
       await put({ ...key.user(userId), entity: 'USER', userId });

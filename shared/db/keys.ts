@@ -27,6 +27,19 @@ export const INDEX = {
 } as const;
 export type LiveIndex = (typeof INDEX)[keyof typeof INDEX];
 
+/**
+ * Sparse indexes over activity records, shared by the lifecycle listings (each record kind puts
+ * its own partitions in them; see `activityIndexKeys`), plus one by asset identity.
+ */
+export const ACTIVITY_INDEX = {
+  list1: { name: 'list1', partitionKey: 'list1PK', sortKey: 'list1SK' },
+  list2: { name: 'list2', partitionKey: 'list2PK', sortKey: 'list2SK' },
+  list3: { name: 'list3', partitionKey: 'list3PK', sortKey: 'list3SK' },
+  list4: { name: 'list4', partitionKey: 'list4PK', sortKey: 'list4SK' },
+  byAsset: { name: 'byAsset', partitionKey: 'assetPK', sortKey: 'assetSK' },
+} as const;
+export type ActivityIndex = (typeof ACTIVITY_INDEX)[keyof typeof ACTIVITY_INDEX];
+
 export type Key = { PK: string; SK: string };
 
 const orgPk = (orgId: string) => `ORG#${orgId}`;
@@ -62,6 +75,10 @@ export const key = {
     PK: `ACTIVITY#${orgId}#${kind}#${digest(id)}`,
     SK: 'ACTIVITY',
   }),
+  /** Held by at most one record at a time, e.g. the pending proposal of one content in one organization. */
+  claim: (name: string): Key => ({ PK: `CLAIM#${digest(name)}`, SK: 'CLAIM' }),
+  /** A use counter that expires (TTL) after its period, e.g. one organization's reviews of one day. */
+  budget: (name: string): Key => ({ PK: `BUDGET#${digest(name)}`, SK: 'BUDGET' }),
   /** Pre-aggregated counters of one UTC day (`YYYY-MM-DD`); a partition's days sort chronologically. */
   orgDay: (orgId: string, day: string): Key => ({ PK: `METRICS#${orgId}`, SK: `DAY#${day}` }),
   brandDay: (orgId: string, brandSlug: string, day: string): Key => ({
@@ -105,3 +122,73 @@ export const livePartition = (orgId: string, filter: { type?: string; groupId?: 
   if (group !== undefined) partition += `#GROUP#${group}`;
   return partition;
 };
+
+/** Numeric ids sort as numbers (zero-padded); ids that are not numbers after them, as text. */
+const idSort = (id: string): string => (/^\d{1,16}$/.test(id) ? id.padStart(16, '0') : `~${id}`);
+/** Sort keys are bounded (1,024 bytes): long content sorts by its first characters, then by id. */
+const contentSort = (content: string): string => content.toLowerCase().slice(0, 200);
+
+/** The lifecycle partitions (by index) of one activity record, as listings read them. */
+export type ActivityPartitions = {
+  kind: 'report' | 'threat' | 'takedown';
+  organization: string;
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  deleted: boolean;
+  /** Reports: whether a proposal awaits review, whether one was rejected. */
+  pending?: boolean;
+  rejected?: boolean;
+  /** Threats: set while the threat blocks its content. */
+  blockedAt?: string;
+  content?: string;
+  assetType?: string;
+  assetId?: number;
+};
+
+/**
+ * The index attributes of an activity record: reports by `createdAt` (all, with a pending
+ * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
+ * type, takedowns by `updatedAt` and `createdAt`, and threats and takedowns by asset. A
+ * deleted record is in none of them.
+ */
+export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
+  if (record.deleted) return {};
+  const org = orgPk(record.organization);
+  const id = idSort(record.id);
+  const attributes: Record<string, string> = {};
+  const put = (index: ActivityIndex, partition: string, sort: string) => {
+    attributes[index.partitionKey] = partition;
+    attributes[index.sortKey] = sort;
+  };
+  const { list1, list2, list3, list4, byAsset } = ACTIVITY_INDEX;
+  if (record.kind === 'report') {
+    const sort = `${record.createdAt}#${id}`;
+    put(list1, `${org}#REPORTS`, sort);
+    if (record.pending) put(list2, `${org}#REPORTS#PENDING`, sort);
+    if (record.rejected) put(list3, `${org}#REPORTS#REJECTED`, sort);
+    if (record.pending && record.rejected) put(list4, `${org}#REPORTS#PENDING#REJECTED`, sort);
+    return attributes;
+  }
+  if (record.content !== undefined) attributes.search = record.content.toLowerCase();
+  if (record.assetId !== undefined) put(byAsset, `ASSETREF#${record.assetId}`, `${record.updatedAt}#${org}#${id}`);
+  if (record.kind === 'threat' && record.blockedAt !== undefined) {
+    const partition = `${org}#THREATS`;
+    put(list1, partition, id);
+    put(list2, partition, `${record.blockedAt}#${id}`);
+    put(list3, partition, `${contentSort(record.content ?? '')}\u0000${id}`);
+    put(list4, partition, `${record.assetType ?? ''}#${id}`);
+  }
+  if (record.kind === 'takedown') {
+    const partition = `${org}#TAKEDOWNS`;
+    put(list1, partition, `${record.updatedAt}#${id}`);
+    put(list2, partition, `${record.createdAt}#${id}`);
+  }
+  return attributes;
+};
+
+/** The partition of a listing in its index. */
+export const listPartition = (orgId: string, listing: 'REPORTS' | 'THREATS' | 'TAKEDOWNS', suffix = ''): string =>
+  `${orgPk(orgId)}#${listing}${suffix}`;
+export const assetPartition = (assetId: number): string => `ASSETREF#${assetId}`;
+export const sortOfId = idSort;

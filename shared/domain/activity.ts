@@ -11,11 +11,15 @@ export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 const THREAT_STATUSES = ['PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED'] as const;
 export type ThreatStatus = (typeof THREAT_STATUSES)[number];
-const TAKEDOWN_STATUSES = ['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+export const TAKEDOWN_STATUSES = ['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
 export type TakedownStatus = (typeof TAKEDOWN_STATUSES)[number];
+export const REPORT_STATUSES = ['TODO', 'IN_PROGRESS', 'CLOSED'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 /** Threats in these statuses are counted as blocked, and block their content in the check index. */
-const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', 'APPROVED', 'AUTO_APPROVED']);
+export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', 'APPROVED', 'AUTO_APPROVED']);
 
 /**
  * A change's transaction holds the record, at most two organization day items (the day it
@@ -60,20 +64,85 @@ const common = {
   deleted: v.optional(v.boolean('deleted must be a boolean'), false),
 };
 
+const optionalText = (field: string, max: number) =>
+  v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} is too long`)));
+const recordNumber = (field: string) =>
+  v.pipe(v.number(`${field} must be a number`), v.safeInteger(`${field} must be an integer`));
+const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
+
+/** What the threat lifecycle keeps on a report: its text, who sent it, and a summary of its proposals. */
+const reportDetails = {
+  title: optionalText('title', 512),
+  description: optionalText('description', 16_384),
+  status: v.optional(v.picklist(REPORT_STATUSES)),
+  proposals: v.optional(
+    v.array(
+      v.object({
+        id: recordNumber('proposal id'),
+        assetId: recordNumber('assetId'),
+        content: v.string(),
+        type: assetType,
+        reviewStatus: v.picklist(REVIEW_STATUSES),
+      }),
+    ),
+  ),
+  reporter: v.optional(
+    v.object({
+      contactInfo: optionalText('contactInfo', 1024),
+      attachmentUrls: v.optional(v.array(v.pipe(v.string(), v.maxLength(2048)))),
+      externalReporter: v.optional(
+        v.object({
+          platformIdentifier: optionalText('platformIdentifier', 256),
+          platform: optionalText('platform', 64),
+          displayName: optionalText('displayName', 256),
+          avatarUrl: optionalText('avatarUrl', 2048),
+        }),
+      ),
+    }),
+  ),
+};
+
+/** A threat the lifecycle created is a proposal of a report; its review is kept with it. */
+const threatDetails = {
+  reportId: optionalText('reportId', MAX_ID_LENGTH),
+  assetId: v.optional(recordNumber('assetId')),
+  blockedAt: v.optional(v.string()),
+  review: v.optional(
+    v.object({
+      id: recordNumber('review id'),
+      decision: v.picklist(['APPROVE', 'REJECT']),
+      label: v.nullable(v.string()),
+      brandId: v.nullable(recordNumber('brandId')),
+      comment: v.nullable(v.string()),
+      reason: v.nullable(v.string()),
+      createdAt: v.string(),
+    }),
+  ),
+};
+
+const takedownDetails = {
+  threatId: optionalText('threatId', MAX_ID_LENGTH),
+  assetId: v.optional(recordNumber('assetId')),
+  content: optionalText('content', MAX_CONTENT_LENGTH),
+  assetType: v.optional(assetType),
+};
+
 const variants = v.variant(
   'kind',
   [
-    v.object({ ...common, kind: v.literal('report') }),
+    v.object({ ...common, ...reportDetails, kind: v.literal('report') }),
     v.object({
       ...common,
+      ...threatDetails,
       kind: v.literal('threat'),
       content: v.pipe(text('content', MAX_CONTENT_LENGTH), v.trim(), v.nonEmpty('content is required')),
-      assetType: v.picklist(ASSET_TYPES, 'Invalid asset type provided'),
+      assetType,
       status: v.picklist(THREAT_STATUSES, `status must be one of ${THREAT_STATUSES.join(', ')}`),
       watchlisted: v.optional(v.boolean('watchlisted must be a boolean'), false),
     }),
     v.object({
       ...common,
+      ...takedownDetails,
       kind: v.literal('takedown'),
       status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
     }),
@@ -130,13 +199,24 @@ export const parseActivityChange = (input: unknown): ActivityChange => {
   throw new BadRequestError(`Invalid activity change: ${issues[0]?.message ?? 'invalid'}`, { issues });
 };
 
-const isCountedThreat = (record: ActivityRecord): boolean =>
+export const isCountedThreat = (record: ActivityRecord): boolean =>
   record.kind === 'threat' && !record.deleted && COUNTED_THREAT_STATUSES.has(record.status);
 
-const toRecord = (change: ActivityChange): ActivityRecord => {
-  const checkKey =
-    change.kind === 'threat' && isCountedThreat(change) ? entryKeyOf(change.content, change.assetType) : undefined;
-  return checkKey === undefined ? change : { ...change, checkKey };
+/**
+ * The record a change leaves: a blocking threat carries its check-index key and `blockedAt`, the
+ * time it entered a blocking status (kept while it stays in one).
+ */
+export const toRecord = (previous: ActivityRecord | undefined, change: ActivityChange): ActivityRecord => {
+  if (change.kind !== 'threat') return change;
+  const { blockedAt: _, ...rest } = change;
+  if (!isCountedThreat(change)) return rest;
+  const checkKey = entryKeyOf(change.content, change.assetType);
+  const stillBlocked = previous?.kind === 'threat' && isCountedThreat(previous) ? previous.blockedAt : undefined;
+  return {
+    ...rest,
+    blockedAt: stillBlocked ?? change.updatedAt,
+    ...(checkKey === undefined ? {} : { checkKey }),
+  };
 };
 
 /** Timestamps are normalized `toISOString()` text: the first ten characters are the UTC day. */
@@ -204,13 +284,22 @@ class Ledger {
   }
 }
 
-/** The counter and check-index deltas of replacing `previous` by `next`: new contribution minus old. */
-export const effectsOf = (previous: ActivityRecord | undefined, next: ActivityRecord): ActivityEffects => {
+/** One record replaced in a transaction: `previous` undefined when there is no record yet. */
+export type RecordWrite = { previous: ActivityRecord | undefined; next: ActivityRecord };
+
+/** The counter and check-index deltas of every write together: new contributions minus old. */
+export const effectsOfAll = (writes: readonly RecordWrite[]): ActivityEffects => {
   const ledger = new Ledger();
-  ledger.record(next, 1);
-  ledger.record(previous, -1);
+  for (const { previous, next } of writes) {
+    ledger.record(next, 1);
+    ledger.record(previous, -1);
+  }
   return ledger.effects();
 };
+
+/** The counter and check-index deltas of replacing `previous` by `next`: new contribution minus old. */
+export const effectsOf = (previous: ActivityRecord | undefined, next: ActivityRecord): ActivityEffects =>
+  effectsOfAll([{ previous, next }]);
 
 const assertReferences = async (store: ActivityStore, change: ActivityChange): Promise<void> => {
   const known = await store.knownReferences(change.organization, change.brands);
@@ -236,7 +325,7 @@ export const applyActivity = async (store: ActivityStore, input: ActivityChange)
       await assertReferences(store, change);
       referencesChecked = true;
     }
-    const next = toRecord(change);
+    const next = toRecord(previous, change);
     if (await store.commit(previous, next, effectsOf(previous, next))) return 'applied';
     if (attempt >= MAX_ATTEMPTS) {
       throw new Error(`${describeRef(change)} kept changing under this write; gave up after ${attempt} attempts`);

@@ -11,13 +11,22 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
 };
 
 /** Flat fields of the spec, the wrapped `error` object real clients read, and the request id. */
-const errorBody = (code: string, message: string, requestId: string, issues?: Issue[]) => ({
+const errorBody = (
+  code: string,
+  message: string,
+  requestId: string,
+  issues?: Issue[],
+  data?: Record<string, unknown>,
+) => ({
   code,
   message,
   issues: issues && issues.length > 0 ? issues : undefined,
+  data,
   error: { code, message },
   requestId,
 });
@@ -30,7 +39,7 @@ const isMiddyClientError = (error: unknown): boolean => {
 
 export const toErrorResponse = (error: unknown, requestId: string): APIGatewayProxyResultV2 => {
   if (error instanceof AppError) {
-    return json(ERROR_STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues));
+    return json(ERROR_STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues, error.data));
   }
   if (isMiddyClientError(error))
     return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));

@@ -82,3 +82,19 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.nullish(schema),
     v.transform((value) => value ?? undefined),
   );
+
+/** A string field with a length bound and no control characters but tab, line feed and carriage return. */
+export const boundedText = (field: string, min: number, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+    v.regex(/^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/, `${field} must not hold control characters`),
+    v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+  );
+
+/** `organizationSlug`, as the organization a user key acts for. */
+export const organizationSlug = v.pipe(
+  v.string('organizationSlug must be a string'),
+  v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'organizationSlug must be an organization slug'),
+);

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
@@ -9,6 +10,9 @@ import { type ActivityChange, applyActivity } from '../../shared/domain/activity
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { createReport } from '../../shared/domain/reports.ts';
+import { brandIdOf, reviewProposal } from '../../shared/domain/reviews.ts';
+import { AppError } from '../../shared/errors.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 
@@ -174,6 +178,157 @@ describe('activity ingestion on DynamoDB Local', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+});
+
+/** A content pool per organization (four shapes, two variants each), each with the type detection gives it. */
+const REPORTED = [0, 1].flatMap((variant) => [
+  { content: (org: string) => `${org}.r${variant}.example`, type: 'URL' as const },
+  { content: (org: string) => `https://${org}.s${variant}.example/login`, type: 'URL' as const },
+  { content: (org: string) => `https://x.com/${org.replace(/-/g, '_')}_${variant}`, type: 'TWITTER' as const },
+  {
+    content: (org: string) => `0x${org.replace(/\D/g, '').padStart(8, '0')}${String(variant).repeat(32)}`,
+    type: 'ADDRESS' as const,
+  },
+]);
+
+const reportSpec = fc.record({
+  createdAt: fc.integer({ min: 0, max: 22 * 24 * 60 }),
+  contents: fc.uniqueArray(fc.nat(REPORTED.length - 1), { minLength: 1, maxLength: 3 }),
+});
+const decisionSpec = fc.record({
+  decision: fc.constantFrom('APPROVE', 'REJECT', 'WATCHLIST', 'NONE' as const),
+  brand: fc.option(fc.constantFrom(...BRANDS), { nil: undefined }),
+  /** Minutes after the report when the review happens. */
+  after: fc.integer({ min: 1, max: 3 * 24 * 60 }),
+});
+
+describe('the threat lifecycle on DynamoDB Local', () => {
+  it('gives metrics and check entries equal to a recount after reordered, redelivered and concurrent reviews', async () => {
+    const lifecycle = {
+      store: activity,
+      verdicts: checkIndexRepository(table.db, table.tableName, { ttlMs: 0 }),
+      directory,
+      ignoredHosts: [],
+      dailyLimit: 0,
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ report: reportSpec, decisions: fc.array(decisionSpec, { minLength: 3, maxLength: 3 }) }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.infiniteStream(fc.nat()),
+        async (reports, concurrency, shuffle) => {
+          const orgId = `lifecycle-${++run}`;
+          await directory.putOrganization({ slug: orgId, name: orgId, featureFlags: ['brands-metrics'] });
+          for (const slug of BRANDS) await directory.putBrand({ orgId, slug, name: slug });
+
+          const finals = new Map<string, ActivityChange>();
+          const reviews: {
+            proposal: ActivityChange & { kind: 'threat' };
+            decision: (typeof reports)[number]['decisions'][number];
+            at: number;
+            reportId: string;
+          }[] = [];
+          for (const { report, decisions } of reports) {
+            const at = BASE + report.createdAt * 60_000;
+            const assets = report.contents.map((i) => ({
+              content: (REPORTED[i] as (typeof REPORTED)[number]).content(orgId),
+              status: 'BLOCKED' as const,
+            }));
+            let created: Awaited<ReturnType<typeof createReport>>;
+            try {
+              created = await createReport(
+                lifecycle,
+                orgId,
+                { title: 'Oracle', description: '', assets },
+                { now: new Date(at).toISOString() },
+              );
+            } catch (error) {
+              if (error instanceof AppError && error.code === 'UNPROCESSABLE_CONTENT') continue;
+              throw error;
+            }
+            const reportRecord = (await activity.find({
+              organization: orgId,
+              kind: 'report',
+              id: String(created.id),
+            })) as ActivityChange & { kind: 'report' };
+            finals.set(`report-${created.id}`, { ...reportRecord, brands: [] });
+            for (const [i, summary] of (reportRecord.proposals ?? []).entries()) {
+              const proposal = (await activity.find({
+                organization: orgId,
+                kind: 'threat',
+                id: String(summary.id),
+              })) as ActivityChange & { kind: 'threat' };
+              finals.set(`threat-${proposal.id}`, proposal);
+              const decision = decisions[i] as (typeof decisions)[number];
+              if (decision.decision !== 'NONE')
+                reviews.push({ proposal, decision, at: at + decision.after * 60_000, reportId: String(created.id) });
+            }
+          }
+
+          // Every review is sent twice, in an arbitrary order, `concurrency` at a time.
+          const deliveries = [...reviews, ...reviews]
+            .map((review) => ({ review, rank: shuffle.next().value as number }))
+            .sort((a, b) => a.rank - b.rank)
+            .map(({ review }) => review);
+          const outcomes: string[] = [];
+          for (let i = 0; i < deliveries.length; i += concurrency) {
+            await Promise.all(
+              deliveries.slice(i, i + concurrency).map(async ({ proposal, decision, at, reportId }) => {
+                const input = {
+                  assetId: proposal.assetId as number,
+                  decision: decision.decision as 'APPROVE' | 'REJECT' | 'WATCHLIST',
+                  ...(decision.decision === 'APPROVE' ? { label: 'General Phishing' } : {}),
+                  ...(decision.decision === 'REJECT' ? { rejectReason: 'decayed' } : {}),
+                  ...(decision.decision === 'WATCHLIST' ? { watchlistReason: 'DEAD' } : {}),
+                  ...(decision.brand === undefined ? {} : { brandId: brandIdOf({ orgId, slug: decision.brand }) }),
+                };
+                try {
+                  await reviewProposal(lifecycle, orgId, Number(proposal.id), input, at);
+                } catch (error) {
+                  if (error instanceof AppError && error.code === 'CONFLICT') {
+                    outcomes.push('conflict');
+                    return;
+                  }
+                  throw error;
+                }
+                outcomes.push('reviewed');
+                const approved = decision.decision === 'APPROVE';
+                finals.set(`threat-${proposal.id}`, {
+                  ...proposal,
+                  status: approved ? 'APPROVED' : 'REJECTED',
+                  watchlisted: decision.decision === 'WATCHLIST',
+                  brands: decision.brand === undefined ? [] : [decision.brand],
+                });
+                const report = finals.get(`report-${reportId}`) as ActivityChange;
+                if (approved && decision.brand !== undefined && !report.brands.includes(decision.brand)) {
+                  finals.set(`report-${reportId}`, { ...report, brands: [...report.brands, decision.brand] });
+                }
+              }),
+            );
+          }
+
+          expect(outcomes.filter((o) => o === 'reviewed')).toHaveLength(reviews.length);
+          const records = [...finals.values()];
+          for (const brandSlug of [undefined, ...BRANDS]) {
+            const actual = await organizationMetrics(stores, orgId, { brandSlug }, TODAY);
+            expect(actual).toEqual(recount(records, { orgId, brandSlug }, {}, TODAY));
+          }
+          for (const { content, type } of REPORTED) {
+            const checkKey = entryKeyOf(content(orgId), type) as string;
+            const approved = records.filter(
+              (r) => r.kind === 'threat' && r.status === 'APPROVED' && entryKeyOf(r.content, r.assetType) === checkKey,
+            );
+            expect((await checkEntry(checkKey)).block).toBe(approved.length);
+          }
+          expect(await negativeCounters(orgId)).toEqual([]);
+        },
+      ),
+      { numRuns: 15 },
     );
   });
 });

@@ -86,19 +86,34 @@ describe('asset groups on DynamoDB Local', () => {
     expect(reuse.statusCode).toBe(200);
   });
 
-  it("does not let one organization see or delete another organization's groups", async () => {
+  it("does not let one organization see or delete another organization's group, which keeps its assets", async () => {
     const { body: group } = (await create(GLOBEX, 'Private')) as { body: { id: number } };
-
-    const listed = (await list(ACME)).groups.map((g) => g.name);
-    const ownIds = new Set((await list(ACME)).groups.map((g) => g.id));
-    const deleteId = Math.max(group.id, ...ownIds) + 1000;
-    const removal = await call(
-      deleteGroup,
-      apiEvent({ method: 'DELETE', apiKey: ACME, pathParameters: { groupId: String(deleteId) } }),
+    await call(
+      createAssets,
+      apiEvent({
+        method: 'POST',
+        apiKey: GLOBEX,
+        body: { assets: [{ content: 'https://private.example', type: 'URL', groupId: group.id }] },
+      }),
     );
 
-    expect(listed).not.toContain('Private');
+    const acmeIds = (await list(ACME)).groups.map((g) => g.id);
+    const removal = await call(
+      deleteGroup,
+      apiEvent({ method: 'DELETE', apiKey: ACME, pathParameters: { groupId: String(group.id) } }),
+    );
+    const privateAssets = await call(
+      listAssets,
+      apiEvent({ apiKey: GLOBEX, query: { groupId: String(group.id), query: 'private.example' } }),
+    );
+
+    expect(acmeIds).not.toContain(group.id);
     expect(removal.statusCode).toBe(404);
+    expect(removal.body).toEqual(errorBody('NOT_FOUND', `Group with ID ${group.id} not found`));
+    expect((await list(GLOBEX)).groups).toContainEqual({ id: group.id, name: 'Private', assetCount: 1 });
+    expect(privateAssets.body).toMatchObject({
+      assets: [{ content: 'https://private.example', group: { id: group.id, name: 'Private' } }],
+    });
   });
 
   it('deleting a group ungroups its assets and reports how many', async () => {

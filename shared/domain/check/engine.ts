@@ -164,7 +164,7 @@ type CheckerOptions = {
   indexBudgetMs?: number;
 };
 
-type Checker = { check(content: string): Promise<CheckResult> };
+export type Checker = { check(content: string): Promise<CheckResult> };
 
 const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
 

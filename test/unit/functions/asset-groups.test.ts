@@ -1,57 +1,75 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as createGroup } from '../../../functions/asset-groups/create.ts';
-import { handler as deleteGroup } from '../../../functions/asset-groups/delete.ts';
-import { handler as listGroups } from '../../../functions/asset-groups/list.ts';
-import { key } from '../../../shared/db/keys.ts';
+import { describe, expect, it } from 'vitest';
+import { createHandler as createCreateGroup } from '../../../functions/asset-groups/create.ts';
+import { createHandler as createDeleteGroup } from '../../../functions/asset-groups/delete.ts';
+import { createHandler as createListGroups } from '../../../functions/asset-groups/list.ts';
+import { createHandler as createRenameGroup } from '../../../functions/asset-groups/update.ts';
+import type { GroupStore } from '../../../shared/domain/groups.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
-import { conditionFailsOn, givenApiKey, mockDb, sameKey } from '../../fixtures/mock-db.ts';
+import { fakeKeys, inMemoryStores, orgKey, userKey } from '../../fixtures/fakes.ts';
 
-const ddb = mockDb();
-/** The organization's group counter stands at `lastId`. */
-const givenLastGroupId = (orgId: string, lastId: number) =>
-  ddb.on(GetCommand, { Key: key.groupCounter(orgId) }).resolves({ Item: { ...key.groupCounter(orgId), lastId } });
-const post = (apiKey: string | null, body: unknown) =>
-  apiEvent({ method: 'POST', path: '/organization/asset-groups', apiKey, body });
+const KEYS = {
+  acme: 'acme-key',
+  globex: 'globex-key',
+  readOnly: 'acme-read-only-key',
+  revoked: 'acme-revoked-key',
+  user: 'user-key',
+};
+const keys = fakeKeys({
+  [KEYS.acme]: orgKey('acme'),
+  [KEYS.globex]: orgKey('globex'),
+  [KEYS.readOnly]: orgKey('acme', ['read']),
+  [KEYS.revoked]: orgKey('acme', ['read', 'write'], true),
+  [KEYS.user]: userKey('u-1'),
+});
+
+/** The four group endpoints over one in-memory organization directory. */
+const endpoints = (groups: GroupStore = inMemoryStores().groups) => ({
+  groups,
+  create: (apiKey: string | null, body: unknown) =>
+    call(createCreateGroup({ keys, groups }), apiEvent({ method: 'POST', apiKey, body })),
+  list: (apiKey: string | null, headers: Record<string, string> = {}) =>
+    call(createListGroups({ keys, groups }), apiEvent({ apiKey, headers })),
+  rename: (apiKey: string, groupId: string, body: unknown) =>
+    call(createRenameGroup({ keys, groups }), apiEvent({ method: 'PATCH', apiKey, pathParameters: { groupId }, body })),
+  remove: (apiKey: string, groupId: string) =>
+    call(createDeleteGroup({ keys, groups }), apiEvent({ method: 'DELETE', apiKey, pathParameters: { groupId } })),
+});
 
 describe('POST /organization/asset-groups', () => {
-  beforeEach(() => ddb.reset());
+  it('returns the new group with its name trimmed, and the organization then lists it', async () => {
+    const api = endpoints();
 
-  it('returns the new group with the id the organization counter issued', async () => {
-    const apiKey = givenApiKey(ddb, { orgId: 'org-1' });
-    givenLastGroupId('org-1', 6);
-    ddb.on(TransactWriteCommand).resolves({});
-
-    const response = await call(createGroup, post(apiKey, { name: '  Brand A  ' }));
+    const response = await api.create(KEYS.acme, { name: '  Brand A  ' });
+    const listed = await api.list(KEYS.acme);
 
     expect(response.statusCode).toBe(200);
-    expect(response.body).toEqual({ id: 7, name: 'Brand A' });
+    expect(response.body).toEqual({ id: expect.any(Number), name: 'Brand A' });
+    expect(listed.body).toEqual({ groups: [{ ...(response.body as object), assetCount: 0 }] });
   });
 
   it('returns 409 CONFLICT when the organization already has a group with that name', async () => {
-    const apiKey = givenApiKey(ddb);
-    givenLastGroupId('org-1', 7);
-    ddb.on(TransactWriteCommand).callsFake(conditionFailsOn(sameKey(key.groupName('org-1', 'Brand A'))));
+    const api = endpoints();
+    await api.create(KEYS.acme, { name: 'Brand A' });
 
-    const response = await call(createGroup, post(apiKey, { name: 'Brand A' }));
+    const response = await api.create(KEYS.acme, { name: 'Brand A' });
 
     expect(response.statusCode).toBe(409);
     expect(response.body).toEqual(errorBody('CONFLICT', 'A group with this name already exists'));
   });
 
   it('returns 400 "Group name is required" when the body has no name', async () => {
-    const apiKey = givenApiKey(ddb);
-
-    const response = await call(createGroup, post(apiKey, {}));
+    const response = await endpoints().create(KEYS.acme, {});
 
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatchObject(errorBody('BAD_REQUEST', 'Group name is required'));
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Group name is required', {
+        issues: [{ message: 'Group name is required', path: 'body.name' }],
+      }),
+    );
   });
 
   it('returns 400 when the name is longer than 255 characters', async () => {
-    const apiKey = givenApiKey(ddb);
-
-    const response = await call(createGroup, post(apiKey, { name: 'x'.repeat(256) }));
+    const response = await endpoints().create(KEYS.acme, { name: 'x'.repeat(256) });
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toEqual(
@@ -62,121 +80,167 @@ describe('POST /organization/asset-groups', () => {
   });
 
   it('accepts a 255-character name of astral characters, counted as code points', async () => {
-    const apiKey = givenApiKey(ddb);
-    givenLastGroupId('org-1', 0);
-    ddb.on(TransactWriteCommand).resolves({});
-
-    const response = await call(createGroup, post(apiKey, { name: '😀'.repeat(255) }));
+    const response = await endpoints().create(KEYS.acme, { name: '😀'.repeat(255) });
 
     expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({ id: expect.any(Number), name: '😀'.repeat(255) });
   });
 
   it('returns 400 when the body is not JSON, whatever the Content-Type', async () => {
-    const apiKey = givenApiKey(ddb);
-
-    const response = await call(createGroup, post(apiKey, '{"name":'));
+    const response = await endpoints().create(KEYS.acme, '{"name":');
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toEqual(errorBody('BAD_REQUEST', 'Request body must be valid JSON'));
   });
 
-  it('returns 401 before reading the body when the key is missing', async () => {
-    const response = await call(createGroup, post(null, '{not json'));
+  it.each([
+    ['the key is missing, before reading the body', null, '{not json'],
+    ['the key is unknown', 'no-such-key', { name: 'A' }],
+    ['the key is a user key, which has no organization access', KEYS.user, { name: 'A' }],
+    ['the key is revoked', KEYS.revoked, { name: 'A' }],
+  ])('returns 401 and creates nothing when %s', async (_, apiKey, body) => {
+    const api = endpoints();
+
+    const response = await api.create(apiKey, body);
 
     expect(response.statusCode).toBe(401);
     expect(response.body).toEqual(errorBody('UNAUTHORIZED', 'API key with organization access required'));
+    expect(await api.groups.list('acme')).toEqual([]);
   });
 
-  it('returns 401 for a user key, which has no organization access', async () => {
-    const apiKey = givenApiKey(ddb, { userId: 'u-1' });
+  it('returns 403 and creates nothing for a key without the write scope', async () => {
+    const api = endpoints();
 
-    const response = await call(createGroup, post(apiKey, { name: 'A' }));
-
-    expect(response.statusCode).toBe(401);
-  });
-
-  it('returns 401 for a revoked key', async () => {
-    const apiKey = givenApiKey(ddb, { orgId: 'org-1', revoked: true });
-
-    const response = await call(createGroup, post(apiKey, { name: 'A' }));
-
-    expect(response.statusCode).toBe(401);
-  });
-
-  it('returns 403 for a key without the write scope', async () => {
-    const apiKey = givenApiKey(ddb, { orgId: 'org-1', scopes: ['read'] });
-
-    const response = await call(createGroup, post(apiKey, { name: 'A' }));
+    const response = await api.create(KEYS.readOnly, { name: 'A' });
 
     expect(response.statusCode).toBe(403);
     expect(response.body).toEqual(errorBody('FORBIDDEN', 'API key does not have write access'));
+    expect(await api.groups.list('acme')).toEqual([]);
   });
 
-  it('accepts the key as Authorization: Bearer and with any header case', async () => {
-    const apiKey = givenApiKey(ddb);
-    ddb.on(QueryCommand).resolves({ Items: [] });
+  it('returns 500 with a request id and no detail of the failure when the store fails', async () => {
+    const failing = inMemoryStores().groups;
+    failing.create = async () => {
+      throw new Error('ProvisionedThroughputExceededException on table prod-table-xyz');
+    };
 
-    const bearer = await call(listGroups, apiEvent({ apiKey: null, headers: { Authorization: `Bearer ${apiKey}` } }));
-    const mixed = await call(listGroups, apiEvent({ apiKey: null, headers: { 'X-Api-Key': apiKey } }));
-
-    expect([bearer.statusCode, mixed.statusCode]).toEqual([200, 200]);
-  });
-
-  it('returns 500 with a request id and no AWS detail when DynamoDB fails', async () => {
-    const apiKey = givenApiKey(ddb);
-    ddb
-      .on(GetCommand, { Key: key.groupCounter('org-1') })
-      .rejects(new Error('ProvisionedThroughputExceededException on table prod-table-xyz'));
-
-    const response = await call(createGroup, post(apiKey, { name: 'A' }));
+    const response = await endpoints(failing).create(KEYS.acme, { name: 'A' });
 
     expect(response.statusCode).toBe(500);
     expect(response.body).toEqual(errorBody('INTERNAL_SERVER_ERROR', 'Internal server error'));
-    expect(JSON.stringify(response.body)).not.toMatch(/prod-table|Provisioned|Exception/);
   });
 });
 
 describe('GET /organization/asset-groups', () => {
-  beforeEach(() => ddb.reset());
+  it("lists every group of the caller's organization with its asset count, empty groups included, in id order", async () => {
+    const { groups, assets } = inMemoryStores();
+    const api = endpoints(groups);
+    for (const name of ['A', 'B', 'C']) await groups.create('acme', name);
+    await groups.create('globex', 'Globex only');
+    await groups.remove('acme', 2);
+    await groups.create('acme', 'D');
+    await assets.create('acme', { content: 'a.example', type: 'URL', groupId: 1, identity: 'a', checkKey: undefined });
+    const reordered = { ...groups, list: async (orgId: string) => (await groups.list(orgId)).reverse() };
 
-  it('lists every group with its stored asset count, empty groups included, in id order', async () => {
-    const apiKey = givenApiKey(ddb);
-    ddb
-      .on(QueryCommand)
-      .resolvesOnce({ Items: [{ id: 2, name: 'B', assetCount: 0 }], LastEvaluatedKey: { PK: 'x', SK: 'y' } })
-      .resolvesOnce({ Items: [{ id: 1, name: 'A', assetCount: 3 }] });
-
-    const response = await call(listGroups, apiEvent({ apiKey }));
+    const response = await endpoints(reordered).list(KEYS.acme);
 
     expect(response.statusCode).toBe(200);
     expect(response.body).toEqual({
       groups: [
-        { id: 1, name: 'A', assetCount: 3 },
-        { id: 2, name: 'B', assetCount: 0 },
+        { id: 1, name: 'A', assetCount: 1 },
+        { id: 3, name: 'C', assetCount: 0 },
+        { id: 4, name: 'D', assetCount: 0 },
       ],
     });
+    expect((await api.list(KEYS.globex)).body).toEqual({ groups: [{ id: 1, name: 'Globex only', assetCount: 0 }] });
+  });
+
+  it('accepts the key as Authorization: Bearer and with any header case', async () => {
+    const api = endpoints();
+
+    const bearer = await api.list(null, { Authorization: `Bearer ${KEYS.acme}` });
+    const mixed = await api.list(null, { 'X-Api-Key': KEYS.acme });
+
+    expect([bearer.statusCode, mixed.statusCode]).toEqual([200, 200]);
+    expect([bearer.body, mixed.body]).toEqual([{ groups: [] }, { groups: [] }]);
+  });
+});
+
+describe('PATCH /organization/asset-groups/{groupId}', () => {
+  it('renames the group and returns it', async () => {
+    const api = endpoints();
+    const { body: group } = (await api.create(KEYS.acme, { name: 'Old' })) as { body: { id: number } };
+
+    const response = await api.rename(KEYS.acme, String(group.id), { name: 'New' });
+
+    expect(response.body).toEqual({ id: group.id, name: 'New' });
+    expect((await api.list(KEYS.acme)).body).toEqual({ groups: [{ id: group.id, name: 'New', assetCount: 0 }] });
+  });
+
+  it('returns 409 when another group of the organization has the name, and keeps the old one', async () => {
+    const api = endpoints();
+    const { body: group } = (await api.create(KEYS.acme, { name: 'Old' })) as { body: { id: number } };
+    await api.create(KEYS.acme, { name: 'Taken' });
+
+    const response = await api.rename(KEYS.acme, String(group.id), { name: 'Taken' });
+
+    expect(response.statusCode).toBe(409);
+    expect(response.body).toEqual(errorBody('CONFLICT', 'A group with this name already exists'));
+    expect(await api.groups.list('acme')).toContainEqual({ id: group.id, name: 'Old', assetCount: 0 });
+  });
+
+  it("returns 404 for another organization's group and leaves it as it was", async () => {
+    const api = endpoints();
+    const { body: group } = (await api.create(KEYS.globex, { name: 'Globex' })) as { body: { id: number } };
+
+    const response = await api.rename(KEYS.acme, String(group.id), { name: 'Hijacked' });
+
+    expect(response.statusCode).toBe(404);
+    expect(response.body).toEqual(errorBody('NOT_FOUND', `Group with ID ${group.id} not found`));
+    expect(await api.groups.list('globex')).toEqual([{ id: group.id, name: 'Globex', assetCount: 0 }]);
   });
 });
 
 describe('DELETE /organization/asset-groups/{groupId}', () => {
-  beforeEach(() => ddb.reset());
+  it('deletes the group, ungroups its assets and says how many', async () => {
+    const { groups, assets } = inMemoryStores();
+    const api = endpoints(groups);
+    const group = await groups.create('acme', 'Doomed');
+    for (const content of ['a.example', 'b.example']) {
+      await assets.create('acme', { content, type: 'URL', groupId: group.id, identity: content, checkKey: undefined });
+    }
+
+    const response = await api.remove(KEYS.acme, String(group.id));
+
+    expect(response.body).toEqual({ success: true, id: group.id, unassignedAssetCount: 2 });
+    expect((await api.list(KEYS.acme)).body).toEqual({ groups: [] });
+  });
 
   it('returns 404 "Group with ID 4 not found" for a group the organization does not have', async () => {
-    ddb.on(GetCommand).resolves({});
-    const apiKey = givenApiKey(ddb);
-
-    const event = apiEvent({ method: 'DELETE', apiKey, pathParameters: { groupId: '4' } });
-    const response = await call(deleteGroup, event);
+    const response = await endpoints().remove(KEYS.acme, '4');
 
     expect(response.statusCode).toBe(404);
     expect(response.body).toEqual(errorBody('NOT_FOUND', 'Group with ID 4 not found'));
   });
 
-  it('returns 400 for a group id that is not a positive integer', async () => {
-    const apiKey = givenApiKey(ddb);
+  it("returns 404 for another organization's group and leaves it in place", async () => {
+    const api = endpoints();
+    const { body: group } = (await api.create(KEYS.globex, { name: 'Globex' })) as { body: { id: number } };
 
-    const response = await call(deleteGroup, apiEvent({ method: 'DELETE', apiKey, pathParameters: { groupId: '0' } }));
+    const response = await api.remove(KEYS.acme, String(group.id));
+
+    expect(response.statusCode).toBe(404);
+    expect(await api.groups.list('globex')).toEqual([{ id: group.id, name: 'Globex', assetCount: 0 }]);
+  });
+
+  it('returns 400 for a group id that is not a positive integer', async () => {
+    const response = await endpoints().remove(KEYS.acme, '0');
 
     expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Group ID must be a positive integer', {
+        issues: [{ message: 'Group ID must be a positive integer', path: 'pathParameters.groupId' }],
+      }),
+    );
   });
 });

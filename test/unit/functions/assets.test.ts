@@ -1,107 +1,192 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as deleteAsset } from '../../../functions/assets/delete.ts';
-import { handler as listAssets } from '../../../functions/assets/list.ts';
-import { handler as updateAsset } from '../../../functions/assets/update.ts';
+import { describe, expect, it } from 'vitest';
+import { createHandler as createDeleteAsset } from '../../../functions/assets/delete.ts';
+import { createHandler as createListAssets } from '../../../functions/assets/list.ts';
+import { createHandler as createUpdateAsset } from '../../../functions/assets/update.ts';
+import { cursorCodec } from '../../../shared/domain/cursor.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
-import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
+import { fakeKeys, inMemoryStores, orgKey } from '../../fixtures/fakes.ts';
 
-const ddb = mockDb();
+const ACME = 'acme-key';
+const keys = fakeKeys({ [ACME]: orgKey('acme') });
+const cursors = cursorCodec(() => 'test-cursor-secret');
+
+/** The asset endpoints over one in-memory set of stores. */
+const endpoints = () => {
+  const stores = inMemoryStores();
+  const deps = { keys, ...stores, cursors };
+  return {
+    ...stores,
+    list: (query: Record<string, string> = {}) => call(createListAssets(deps), apiEvent({ apiKey: ACME, query })),
+    update: (assetId: string, body: unknown) =>
+      call(createUpdateAsset(deps), apiEvent({ method: 'PATCH', apiKey: ACME, pathParameters: { assetId }, body })),
+    remove: (assetId: string, body?: unknown) =>
+      call(createDeleteAsset(deps), apiEvent({ method: 'DELETE', apiKey: ACME, pathParameters: { assetId }, body })),
+  };
+};
 
 describe('GET /organization/assets', () => {
-  beforeEach(() => ddb.reset());
-
   it.each([
-    [{ type: 'WEBSITE' }, 'Invalid asset type provided'],
-    [{ per_page: '0' }, 'per_page must be an integer between 1 and 1000'],
-    [{ per_page: '1001' }, 'per_page must be an integer between 1 and 1000'],
-    [{ per_page: '2.5' }, 'per_page must be an integer between 1 and 1000'],
-    [{ groupId: '0' }, 'groupId must be a positive integer or -1'],
-    [{ groupId: 'abc' }, 'groupId must be a positive integer or -1'],
-    [{ query: 'x'.repeat(257) }, 'query must be at most 256 characters'],
-  ])('returns 400 for %o with "%s"', async (query, message) => {
-    const apiKey = givenApiKey(ddb);
-
-    const response = await call(listAssets, apiEvent({ apiKey, query }));
+    [{ type: 'WEBSITE' }, 'Invalid asset type provided', 'type'],
+    [{ per_page: '0' }, 'per_page must be an integer between 1 and 1000', 'per_page'],
+    [{ per_page: '1001' }, 'per_page must be an integer between 1 and 1000', 'per_page'],
+    [{ per_page: '2.5' }, 'per_page must be an integer between 1 and 1000', 'per_page'],
+    [{ groupId: '0' }, 'groupId must be a positive integer or -1', 'groupId'],
+    [{ groupId: 'abc' }, 'groupId must be a positive integer or -1', 'groupId'],
+    [{ query: 'x'.repeat(257) }, 'query must be at most 256 characters', 'query'],
+  ])('returns 400 for %o with "%s"', async (query, message, field) => {
+    const response = await endpoints().list(query);
 
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatchObject(errorBody('BAD_REQUEST', message));
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', message, { issues: [{ message, path: `queryStringParameters.${field}` }] }),
+    );
   });
 
-  it('reads 100 assets by default from the organization index, newest first', async () => {
-    const apiKey = givenApiKey(ddb, { orgId: 'acme' });
-    ddb.on(QueryCommand).resolves({ Items: [] });
+  it('returns 100 assets per page by default, newest first, and a next_page that leads to the rest', async () => {
+    const api = endpoints();
+    for (let i = 1; i <= 101; i++) await api.givenAsset('acme', { content: `https://a${i}.example`, type: 'URL' });
 
-    const response = await call(listAssets, apiEvent({ apiKey }));
+    const first = (await api.list()).body as { assets: { content: string }[]; next_page: string };
+    const second = await api.list({ next_page: first.next_page });
 
-    expect(response.body).toEqual({ assets: [], next_page: null });
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
-      IndexName: 'liveByOrg',
-      ScanIndexForward: false,
-      Limit: 100,
-      ExpressionAttributeValues: { ':pk': 'ORG#acme' },
+    expect(first.assets).toHaveLength(100);
+    expect(first.assets[0]?.content).toBe('https://a101.example');
+    expect(first.assets[99]?.content).toBe('https://a2.example');
+    expect(second.body).toEqual({
+      assets: [expect.objectContaining({ content: 'https://a1.example' })],
+      next_page: null,
+    });
+  });
+
+  it("shows only the caller's organization's assets, with their group", async () => {
+    const api = endpoints();
+    const group = await api.groups.create('acme', 'Brand');
+    const own = await api.givenAsset('acme', { content: 'https://own.example', type: 'URL', groupId: group.id });
+    await api.givenAsset('globex', { content: 'https://other.example', type: 'URL' });
+
+    const response = await api.list();
+
+    expect(response.body).toEqual({
+      assets: [
+        {
+          id: own.id,
+          content: 'https://own.example',
+          type: 'URL',
+          status: 'ALLOWED',
+          description: null,
+          group: { id: group.id, name: 'Brand' },
+          createdAt: own.createdAt,
+          updatedAt: own.updatedAt,
+        },
+      ],
+      next_page: null,
     });
   });
 });
 
 describe('DELETE /organization/assets/{assetId}', () => {
-  beforeEach(() => ddb.reset());
+  it('soft-deletes the asset: it leaves the list and a second delete gets 404', async () => {
+    const api = endpoints();
+    const asset = await api.givenAsset('acme', { content: 'https://gone.example', type: 'URL' });
 
-  it('returns 400 "Asset ID is required" for a path id that is not a positive integer', async () => {
-    const apiKey = givenApiKey(ddb);
+    const response = await api.remove(String(asset.id), { assetId: asset.id });
+    const again = await api.remove(String(asset.id));
 
-    const response = await call(
-      deleteAsset,
-      apiEvent({ method: 'DELETE', apiKey, pathParameters: { assetId: 'abc' } }),
-    );
-
-    expect(response.statusCode).toBe(400);
-    expect(response.body).toMatchObject(errorBody('BAD_REQUEST', 'Asset ID is required'));
+    expect(response.body).toEqual({ success: true, id: asset.id });
+    expect((await api.list()).body).toEqual({ assets: [], next_page: null });
+    expect(again.statusCode).toBe(404);
+    expect(again.body).toEqual(errorBody('NOT_FOUND', `Asset with ID ${asset.id} not found`));
   });
 
-  it('returns 400 when the body names another asset than the path', async () => {
-    const apiKey = givenApiKey(ddb);
+  it('returns 400 "Asset ID is required" for a path id that is not a positive integer', async () => {
+    const response = await endpoints().remove('abc');
 
-    const event = apiEvent({ method: 'DELETE', apiKey, pathParameters: { assetId: '5' }, body: { assetId: 6 } });
-    const response = await call(deleteAsset, event);
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Asset ID is required', {
+        issues: [{ message: 'Asset ID is required', path: 'pathParameters.assetId' }],
+      }),
+    );
+  });
+
+  it('returns 400 and deletes nothing when the body names another asset than the path', async () => {
+    const api = endpoints();
+    const asset = await api.givenAsset('acme', { content: 'https://kept.example', type: 'URL' });
+
+    const response = await api.remove(String(asset.id), { assetId: asset.id + 1 });
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toEqual(errorBody('BAD_REQUEST', 'assetId in the body must match the path'));
+    expect(await api.assets.findById(asset.id)).toEqual(asset);
   });
 
-  it('returns 403 for an asset of another organization', async () => {
-    ddb.on(GetCommand).resolves({ Item: { id: 5, orgId: 'globex', content: 'x', type: 'URL', version: 1 } });
-    const apiKey = givenApiKey(ddb, { orgId: 'acme' });
+  it('returns 403 for an asset of another organization and leaves it in place', async () => {
+    const api = endpoints();
+    const asset = await api.givenAsset('globex', { content: 'https://globex.example', type: 'URL' });
 
-    const response = await call(deleteAsset, apiEvent({ method: 'DELETE', apiKey, pathParameters: { assetId: '5' } }));
+    const response = await api.remove(String(asset.id));
 
     expect(response.statusCode).toBe(403);
     expect(response.body).toEqual(errorBody('FORBIDDEN', 'Asset does not belong to your organization'));
-  });
-
-  it('returns 404 for an asset that was already deleted', async () => {
-    ddb.on(GetCommand).resolves({ Item: { id: 5, orgId: 'acme', deletedAt: '2026-01-01T00:00:00Z' } });
-    const apiKey = givenApiKey(ddb, { orgId: 'acme' });
-
-    const response = await call(deleteAsset, apiEvent({ method: 'DELETE', apiKey, pathParameters: { assetId: '5' } }));
-
-    expect(response.statusCode).toBe(404);
-    expect(response.body).toEqual(errorBody('NOT_FOUND', 'Asset with ID 5 not found'));
+    expect(await api.assets.findById(asset.id)).toEqual(asset);
   });
 });
 
 describe('PATCH /organization/assets/{assetId}', () => {
-  beforeEach(() => ddb.reset());
+  it('changes the given fields, moves the asset to the group and returns it as the list shows it', async () => {
+    const api = endpoints();
+    const group = await api.groups.create('acme', 'Brand');
+    const asset = await api.givenAsset('acme', { content: 'https://edit.example', type: 'URL' });
+
+    const response = await api.update(String(asset.id), { name: 'Login', groupId: group.id });
+    const listed = (await api.list()).body as { assets: unknown[] };
+
+    expect(response.body).toEqual({
+      id: asset.id,
+      content: 'https://edit.example',
+      type: 'URL',
+      status: 'ALLOWED',
+      name: 'Login',
+      description: null,
+      group: { id: group.id, name: 'Brand' },
+      createdAt: asset.createdAt,
+      updatedAt: expect.any(String),
+    });
+    expect(listed.assets).toEqual([response.body]);
+    expect(await api.groups.list('acme')).toEqual([{ id: group.id, name: 'Brand', assetCount: 1 }]);
+  });
 
   it('returns 400 when the body changes nothing', async () => {
-    const apiKey = givenApiKey(ddb);
-
-    const event = apiEvent({ method: 'PATCH', apiKey, pathParameters: { assetId: '5' }, body: {} });
-    const response = await call(updateAsset, event);
+    const response = await endpoints().update('5', {});
 
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatchObject(
-      errorBody('BAD_REQUEST', 'Provide at least one of name, description or groupId'),
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Provide at least one of name, description or groupId', {
+        issues: [{ message: 'Provide at least one of name, description or groupId', path: 'body' }],
+      }),
     );
+  });
+
+  it('returns 403 for an asset of another organization and changes nothing', async () => {
+    const api = endpoints();
+    const asset = await api.givenAsset('globex', { content: 'https://globex.example', type: 'URL' });
+
+    const response = await api.update(String(asset.id), { name: 'Hijacked' });
+
+    expect(response.statusCode).toBe(403);
+    expect(response.body).toEqual(errorBody('FORBIDDEN', 'Asset does not belong to your organization'));
+    expect(await api.assets.findById(asset.id)).toEqual(asset);
+  });
+
+  it("returns 404 for another organization's group and leaves the asset where it was", async () => {
+    const api = endpoints();
+    const other = await api.groups.create('globex', 'Globex');
+    const asset = await api.givenAsset('acme', { content: 'https://mine.example', type: 'URL' });
+
+    const response = await api.update(String(asset.id), { groupId: other.id });
+
+    expect(response.statusCode).toBe(404);
+    expect(response.body).toEqual(errorBody('NOT_FOUND', `Group with ID ${other.id} not found`));
+    expect(await api.assets.findById(asset.id)).toEqual(asset);
   });
 });

@@ -1,0 +1,36 @@
+import * as v from 'valibot';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { createChecker } from '../../shared/domain/check/engine.ts';
+import type { CheckIndexStore, ExternalSource } from '../../shared/domain/check/types.ts';
+import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
+import { assetDetails } from '../../shared/domain/lookups.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { json } from '../../shared/http/json.ts';
+import { checkContent } from '../../shared/http/schemas.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+export const request = {
+  body: v.object({ content: checkContent }, 'Request body must be an object with a content string'),
+};
+/** Deprecated since 2026-01-01 in favour of the asset check. */
+const deprecation = { since: Date.UTC(2026, 0, 1) / 1000, path: '/asset/details', successor: '/asset/check' };
+type Deps = {
+  keys: KeyResolver;
+  index: CheckIndexStore;
+  sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
+  lists: ListStore;
+};
+
+export const createHandler = ({ keys, index, sources, lists }: Deps) => {
+  const checker = createChecker({ index, sources });
+  return apiHandler({ request, caller: 'any', scope: 'read', keys, deprecation }, async ({ body }) =>
+    json(200, await assetDetails(checker, lists, body.content)),
+  );
+};
+
+export const handler = createHandler({
+  keys: runtime.keys(),
+  index: runtime.checkIndex(),
+  sources: runtime.externalSources(),
+  lists: runtime.lists(),
+});

@@ -1,0 +1,195 @@
+import * as v from 'valibot';
+import { TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
+import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import type { OperationDoc, ResponseDoc } from './operations.ts';
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+const type = v.picklist(ASSET_TYPES);
+const reviewStatus = v.picklist(['PENDING', 'APPROVED', 'REJECTED']);
+const assetRef = v.object({ id, type, content: v.string(), status: v.picklist(['UNKNOWN', 'BLOCKED']) });
+const proposal = v.object({ id, reviewStatus, asset: assetRef });
+const cursor = v.nullable(v.string());
+
+const BODY = {
+  reportCreated: v.object({
+    id,
+    createdAt: timestamp,
+    organization: v.object({ id, slug: v.string(), name: v.string() }),
+  }),
+  reports: v.object({
+    reports: v.array(
+      v.object({
+        id,
+        title: v.string(),
+        description: v.string(),
+        status: v.picklist(['TODO', 'IN_PROGRESS', 'CLOSED']),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        assets: v.array(v.object({ id, content: v.string(), type, status: v.picklist(['UNKNOWN', 'BLOCKED']) })),
+        proposals: v.array(proposal),
+      }),
+    ),
+    nextCursor: cursor,
+    cursor,
+  }),
+  reviewed: v.object({
+    proposal,
+    review: v.object({
+      id,
+      decision: v.picklist(['APPROVE', 'REJECT']),
+      label: v.nullable(v.string()),
+      brandId: v.nullable(id),
+      comment: v.nullable(v.string()),
+      createdAt: timestamp,
+    }),
+    watchlisted: v.boolean(),
+  }),
+  threats: v.object({
+    threats: v.array(v.object({ id, content: v.string(), type, blockedAt: timestamp })),
+    next_page: cursor,
+  }),
+  takedowns: v.object({
+    takedowns: v.array(
+      v.object({
+        id,
+        status: v.picklist(TAKEDOWN_STATUSES),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        asset: v.nullable(v.object({ id: v.nullable(id), content: v.string(), type: v.nullable(type) })),
+        brand: v.nullable(v.object({ id, name: v.string(), slug: v.string() })),
+      }),
+    ),
+    next_page: cursor,
+  }),
+  brands: v.object({
+    brands: v.array(
+      v.object({ id, slug: v.string(), name: v.string(), type: v.picklist(['ORGANIZATION', 'INDIVIDUAL']) }),
+    ),
+  }),
+  details: v.object({
+    status: v.picklist(['UNKNOWN', 'ALLOWED', 'BLOCKED']),
+    reason: v.optional(v.picklist(['report', 'eth-phishing-detect'])),
+    reportId: v.optional(id),
+  }),
+};
+
+const error = (description: string): ResponseDoc => ({ description, error: true });
+const PROPOSAL = {
+  id: 1795437857996767,
+  reviewStatus: 'PENDING',
+  asset: { id: 144742435160230, type: 'URL', content: 'https://acme-airdrop.xyz/claim', status: 'UNKNOWN' },
+};
+
+/** The threat lifecycle's routes (SPEC-EXTENSIONS §2 and §3), by route name. */
+export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
+  'create-report': {
+    summary: 'Report content',
+    description:
+      'Files a report with one pending proposal per asset (1 to 100), all or nothing: when any asset fails, 422 lists each failure with its `errorType` (DUPLICATE_ASSETS, INVALID_FORMAT, ASSET_ALREADY_CORRECT, ALREADY_PENDING_REVIEW, DOMAIN_NOT_ALLOWED) in `data.errors` and nothing is written. Any key; a user key names the organization with `organizationSlug`.',
+    tag: 'Threat lifecycle',
+    requestExample: {
+      title: 'Fake airdrop',
+      description: 'Seen on Discord',
+      assets: [{ content: 'acme-airdrop.xyz' }],
+    },
+    responses: {
+      200: {
+        description: 'The report',
+        body: BODY.reportCreated,
+        example: {
+          id: 1795437857996766,
+          createdAt: '2026-11-23T12:44:17.916Z',
+          organization: { id: 144742435160229, slug: 'acme', name: 'Acme' },
+        },
+      },
+      422: error('An asset cannot be reported; `data.errors` names each'),
+    },
+  },
+  'list-reports': {
+    summary: 'List reports',
+    description:
+      'The organization’s reports, newest first; `needsCustomerReview` keeps those with a pending proposal, `onlyRejected` those with a rejected one. `nextCursor` and `cursor` carry the same opaque string, null at the end.',
+    tag: 'Threat lifecycle',
+    responses: {
+      200: {
+        description: 'A page of reports',
+        body: BODY.reports,
+        example: { reports: [], nextCursor: null, cursor: null },
+      },
+    },
+  },
+  'review-proposal': {
+    summary: 'Review a proposal',
+    description:
+      'APPROVE blocks the content as a threat of the organization (with `label`, and `brandId` for impersonation labels); REJECT closes it (with `rejectReason`); WATCHLIST closes it as rejected and watchlisted (with `watchlistReason`, and `note` for OTHER).',
+    tag: 'Threat lifecycle',
+    requestExample: { assetId: 144742435160230, decision: 'APPROVE', label: 'General Phishing' },
+    responses: {
+      200: {
+        description: 'The decided proposal and its review',
+        body: BODY.reviewed,
+        example: {
+          proposal: { ...PROPOSAL, reviewStatus: 'APPROVED', asset: { ...PROPOSAL.asset, status: 'BLOCKED' } },
+          review: {
+            id: 1795437858996001,
+            decision: 'APPROVE',
+            label: 'General Phishing',
+            brandId: null,
+            comment: null,
+            createdAt: '2026-11-23T12:50:00.000Z',
+          },
+          watchlisted: false,
+        },
+      },
+      404: error('Proposal not found, or brand not found'),
+      409: error('Already reviewed, or `assetId` is not the proposal’s asset'),
+      429: error('The organization’s daily review limit is reached'),
+    },
+  },
+  'list-threats': {
+    summary: 'List threats',
+    description:
+      'The organization’s blocking threats blocked between `startDate` and `endDate` (default: yesterday and today, UTC), in the order of the first `sorting` entry (default id ascending).',
+    tag: 'Threat lifecycle',
+    requestExample: { sorting: [{ key: 'blockedAt', direction: 'desc' }], per_page: 20 },
+    responses: {
+      200: { description: 'A page of threats', body: BODY.threats, example: { threats: [], next_page: null } },
+    },
+  },
+  'list-takedowns': {
+    summary: 'List takedowns',
+    description: 'The organization’s takedowns, newest change first unless `sorting` says otherwise.',
+    tag: 'Threat lifecycle',
+    requestExample: { takedownStatus: ['FILED'], per_page: 20 },
+    responses: {
+      200: { description: 'A page of takedowns', body: BODY.takedowns, example: { takedowns: [], next_page: null } },
+    },
+  },
+  'list-brands': {
+    summary: 'List brands',
+    description: 'Every brand of the organization with the stable id reviews take as `brandId`.',
+    tag: 'Threat lifecycle',
+    responses: {
+      200: {
+        description: 'The brands',
+        body: BODY.brands,
+        example: { brands: [{ id: 98231445120331, slug: 'acme-wallet', name: 'Acme Wallet', type: 'ORGANIZATION' }] },
+      },
+    },
+  },
+  'asset-details': {
+    summary: 'Asset details (deprecated)',
+    description:
+      'The check’s verdict and why: `report` (with the report behind the service’s threat) or `eth-phishing-detect`. Deprecated in favour of the asset check.',
+    tag: 'Threat lifecycle',
+    requestExample: { content: 'https://acme-airdrop.xyz/claim' },
+    responses: {
+      200: {
+        description: 'The verdict',
+        body: BODY.details,
+        example: { status: 'BLOCKED', reason: 'report', reportId: 1795437857996766 },
+      },
+    },
+  },
+};

@@ -1,0 +1,274 @@
+import { ForbiddenError, UnprocessableContentError } from '../errors.ts';
+import { type ActivityRecord, effectsOfAll, type RecordWrite } from './activity.ts';
+import { detectAssetType } from './asset-detection.ts';
+import type { AssetType } from './asset-types.ts';
+import { canonicalize } from './check/canonical.ts';
+import type { CheckIndexStore } from './check/types.ts';
+import { newRecordId, stableId } from './ids.ts';
+import type { LifecycleStore } from './lifecycle-store.ts';
+import type { DirectoryStore } from './organizations.ts';
+
+export type ReportErrorType =
+  | 'DUPLICATE_ASSETS'
+  | 'INVALID_FORMAT'
+  | 'ASSET_ALREADY_CORRECT'
+  | 'ALREADY_PENDING_REVIEW'
+  | 'DOMAIN_NOT_ALLOWED';
+export type ReportAssetError = { asset: string; errorType: ReportErrorType; message: string; suggestion: string };
+
+export type NewReport = {
+  title: string;
+  description: string;
+  assets: { content: string; status: 'BLOCKED' }[];
+  contactInfo?: string;
+  attachmentUrls?: string[];
+  externalReporter?: { platformIdentifier?: string; platform?: string; displayName?: string; avatarUrl?: string };
+};
+
+export type ReportDeps = {
+  store: LifecycleStore;
+  /** Uncached reads of the check index: the verdicts a report is checked against. */
+  verdicts: CheckIndexStore;
+  directory: Pick<DirectoryStore, 'findOrganization'>;
+  /** Hosts nobody may report (the service's ignore list), besides hosting platforms' own domains. */
+  ignoredHosts: readonly string[];
+};
+
+/** The content identity a proposal is about: its canonical check-index key. */
+export const assetIdOf = (checkKey: string): number => stableId(`asset:${checkKey}`);
+export const organizationIdOf = (slug: string): number => stableId(`organization:${slug}`);
+
+/** The name a pending proposal of this content (and requested status) holds in its organization. */
+export const pendingClaim = (orgId: string, checkKey: string, status: string): string =>
+  `pending#${orgId}#${status}#${checkKey}`;
+
+/** Proposal records and their claims per transaction, leaving room for the report and its day counter (2 × 49 + 2 = 100). */
+const PROPOSALS_PER_TRANSACTION = 49;
+const ID_ATTEMPTS = 3;
+
+const NO_REPORT_ACCESS = 'You do not have permission to access reports for this organization';
+
+const MESSAGES: Record<ReportErrorType, { message: string; suggestion: string }> = {
+  DUPLICATE_ASSETS: {
+    message: 'This asset appears more than once in the report',
+    suggestion: 'Report each asset once',
+  },
+  INVALID_FORMAT: {
+    message: 'The content is not a URL, domain, address, handle or email this service can check',
+    suggestion: 'Send the full URL (https://...), a domain, a 0x address, an @handle or an email address',
+  },
+  ASSET_ALREADY_CORRECT: {
+    message: 'The asset already has the requested status',
+    suggestion: 'Nothing to report: the service already blocks it',
+  },
+  ALREADY_PENDING_REVIEW: {
+    message: 'A proposal for this asset and status is already awaiting review',
+    suggestion: 'Wait for the pending review to finish',
+  },
+  DOMAIN_NOT_ALLOWED: {
+    message: 'This domain hosts content of many owners, or may not be reported',
+    suggestion: 'Report the page or subdomain on it that is malicious',
+  },
+};
+
+const failure = (asset: string, errorType: ReportErrorType): ReportAssetError => ({
+  asset,
+  errorType,
+  ...MESSAGES[errorType],
+});
+
+type Checked = { content: string; type: AssetType; checkKey: string; status: 'BLOCKED' };
+
+const isIgnored = (host: string, ignored: readonly string[]): boolean =>
+  ignored.some((domain) => host === domain || host.endsWith(`.${domain}`));
+
+/** Every asset's problem, or the assets ready to become proposals when none has one. */
+const checkAssets = async (
+  deps: ReportDeps,
+  orgId: string,
+  assets: NewReport['assets'],
+): Promise<{ errors: ReportAssetError[]; checked: Checked[] }> => {
+  const errors: ReportAssetError[] = [];
+  const checked: Checked[] = [];
+  const seen = new Set<string>();
+  for (const { content, status } of assets) {
+    const target = canonicalize(content);
+    if (
+      target.kind === 'hosting-domain' ||
+      (target.kind === 'keys' && isIgnored(target.domain ?? '', deps.ignoredHosts))
+    ) {
+      errors.push(failure(content, 'DOMAIN_NOT_ALLOWED'));
+      continue;
+    }
+    const type = detectAssetType(content);
+    const typed = type === undefined ? undefined : canonicalize(content, type);
+    const checkKey = typed?.kind === 'keys' ? typed.keys[0] : undefined;
+    if (type === undefined || checkKey === undefined) {
+      errors.push(failure(content, 'INVALID_FORMAT'));
+      continue;
+    }
+    if (seen.has(checkKey)) {
+      errors.push(failure(content, 'DUPLICATE_ASSETS'));
+      continue;
+    }
+    seen.add(checkKey);
+    checked.push({ content, type, checkKey, status });
+  }
+  const keys = checked.map((asset) => asset.checkKey);
+  const [entries, holders] = await Promise.all([
+    keys.length > 0 ? deps.verdicts.lookup(keys) : [],
+    deps.store.claimHolders(checked.map((asset) => pendingClaim(orgId, asset.checkKey, asset.status))),
+  ]);
+  checked.forEach((asset, i) => {
+    const entry = entries[i];
+    if (entry !== undefined && entry.block > 0 && entry.allow === 0) {
+      errors.push(failure(asset.content, 'ASSET_ALREADY_CORRECT'));
+    } else if (holders.has(pendingClaim(orgId, asset.checkKey, asset.status))) {
+      errors.push(failure(asset.content, 'ALREADY_PENDING_REVIEW'));
+    }
+  });
+  return { errors, checked };
+};
+
+const rejection = (errors: ReportAssetError[], total: number) =>
+  new UnprocessableContentError(
+    `Report creation failed: ${errors.length} of ${total} assets are invalid. All assets must be valid to create a report.`,
+    { data: { errors } },
+  );
+
+export type ReportIds = { reportId: number; proposalIds: number[] };
+
+const buildRecords = (orgId: string, report: NewReport, checked: Checked[], ids: ReportIds, now: string) => {
+  const proposals: ActivityRecord[] = checked.map((asset, i) => ({
+    kind: 'threat',
+    organization: orgId,
+    id: String(ids.proposalIds[i]),
+    brands: [],
+    createdAt: now,
+    updatedAt: now,
+    deleted: false,
+    content: asset.content,
+    assetType: asset.type,
+    status: 'PENDING',
+    watchlisted: false,
+    reportId: String(ids.reportId),
+    assetId: assetIdOf(asset.checkKey),
+  }));
+  const reporter = {
+    ...(report.contactInfo === undefined ? {} : { contactInfo: report.contactInfo }),
+    ...(report.attachmentUrls === undefined ? {} : { attachmentUrls: report.attachmentUrls }),
+    ...(report.externalReporter === undefined ? {} : { externalReporter: report.externalReporter }),
+  };
+  const record: ActivityRecord = {
+    kind: 'report',
+    organization: orgId,
+    id: String(ids.reportId),
+    brands: [],
+    createdAt: now,
+    updatedAt: now,
+    deleted: false,
+    title: report.title,
+    description: report.description,
+    status: 'TODO',
+    proposals: checked.map((asset, i) => ({
+      id: ids.proposalIds[i] as number,
+      assetId: assetIdOf(asset.checkKey),
+      content: asset.content,
+      type: asset.type,
+      reviewStatus: 'PENDING',
+    })),
+    reporter,
+  };
+  return { record, proposals };
+};
+
+/**
+ * Writes the proposals (with their pending claims) and then the report, which is what the
+ * metrics count. Up to 49 assets this is one transaction; a larger report takes one per 49
+ * proposals, and a claim lost to a concurrent report withdraws the proposals written before it.
+ */
+const writeReport = async (
+  store: LifecycleStore,
+  orgId: string,
+  record: ActivityRecord,
+  proposals: ActivityRecord[],
+  checked: Checked[],
+): Promise<'committed' | 'stale' | 'claimed'> => {
+  const written: number[] = [];
+  for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
+    const indexes = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION).map((_, i) => start + i);
+    const last = start + PROPOSALS_PER_TRANSACTION >= proposals.length;
+    const writes: RecordWrite[] = indexes.map((i) => ({ previous: undefined, next: proposals[i] as ActivityRecord }));
+    if (last) writes.push({ previous: undefined, next: record });
+    const claims = indexes.map((i) => {
+      const asset = checked[i] as Checked;
+      return { name: pendingClaim(orgId, asset.checkKey, asset.status), holder: (proposals[i] as ActivityRecord).id };
+    });
+    const outcome = await store.commitMany(writes, effectsOfAll(writes), { claims });
+    if (outcome !== 'committed') {
+      await withdraw(
+        store,
+        orgId,
+        written.map((i) => proposals[i] as ActivityRecord),
+        checked,
+        written,
+      );
+      return outcome === 'stale' ? 'stale' : 'claimed';
+    }
+    written.push(...indexes);
+  }
+  return 'committed';
+};
+
+const withdraw = async (
+  store: LifecycleStore,
+  orgId: string,
+  proposals: ActivityRecord[],
+  checked: Checked[],
+  indexes: number[],
+): Promise<void> => {
+  for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
+    const part = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION);
+    const writes = part.map((previous) => ({
+      previous,
+      next: { ...previous, deleted: true, updatedAt: new Date(Date.parse(previous.updatedAt) + 1).toISOString() },
+    }));
+    const releases = indexes.slice(start, start + part.length).map((i) => {
+      const asset = checked[i] as Checked;
+      return pendingClaim(orgId, asset.checkKey, asset.status);
+    });
+    await store.commitMany(writes, effectsOfAll(writes), { releases });
+  }
+};
+
+/**
+ * `POST /report/create`: all or nothing. Every asset is checked first; if any fails, 422 lists
+ * each failure and nothing is written. Otherwise one report (counted in `reports` by its
+ * `createdAt`) and one pending proposal per asset.
+ */
+export const createReport = async (
+  deps: ReportDeps,
+  orgId: string,
+  report: NewReport,
+  { now, ids }: { now: string; ids?: ReportIds },
+) => {
+  const organization = await deps.directory.findOrganization(orgId);
+  if (!organization) throw new ForbiddenError(NO_REPORT_ACCESS);
+  for (let attempt = 1; ; attempt++) {
+    const { errors, checked } = await checkAssets(deps, orgId, report.assets);
+    if (errors.length > 0) throw rejection(errors, report.assets.length);
+    const reportIds = ids ?? { reportId: newRecordId(), proposalIds: checked.map(() => newRecordId()) };
+    const { record, proposals } = buildRecords(orgId, report, checked, reportIds, now);
+    const outcome = await writeReport(deps.store, orgId, record, proposals, checked);
+    if (outcome === 'committed') {
+      return {
+        id: reportIds.reportId,
+        createdAt: now,
+        organization: { id: organizationIdOf(orgId), slug: organization.slug, name: organization.name },
+      };
+    }
+    if (attempt >= ID_ATTEMPTS || ids !== undefined) {
+      throw new Error(`Report ${reportIds.reportId} could not be written: ${outcome}`);
+    }
+  }
+};
