@@ -195,6 +195,13 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     readsCheckLists: true,
   },
+  {
+    method: 'POST',
+    path: '/asset/search',
+    name: 'search-asset',
+    entry: 'functions/lookups/search.ts',
+    access: 'read',
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */

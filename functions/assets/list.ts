@@ -5,14 +5,14 @@ import type { CursorCodec } from '../../shared/domain/cursor.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { assetType, groupFilter, perPage } from '../../shared/http/schemas.ts';
+import { assetType, groupFilter, perPage, searchQuery } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   queryStringParameters: v.object({
     type: v.optional(assetType),
     groupId: v.optional(groupFilter),
-    query: v.optional(v.pipe(v.string(), v.maxLength(256, 'query must be at most 256 characters'))),
+    query: v.optional(searchQuery),
     per_page: perPage(1000, 100),
     next_page: v.optional(v.pipe(v.string(), v.nonEmpty('next_page must not be empty'))),
   }),
@@ -21,7 +21,7 @@ type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore; cursors
 
 export const createHandler = ({ keys, assets, groups, cursors }: Deps) =>
   apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth, queryStringParameters: q }) => {
-    const filter = { type: q.type, groupId: q.groupId, query: q.query?.toLowerCase() || undefined };
+    const filter = { type: q.type, groupId: q.groupId, query: q.query || undefined };
     return json(200, await listAssets(assets, groups, cursors, auth.orgId, filter, q.per_page, q.next_page));
   });
 

@@ -67,6 +67,24 @@ const BODY = {
       v.object({ id, slug: v.string(), name: v.string(), type: v.picklist(['ORGANIZATION', 'INDIVIDUAL']) }),
     ),
   }),
+  search: v.object({
+    asset: v.nullable(
+      v.object({
+        id,
+        content: v.string(),
+        type,
+        status: v.picklist(['UNKNOWN', 'BLOCKED']),
+        watchStatus: v.picklist(['ENABLED', 'DISABLED']),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+      }),
+    ),
+    reports: v.array(v.object({ id, title: v.string(), status: v.string(), createdAt: timestamp })),
+    takedown: v.nullable(
+      v.object({ id, status: v.picklist(TAKEDOWN_STATUSES), createdAt: timestamp, updatedAt: timestamp }),
+    ),
+    blockedBy: v.array(v.unknown()),
+  }),
   details: v.object({
     status: v.picklist(['UNKNOWN', 'ALLOWED', 'BLOCKED']),
     reason: v.optional(v.picklist(['report', 'eth-phishing-detect'])),
@@ -189,6 +207,20 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
         description: 'The verdict',
         body: BODY.details,
         example: { status: 'BLOCKED', reason: 'report', reportId: 1795437857996766 },
+      },
+    },
+  },
+  'search-asset': {
+    summary: 'Search an asset',
+    description:
+      'What the service knows of one asset, by `content` or `assetId` (one is required): its status and watch status, the reports about it and its newest takedown, limited to the caller’s organizations (a user key: its ACTIVE memberships).',
+    tag: 'Threat lifecycle',
+    requestExample: { content: 'https://acme-airdrop.xyz/claim' },
+    responses: {
+      200: {
+        description: 'The asset, or null when the service has no record of it',
+        body: BODY.search,
+        example: { asset: null, reports: [], takedown: null, blockedBy: [] },
       },
     },
   },

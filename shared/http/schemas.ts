@@ -1,6 +1,12 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
+import {
+  MAX_CONTENT_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_QUERY_LENGTH,
+  SLUG,
+} from '../domain/limits.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
@@ -83,6 +89,12 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.transform((value) => value ?? undefined),
   );
 
+/** The `query` of a listing: a case-insensitive substring, matched by the store. */
+export const searchQuery = v.pipe(
+  v.string(),
+  v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
+);
+
 /** A string field with a length bound and no control characters but tab, line feed and carriage return. */
 export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
@@ -96,5 +108,5 @@ export const boundedText = (field: string, min: number, max: number) =>
 /** `organizationSlug`, as the organization a user key acts for. */
 export const organizationSlug = v.pipe(
   v.string('organizationSlug must be a string'),
-  v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'organizationSlug must be an organization slug'),
+  v.regex(SLUG, 'organizationSlug must be an organization slug'),
 );

@@ -264,11 +264,28 @@ describe('the lifecycle across organizations', () => {
     const globexThreats = await call('POST', '/threats/list', GLOBEX, {});
     const globexTakedowns = await call('POST', '/takedowns/list', GLOBEX, {});
     const acmeThreats = await call('POST', '/threats/list', ACME, { per_page: 100 });
+    const acmeSearch = await call('POST', '/asset/search', ACME, { content: 'cross-tenant-phish.xyz' });
+    const globexSearch = await call('POST', '/asset/search', GLOBEX, { assetId: proposal.asset.id });
 
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Proposal not found');
     expect(approved.status).toBe(200);
     expect(acmeThreats.body.threats.map((t: { id: number }) => t.id)).toContain(proposal.id);
+    expect(acmeSearch.body).toEqual({
+      asset: {
+        id: proposal.asset.id,
+        content: 'cross-tenant-phish.xyz',
+        type: 'URL',
+        status: 'BLOCKED',
+        watchStatus: 'DISABLED',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
+      reports: [{ id: created.body.id, title: 'Suspicious links', status: 'CLOSED', createdAt: expect.any(String) }],
+      takedown: null,
+      blockedBy: [],
+    });
+    expect(globexSearch.body).toEqual({ ...acmeSearch.body, reports: [] });
     expect(globexReports.body).toEqual({ reports: [], nextCursor: null, cursor: null });
     expect(globexThreats.body).toEqual({ threats: [], next_page: null });
     expect(globexTakedowns.body).toEqual({ takedowns: [], next_page: null });

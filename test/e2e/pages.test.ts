@@ -146,6 +146,23 @@ describe('the metrics dashboard', () => {
     expect(problems).toEqual([]);
   });
 
+  it("shows the picked brand's metrics, from the organization's brand list", async () => {
+    const response = await fetch(`${origin}/v2/organization/metrics?brandSlug=acme-wallet`, {
+      headers: { 'X-API-KEY': ACME },
+    });
+    const api = (await response.json()) as { metrics: Record<string, number> };
+    const { page, problems } = await watchedPage(browser, origin);
+    await signIn(page, ACME);
+    await page.locator('[data-counter="reports"]').waitFor();
+
+    await page.selectOption('#brand', 'acme-wallet');
+    await page.click('#filters button[type=submit]');
+
+    expect(api.metrics.threatsWatchlisted).toBe(0);
+    await expect.poll(() => counters(page)).toEqual(api.metrics);
+    expect(problems).toEqual([]);
+  });
+
   it('says clearly that a wrong key was not accepted, and shows no metrics', async () => {
     const { page, problems } = await watchedPage(browser, origin);
 

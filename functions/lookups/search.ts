@@ -1,0 +1,35 @@
+import * as v from 'valibot';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type SearchDeps, searchAsset } from '../../shared/domain/search.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { json } from '../../shared/http/json.ts';
+import { boundedText, nullable } from '../../shared/http/schemas.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+export const request = {
+  body: v.object(
+    {
+      content: nullable(v.pipe(boundedText('content', 1, 4096), v.trim(), v.nonEmpty('content must not be empty'))),
+      assetId: nullable(
+        v.pipe(
+          v.number('assetId must be a positive integer'),
+          v.safeInteger('assetId must be a positive integer'),
+          v.minValue(1, 'assetId must be a positive integer'),
+        ),
+      ),
+    },
+    'Request body must be an object with content or assetId',
+  ),
+};
+
+export const createHandler = ({ keys, ...deps }: SearchDeps & { keys: KeyResolver }) =>
+  apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ auth, body }) =>
+    json(200, await searchAsset(deps, auth, body)),
+  );
+
+export const handler = createHandler({
+  keys: runtime.keys(),
+  lists: runtime.lists(),
+  store: runtime.activity(),
+  directory: runtime.directory(),
+});
