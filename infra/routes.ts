@@ -208,4 +208,5 @@ export const ROUTES: readonly Route[] = [
 export const WORKERS = {
   'ingest-activity': 'functions/activity/ingest.ts',
   'sync-lists': 'functions/check/sync.ts',
+  'resume-group-removals': 'functions/asset-groups/resume-removals.ts',
 } as const;

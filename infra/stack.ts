@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
+import { GroupRemovals } from './group-removals.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
@@ -122,6 +123,7 @@ export class ServiceStack extends Stack {
     });
 
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
+    const removals = new GroupRemovals(this, 'GroupRemovals', { table, settings });
 
     const observability = new Observability(this, 'Observability', {
       serviceName: settings.serviceName,
@@ -131,6 +133,7 @@ export class ServiceStack extends Stack {
         ...Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint.fn])),
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
+        'group-removals': removals.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },

@@ -75,6 +75,18 @@ export const config = {
   get listUrls(): string | undefined {
     return optional('LIST_URLS');
   },
+  /**
+   * Overrides of the failure policy's timeouts (milliseconds), for a local table on a loaded machine;
+   * unset in AWS, where the defaults of shared/db/client.ts apply.
+   */
+  get storeTimeouts(): { attemptMs?: number; callBudgetMs?: number } {
+    const attempt = optional('STORE_ATTEMPT_TIMEOUT_MS');
+    const budget = optional('STORE_CALL_BUDGET_MS');
+    return {
+      ...(attempt === undefined ? {} : { attemptMs: Number(attempt) }),
+      ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
+    };
+  },
   /** How long the asset check trusts a check-index read (ms); 10 s unless set. */
   get checkCacheTtlMs(): number {
     return nonNegative('CHECK_CACHE_TTL_MS', 10_000);

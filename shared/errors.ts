@@ -4,6 +4,8 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'SERVICE_UNAVAILABLE'
   | 'UNPROCESSABLE_CONTENT'
   | 'TOO_MANY_REQUESTS';
 export type Issue = { message: string; path?: string };
@@ -35,6 +37,15 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
+}
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+/** A dependency (the table, a bucket) timed out, throttled or could not be reached; the client may retry. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  /** Seconds a client should wait before retrying (the `Retry-After` header). */
+  readonly retryAfterSeconds = 2;
 }
 export class UnprocessableContentError extends AppError {
   readonly code = 'UNPROCESSABLE_CONTENT';

@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
@@ -14,6 +13,7 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { createS3Client } from './db/s3-client.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -68,7 +68,7 @@ export const cursors = /* @__PURE__ */ once(() => {
 });
 export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(new S3Client({}), location.bucket) : fileSnapshotStore(location.dir);
+  return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
 });
 /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
 export const externalSources = /* @__PURE__ */ once(() => {

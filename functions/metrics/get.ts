@@ -3,11 +3,12 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '../../shared/domain/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
+import { slug } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   queryStringParameters: v.object({
-    brandSlug: v.optional(v.pipe(v.string(), v.nonEmpty('brandSlug must not be empty'))),
+    brandSlug: v.optional(slug('brandSlug')),
     startDate: v.optional(metricsDate),
     endDate: v.optional(metricsDate),
   }),

@@ -3,14 +3,18 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { legacyOrganizationMetrics, type MetricsStores, metricsDate, utcDay } from '../../shared/domain/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { nullable } from '../../shared/http/schemas.ts';
+import { nullable, slug } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
   body: v.object(
     {
-      organizationSlug: v.pipe(v.string('organizationSlug is required'), v.nonEmpty('organizationSlug is required')),
-      brandSlug: nullable(v.pipe(v.string('brandSlug must be a string'), v.nonEmpty('brandSlug must not be empty'))),
+      organizationSlug: v.pipe(
+        v.string('organizationSlug is required'),
+        v.nonEmpty('organizationSlug is required'),
+        slug('organizationSlug'),
+      ),
+      brandSlug: nullable(slug('brandSlug')),
       startDate: nullable(metricsDate),
       endDate: nullable(metricsDate),
     },

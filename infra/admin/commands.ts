@@ -9,7 +9,9 @@ import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/dom
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
+import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
+import { assetFields, groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
@@ -35,6 +37,9 @@ const fail = (message: string): never => {
   throw new Error(`${message}\n\n${USAGE}`);
 };
 
+const slugOf = (text: string, what: string): string =>
+  SLUG.test(text) ? text : fail(`${what} must be a lower-case slug of at most 63 characters`);
+
 const positive = (text: string | undefined, what: string): number => {
   if (!text || !/^[1-9]\d{0,15}$/.test(text)) fail(`${what} must be a positive integer`);
   return Number(text);
@@ -52,6 +57,16 @@ export const runAdminCommand = async (
   const assets = assetRepository(db, table);
   const [noun, verb, ...rest] = words;
   const need = (index: number, what: string): string => rest[index] ?? fail(`Missing ${what}`);
+  /** Every command that names an organization or a user refuses one that does not exist, before writing. */
+  const existingOrg = async (index: number): Promise<string> => {
+    const orgId = need(index, 'organization');
+    if (!(await directory.findOrganization(orgId))) fail(`Organization ${orgId} does not exist`);
+    return orgId;
+  };
+  const existingUser = async (userId: string): Promise<string> => {
+    if (!(await directory.userExists(userId))) fail(`User ${userId} does not exist`);
+    return userId;
+  };
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'activity') {
@@ -60,14 +75,14 @@ export const runAdminCommand = async (
   }
   switch (`${noun} ${verb}`) {
     case 'org create': {
-      const slug = need(0, 'organization slug');
+      const slug = slugOf(need(0, 'organization slug'), 'organization slug');
       const flagList = flags.flags ? flags.flags.split(',').filter(Boolean) : [];
       await directory.putOrganization({ slug, name: flags.name ?? slug, featureFlags: flagList });
       return `Organization ${slug} saved`;
     }
     case 'brand create': {
-      const [orgId, slug] = [need(0, 'organization'), need(1, 'brand slug')];
-      if (!(await directory.findOrganization(orgId))) fail(`Organization ${orgId} does not exist`);
+      const orgId = await existingOrg(0);
+      const slug = slugOf(need(1, 'brand slug'), 'brand slug');
       await directory.putBrand({ orgId, slug, name: flags.name ?? slug });
       return `Brand ${slug} of ${orgId} saved`;
     }
@@ -75,8 +90,10 @@ export const runAdminCommand = async (
       await directory.putUser(need(0, 'user id'));
       return `User ${rest[0]} saved`;
     case 'membership set': {
-      const [userId, orgId, status] = [need(0, 'user id'), need(1, 'organization'), need(2, 'status')];
+      const status = need(2, 'status');
       if (!MEMBERSHIP_STATUSES.includes(status as MembershipStatus)) fail(`Unknown membership status ${status}`);
+      const userId = await existingUser(need(0, 'user id'));
+      const orgId = await existingOrg(1);
       await directory.putMembership({ userId, orgId, status: status as MembershipStatus });
       return `Membership of ${userId} in ${orgId}: ${status}`;
     }
@@ -85,6 +102,7 @@ export const runAdminCommand = async (
       if (scopes.some((scope) => !SCOPES.includes(scope as Scope))) fail('Scopes are read and write');
       if (!flags.org === !flags.user) fail('Give exactly one of --org or --user');
       if (flags.org && !(await directory.findOrganization(flags.org))) fail(`Organization ${flags.org} does not exist`);
+      if (flags.user) await existingUser(flags.user);
       const key = generateApiKey();
       const record = flags.org
         ? { kind: 'organization' as const, orgId: flags.org, scopes: scopes as Scope[], revoked: false }
@@ -98,12 +116,16 @@ export const runAdminCommand = async (
       return 'Key revoked (cached lookups expire within 60 s)';
     }
     case 'group create': {
-      const group = await createGroup(groups, need(0, 'organization'), need(1, 'group name'));
+      const orgId = await existingOrg(0);
+      const name = v.parse(groupName, need(1, 'group name'));
+      const group = await createGroup(groups, orgId, name);
       return `Group ${group.id} "${group.name}" created`;
     }
     case 'asset create': {
-      const [orgId, type, content] = [need(0, 'organization'), need(1, 'asset type'), need(2, 'content')];
+      const [type, content] = [need(1, 'asset type'), need(2, 'content')];
       const assetType = v.parse(v.picklist(ASSET_TYPES, `Unknown asset type ${type}`), type);
+      v.parse(assetFields.content, content);
+      const orgId = await existingOrg(0);
       const groupId = flags.group ? positive(flags.group, 'group id') : null;
       const result = await addAssets(assets, groups, orgId, [
         { content, type: assetType, name: flags.name, description: flags.description ?? null, groupId },
@@ -112,13 +134,15 @@ export const runAdminCommand = async (
       return result.created === 1 ? `Asset ${asset?.id} created` : `Asset ${asset?.id} already existed`;
     }
     case 'asset assign': {
-      const [orgId, assetId, group] = [need(0, 'organization'), need(1, 'asset id'), need(2, 'group id or none')];
+      const [assetId, group] = [need(1, 'asset id'), need(2, 'group id or none')];
+      const orgId = await existingOrg(0);
       const groupId = group === 'none' ? null : positive(group, 'group id');
       const view = await updateAsset(assets, groups, orgId, positive(assetId, 'asset id'), { groupId });
       return `Asset ${view.id} is now in ${view.group ? `group ${view.group.id} "${view.group.name}"` : 'no group'}`;
     }
     case 'asset delete': {
-      const id = await removeAsset(assets, need(0, 'organization'), positive(need(1, 'asset id'), 'asset id'));
+      const orgId = await existingOrg(0);
+      const id = await removeAsset(assets, orgId, positive(need(1, 'asset id'), 'asset id'));
       return `Asset ${id} removed`;
     }
     default:

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -32,6 +34,72 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+/** Resolves when `port` can be bound on every interface (as DynamoDB Local binds it), rejects naming `variable` otherwise. */
+export const assertPortFree = (port: number, variable: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} is already in use: set ${variable} to a free port`)
+          : error,
+      ),
+    );
+    server.listen(port, () => server.close(() => resolve()));
+  });
+
+const PID_FILE = 'dynamodb-local.pid';
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isDynamoLocal = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('DynamoDBLocal.jar');
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A start whose parent was killed outright (SIGKILL skips every exit handler) leaves DynamoDB Local
+ * running on the data directory. Its pid is on file beside the pid of the start that owned it: when
+ * that owner is gone, stop the process (only if it still is DynamoDB Local), so the next start owns
+ * the data again.
+ */
+const stopOrphan = async (dataDir: string, port: number | undefined): Promise<void> => {
+  const file = join(dataDir, PID_FILE);
+  let owner: number;
+  let pid: number;
+  try {
+    [owner, pid] = readFileSync(file, 'utf8').split(' ').map(Number) as [number, number];
+  } catch {
+    return;
+  }
+  if (Number.isSafeInteger(owner) && owner > 0 && isAlive(owner)) return;
+  rmSync(file, { force: true });
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isDynamoLocal(pid)) return;
+  console.log(`Stopping DynamoDB Local left running by an earlier start (pid ${pid}) ...`);
+  process.kill(pid, 'SIGKILL');
+  // The kernel releases the port a moment after the process is gone.
+  for (let waited = 0; waited < 5000; waited += 100) {
+    const free =
+      port === undefined ||
+      (await assertPortFree(port, 'DYNAMO_PORT').then(
+        () => true,
+        () => false,
+      ));
+    if (!isDynamoLocal(pid) && free) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
 export const localClient = (endpoint: string): DynamoDBClient =>
   new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
@@ -40,8 +108,11 @@ export type LocalDynamo = { endpoint: string; stop: () => Promise<void> };
 /** Starts DynamoDB Local on loopback, in memory or persisted under `path`, and waits until it answers. */
 export const startDynamo = async ({ port, path }: { port?: number; path?: string } = {}): Promise<LocalDynamo> => {
   assertJava();
+  if (path) await stopOrphan(path, port);
+  if (port !== undefined) await assertPortFree(port, 'DYNAMO_PORT');
   const chosen = port ?? (await freePort());
   const child: ChildProcess = spawn({ port: chosen, sharedDb: true, ...(path ? { path } : {}), stdio: 'pipe' });
+  if (path && child.pid !== undefined) writeFileSync(join(path, PID_FILE), `${process.pid} ${child.pid}`);
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -72,6 +143,7 @@ export const startDynamo = async ({ port, path }: { port?: number; path?: string
     stop: () =>
       new Promise<void>((resolve) => {
         process.removeListener('exit', kill);
+        if (path) rmSync(join(path, PID_FILE), { force: true });
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');

@@ -6,11 +6,11 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
+import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
-import { MAX_CONTENT_LENGTH, SLUG } from '../../shared/domain/limits.ts';
+import { SLUG } from '../../shared/domain/limits.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import {
@@ -22,8 +22,11 @@ import {
   WATCHLIST_REASONS,
 } from '../../shared/domain/reviews.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
+import { assetFields, groupName, plainString } from '../../shared/http/schemas.ts';
 
 const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
+const text = (max: number) =>
+  v.pipe(plainString('must be a string', 'text'), v.maxLength(max, `must be at most ${max} characters`));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
 const fixtureId = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 
@@ -33,13 +36,13 @@ export const fixtureSchema = v.strictObject(
       v.array(
         v.strictObject({
           slug,
-          name: v.string(),
-          featureFlags: v.optional(v.array(v.string()), []),
+          name: text(255),
+          featureFlags: v.optional(v.array(text(64)), []),
           brands: v.optional(
             v.array(
               v.strictObject({
                 slug,
-                name: v.string(),
+                name: text(255),
                 type: v.optional(v.picklist(BRAND_TYPES)),
                 deleted: v.optional(v.boolean()),
               }),
@@ -53,7 +56,7 @@ export const fixtureSchema = v.strictObject(
     users: v.optional(
       v.array(
         v.strictObject({
-          id: v.pipe(v.string(), v.nonEmpty()),
+          id: v.pipe(text(128), v.nonEmpty()),
           memberships: v.optional(
             v.array(
               v.strictObject({
@@ -70,28 +73,29 @@ export const fixtureSchema = v.strictObject(
     apiKeys: v.optional(
       v.array(
         v.strictObject({
-          key: v.pipe(v.string(), v.minLength(16, 'an API key must be at least 16 characters')),
+          key: v.pipe(
+            v.string(),
+            v.minLength(16, 'an API key must be at least 16 characters'),
+            v.maxLength(256, 'an API key must be at most 256 characters'),
+          ),
           organization: v.optional(slug),
-          user: v.optional(v.string()),
+          user: v.optional(text(128)),
           scopes: v.optional(v.array(v.picklist(SCOPES)), ['read', 'write']),
         }),
       ),
       [],
     ),
-    groups: v.optional(
-      v.array(v.strictObject({ organization: slug, name: v.pipe(v.string(), v.trim(), v.nonEmpty()) })),
-      [],
-    ),
+    groups: v.optional(v.array(v.strictObject({ organization: slug, name: groupName })), []),
     assets: v.optional(
       v.array(
         v.strictObject({
           organization: slug,
-          content: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(MAX_CONTENT_LENGTH)),
+          content: assetFields.content,
           type: v.picklist(ASSET_TYPES),
           status: v.optional(v.picklist(ASSET_STATUSES), 'ALLOWED'),
-          name: v.optional(v.string()),
-          description: v.optional(v.nullable(v.string()), null),
-          group: v.optional(v.nullable(v.string()), null),
+          name: assetFields.name,
+          description: v.optional(v.nullable(text(2048)), null),
+          group: v.optional(v.nullable(groupName), null),
           createdAt: v.optional(isoDateTime),
         }),
       ),
@@ -136,30 +140,139 @@ export const fixtureSchema = v.strictObject(
 );
 export type Fixture = v.InferOutput<typeof fixtureSchema>;
 
+/** `assets.3.type` as `assets[3].type`: the section and the index of the entry. */
+const entryPath = (dotPath: string | null | undefined): string =>
+  dotPath == null ? '(root)' : dotPath.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+
+const invalid = (problems: string[]): Error =>
+  new Error(
+    `Invalid fixture, nothing written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ` +
+      problems.slice(0, MAX_REPORTED).join('\n  ') +
+      (problems.length > MAX_REPORTED ? `\n  … and ${problems.length - MAX_REPORTED} more` : ''),
+  );
+const MAX_REPORTED = 30;
+
+/** Checks the shape of every entry; throws naming each bad entry by section and index. */
 export const parseFixture = (input: unknown): Fixture => {
   const result = v.safeParse(fixtureSchema, input);
-  if (result.success) {
-    for (const apiKey of result.output.apiKeys) {
-      if ((apiKey.organization === undefined) === (apiKey.user === undefined)) {
-        throw new Error('Invalid fixture: each apiKeys entry needs exactly one of "organization" or "user"');
+  if (!result.success) {
+    throw invalid(result.issues.map((issue) => `${entryPath(v.getDotPath(issue))}: ${issue.message}`));
+  }
+  const problems = result.output.apiKeys.flatMap((apiKey, i) =>
+    (apiKey.organization === undefined) === (apiKey.user === undefined)
+      ? [`apiKeys[${i}]: needs exactly one of "organization" or "user"`]
+      : [],
+  );
+  if (problems.length > 0) throw invalid(problems);
+  return result.output;
+};
+
+/** Answers each distinct question once. */
+const memo = <T>(ask: (key: string) => Promise<T>) => {
+  const answers = new Map<string, Promise<T>>();
+  return (key: string): Promise<T> => {
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = ask(key);
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+};
+
+/**
+ * Checks every reference (organization, brand, user, group) against the fixture and the table,
+ * and parses every activity entry, before anything is written: a fixture with one bad entry
+ * writes nothing. Returns the parsed activity.
+ */
+export const validateFixture = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  fixture: Fixture,
+): Promise<ActivityChange[]> => {
+  const directory = directoryRepository(db, table);
+  const groups = assetGroupRepository(db, table);
+  const inFixture = {
+    orgs: new Set(fixture.organizations.map((org) => org.slug)),
+    brands: new Set(fixture.organizations.flatMap((org) => org.brands.map((brand) => `${org.slug}/${brand.slug}`))),
+    users: new Set(fixture.users.map((user) => user.id)),
+    groups: new Set(fixture.groups.map((group) => `${group.organization}/${group.name}`)),
+  };
+  const orgExists = memo(
+    async (slug) => inFixture.orgs.has(slug) || (await directory.findOrganization(slug)) !== undefined,
+  );
+  const userExists = memo(async (id) => inFixture.users.has(id) || (await directory.userExists(id)));
+  const brandExists = memo(async (ref) => {
+    const [org = '', brand = ''] = ref.split('/');
+    return inFixture.brands.has(ref) || (await directory.findBrand(org, brand)) !== undefined;
+  });
+  const tableGroups = memo(async (org) => new Set((await groups.list(org)).map((group) => group.name)));
+  const problems: string[] = [];
+  const org = async (where: string, slug: string) => {
+    if (!(await orgExists(slug)))
+      problems.push(`${where}: organization "${slug}" is neither in the fixture nor in the table`);
+  };
+
+  for (const [i, user] of fixture.users.entries()) {
+    for (const [j, membership] of user.memberships.entries())
+      await org(`users[${i}].memberships[${j}]`, membership.organization);
+  }
+  for (const [i, apiKey] of fixture.apiKeys.entries()) {
+    if (apiKey.organization !== undefined) await org(`apiKeys[${i}]`, apiKey.organization);
+    if (apiKey.user !== undefined && !(await userExists(apiKey.user))) {
+      problems.push(`apiKeys[${i}]: user "${apiKey.user}" is neither in the fixture nor in the table`);
+    }
+  }
+  for (const [i, group] of fixture.groups.entries()) await org(`groups[${i}]`, group.organization);
+  for (const [i, asset] of fixture.assets.entries()) {
+    await org(`assets[${i}]`, asset.organization);
+    if (asset.group && !inFixture.groups.has(`${asset.organization}/${asset.group}`)) {
+      const existing = (await orgExists(asset.organization)) ? await tableGroups(asset.organization) : new Set();
+      if (!existing.has(asset.group)) {
+        problems.push(`assets[${i}]: group "${asset.group}" is neither in the fixture's groups nor in the table`);
       }
     }
-    return result.output;
   }
-  const details = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`).join('; ');
-  throw new Error(`Invalid fixture: ${details}`);
+  const changes: ActivityChange[] = [];
+  for (const [i, entry] of fixture.activity.entries()) {
+    let change: ActivityChange;
+    try {
+      change = parseActivityChange(entry);
+    } catch (error) {
+      problems.push(`activity[${i}]: ${error instanceof Error ? error.message : String(error)}`);
+      continue;
+    }
+    changes.push(change);
+    await org(`activity[${i}]`, change.organization);
+    for (const brand of change.brands) {
+      if (!(await brandExists(`${change.organization}/${brand}`))) {
+        problems.push(
+          `activity[${i}]: brand "${brand}" of "${change.organization}" is neither in the fixture nor in the table`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) throw invalid(problems);
+  return changes;
 };
 
 type Log = (line: string) => void;
 
-/** Loads a fixture; loading the same fixture again changes nothing. */
+/** Entries between two progress lines when a section is long. */
+const PROGRESS_EVERY = 1000;
+
+/** Loads a fixture after validating all of it; loading the same fixture again changes nothing. */
 export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
-  // Activity and reviews are validated before anything is written, so a bad entry leaves the table untouched.
-  const changes = fixture.activity.map(parseActivityChange);
+  const changes = await validateFixture(db, table, fixture);
+  const progress = (section: string, done: number, total: number) => {
+    if (total > PROGRESS_EVERY && done % PROGRESS_EVERY === 0 && done < total)
+      log(`${section}: ${done} of ${total} ...`);
+  };
+  // Reviews are validated before anything is written too, so a bad entry leaves the table untouched.
   fixture.reviews.forEach(({ organization: _, proposalId, brand, createdAt: __, ...decision }, index) => {
     const result = v.safeParse(reviewBody, { ...decision, assetId: 1, ...(brand === undefined ? {} : { brandId: 1 }) });
     if (!result.success)
-      throw new Error(`Invalid fixture: reviews.${index} (proposal ${proposalId}): ${result.issues[0].message}`);
+      throw new Error(`Invalid fixture: reviews[${index}] (proposal ${proposalId}): ${result.issues[0].message}`);
   });
   const directory = directoryRepository(db, table);
   const apiKeys = apiKeyRepository(db, table);
@@ -206,14 +319,9 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   log(`groups: ${newGroups} added, ${fixture.groups.length - newGroups} already present`);
 
   let added = 0;
-  for (const asset of fixture.assets) {
-    let groupId: number | null = null;
-    if (asset.group) {
-      const id = groupIds.get(groupKey(asset.organization, asset.group));
-      if (id === undefined)
-        throw new Error(`Asset ${asset.content}: group "${asset.group}" is not in the fixture's groups`);
-      groupId = id;
-    }
+  for (const [i, asset] of fixture.assets.entries()) {
+    progress('assets', i, fixture.assets.length);
+    const groupId = asset.group ? (groupIds.get(groupKey(asset.organization, asset.group)) ?? null) : null;
     const result = await addAssets(assets, groups, asset.organization, [
       {
         content: asset.content,
@@ -230,8 +338,14 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   log(`assets: ${added} added, ${fixture.assets.length - added} already present`);
 
   const store = activityRepository(db, table);
-  const { applied, ignored } = await applyActivities(store, changes);
-  log(`activity: ${applied} applied, ${ignored} already applied or superseded`);
+  const totals = { applied: 0, ignored: 0 };
+  for (let start = 0; start < changes.length; start += PROGRESS_EVERY) {
+    progress('activity', start, changes.length);
+    const { applied, ignored } = await applyActivities(store, changes.slice(start, start + PROGRESS_EVERY));
+    totals.applied += applied;
+    totals.ignored += ignored;
+  }
+  log(`activity: ${totals.applied} applied, ${totals.ignored} already applied or superseded`);
 
   const verdicts = checkIndexRepository(db, table, { ttlMs: 0 });
   let newReports = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
@@ -33,7 +34,7 @@ export const matchRoute = (method: string, path: string) => {
       const segment = segments[index] as string;
       const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (name) {
-        params[name] = decodeURIComponent(segment);
+        params[name] = segment;
         return true;
       }
       return part === segment;
@@ -41,6 +42,17 @@ export const matchRoute = (method: string, path: string) => {
     if (matches) return { route, params };
   }
   return undefined;
+};
+
+/** Decodes path parameters as API Gateway does; a malformed escape is the client's error, not a handler's. */
+const decodeParams = (params: Record<string, string>): Record<string, string> | undefined => {
+  const decoded: Record<string, string> = {};
+  try {
+    for (const [name, value] of Object.entries(params)) decoded[name] = decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+  return decoded;
 };
 
 /** The HTTP API 2.0 event API Gateway would send for this request. */
@@ -116,21 +128,34 @@ const send = (response: ServerResponse, result: APIGatewayProxyResultV2): void =
 };
 
 const gatewayError = (response: ServerResponse, status: number, code: string, message: string): void => {
-  response
-    .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ code, message, error: { code, message }, requestId: randomUUID() }));
+  response.writeHead(status, { 'content-type': 'application/json' }).end(errorBody(code, message));
+};
+
+const errorBody = (code: string, message: string): string =>
+  JSON.stringify({ code, message, error: { code, message }, requestId: randomUUID() });
+
+/** Node's own answer to a request it cannot parse is a bare 400; give it the documented body. */
+const answerUnparsable = (_error: Error, socket: Duplex): void => {
+  if (!socket.writable) return;
+  const body = errorBody('BAD_REQUEST', 'Malformed HTTP request');
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 };
 
 /** Serves every route of the route table under `/v2`, turning requests into HTTP API 2.0 events. */
-export const createGateway = (): Server =>
-  createServer(async (request, response) => {
+export const createGateway = (): Server => {
+  const server = createServer(async (request, response) => {
     try {
-      const url = new URL(request.url ?? '/', 'http://localhost');
+      const url = URL.parse(request.url ?? '/', 'http://localhost');
+      if (!url) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed request target');
       const path = url.pathname.startsWith(`${BASE_PATH}/`) ? url.pathname.slice(BASE_PATH.length) : undefined;
       const match = path === undefined ? undefined : matchRoute(request.method ?? 'GET', path);
       if (!match) return gatewayError(response, 404, 'NOT_FOUND', 'Not Found');
+      const params = decodeParams(match.params);
+      if (!params) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed percent-encoding in the path');
       const body = await readBody(request);
-      if (body === undefined) return gatewayError(response, 413, 'BAD_REQUEST', 'Request Entity Too Large');
+      if (body === undefined) return gatewayError(response, 413, 'PAYLOAD_TOO_LARGE', 'Request Entity Too Large');
       const event = toEvent(
         {
           method: request.method ?? 'GET',
@@ -139,7 +164,7 @@ export const createGateway = (): Server =>
           remoteAddress: request.socket.remoteAddress,
         },
         match.route,
-        match.params,
+        params,
         body,
       );
       const handler = await loadHandler(match.route.entry);
@@ -149,3 +174,6 @@ export const createGateway = (): Server =>
       if (!response.headersSent) gatewayError(response, 500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     }
   });
+  server.on('clientError', answerUnparsable);
+  return server;
+};

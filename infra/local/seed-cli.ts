@@ -18,6 +18,6 @@ try {
   });
   console.log('Done.');
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(`${path}: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 }

@@ -1,20 +1,24 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
-import { ensureTable, startDynamo } from './dynamo.ts';
+import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
+const RESUME_EVERY_MS = 2000;
+const RESUME_BUDGET_MS = 10_000;
 
 const main = async () => {
   mkdirSync(LOCAL.dataDir, { recursive: true });
+  await assertPortFree(LOCAL.port, 'PORT');
   console.log(`Starting DynamoDB Local on 127.0.0.1:${LOCAL.dynamoPort} (data in .data/) ...`);
   const dynamo = await startDynamo({ port: LOCAL.dynamoPort, path: LOCAL.dataDir });
   applyLocalEnv(dynamo.endpoint);
@@ -27,6 +31,20 @@ const main = async () => {
   console.log('Recording demo activity for the last 90 days ...');
   const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
+
+  // The local stand-in for the scheduled removal function: finishes group deletes left unfinished.
+  const groups = assetGroupRepository(db, LOCAL.tableName);
+  let resuming = false;
+  const resumer = setInterval(() => {
+    if (resuming) return;
+    resuming = true;
+    groups
+      .resumeRemovals(Date.now() + RESUME_BUDGET_MS)
+      .catch((error: unknown) => console.error(`Group removals not resumed: ${String(error)}`))
+      .finally(() => {
+        resuming = false;
+      });
+  }, RESUME_EVERY_MS);
 
   if (process.stdout.isTTY) prettyLogs();
   const server = createGateway();
@@ -54,6 +72,7 @@ const main = async () => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping ...');
+    clearInterval(resumer);
     server.close();
     server.closeAllConnections();
     await dynamo.stop();

@@ -73,6 +73,7 @@ const commonErrors = (declaration: HandlerDeclaration): Record<number, string> =
     500: 'An internal error; the body carries only the request id, which the log line also has',
   };
   if (validates) errors[400] = 'Invalid input; `issues` lists every problem with its path';
+  if (request.body) errors[413] = 'The body exceeds the size limit of the route';
   for (const status of new Set(Object.values(ERROR_STATUS))) {
     if (status >= 500) errors[status] = 'A store the service depends on is unavailable; retry later';
   }

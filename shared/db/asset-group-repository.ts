@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Group, GroupStore } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { logger } from '../logger.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
@@ -16,6 +16,13 @@ const putNew = (TableName: string, Item: Record<string, unknown>): TransactItem 
 const MAX_CREATE_ATTEMPTS = 30;
 
 type GroupItem = { id: number; name: string; assetCount?: number };
+type RemovalItem = { orgId: string; groupId: number; assetCount: number; remaining: number };
+
+/** Assets per ungrouping transaction: DynamoDB's 100 items, less the removal's own count. */
+const UNGROUP_BATCH = 99;
+/** How long a delete request goes on ungrouping before it answers and leaves the rest to the sweeper. */
+const INLINE_BUDGET_MS = 1500;
+const LAG_PAUSE_MS = 200;
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
 
 export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string): GroupStore => {
@@ -44,50 +51,109 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     return Item ? toGroup(Item as GroupItem) : undefined;
   };
 
-  /** Moves the group's live assets to "ungrouped"; the group item is already gone, so no counter moves. */
-  const ungroupAssets = async (orgId: string, id: number): Promise<number> => {
-    const seen = new Set<number>();
-    let moved = 0;
-    for (;;) {
-      const { Items = [] } = await db.send(
-        new QueryCommand({
+  /** The unfinished removal of group `id`, if any: how many of its assets are still to be ungrouped. */
+  const findRemoval = async (orgId: string, id: number): Promise<RemovalItem | undefined> => {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: table, Key: key.groupRemoval(orgId, id), ConsistentRead: true }),
+    );
+    return Item as RemovalItem | undefined;
+  };
+
+  /** Takes one asset out of the deleted group, provided it is still live and still in it. */
+  const ungroupAsset = (orgId: string, item: Record<string, unknown>): TransactItem => {
+    const live = liveKeys({
+      orgId,
+      id: item.id as number,
+      type: item.type as string,
+      groupId: null,
+      createdAt: item.createdAt as string,
+    });
+    return {
+      Update: {
+        TableName: table,
+        Key: key.asset(item.id as number),
+        UpdateExpression: 'SET groupId = :none, #lg = :lg, #ltg = :ltg, version = version + :one',
+        ConditionExpression: 'groupId = :id AND attribute_exists(#live)',
+        ExpressionAttributeNames: { '#lg': ATTR.liveGroup, '#ltg': ATTR.liveTypeGroup, '#live': ATTR.liveSort },
+        ExpressionAttributeValues: {
+          ':none': null,
+          ':id': item.groupId,
+          ':one': 1,
+          ':lg': live[ATTR.liveGroup],
+          ':ltg': live[ATTR.liveTypeGroup],
+        },
+      },
+    };
+  };
+
+  /**
+   * One step of a removal: ungroups up to 99 of the group's assets in one transaction that also
+   * lowers the removal's `remaining` by as many, so the count stays exact whatever is interrupted
+   * where; the removal item goes once nothing remains.
+   */
+  const ungroupBatch = async (orgId: string, id: number): Promise<'done' | 'progress' | 'lagging'> => {
+    const removal = await findRemoval(orgId, id);
+    if (!removal) return 'done';
+    if (removal.remaining <= 0) {
+      await db.send(
+        new DeleteCommand({
           TableName: table,
-          IndexName: INDEX.byGroup.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': INDEX.byGroup.partitionKey },
-          ExpressionAttributeValues: { ':pk': livePartition(orgId, { groupId: id }) },
-          Limit: 100,
+          Key: key.groupRemoval(orgId, id),
+          ConditionExpression: 'remaining <= :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
         }),
       );
-      // The index is eventually consistent: stop once it shows nothing this pass has not handled.
-      const fresh = Items.filter((item) => !seen.has(item.id as number));
-      if (fresh.length === 0) return moved;
-      for (const item of fresh) {
-        seen.add(item.id as number);
-        const live = liveKeys({ orgId, id: item.id, type: item.type, groupId: null, createdAt: item.createdAt });
-        try {
-          await db.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: key.asset(item.id as number),
-              UpdateExpression: 'SET groupId = :none, #lg = :lg, #ltg = :ltg, version = version + :one',
-              ConditionExpression: 'groupId = :id AND attribute_exists(#live)',
-              ExpressionAttributeNames: { '#lg': ATTR.liveGroup, '#ltg': ATTR.liveTypeGroup, '#live': ATTR.liveSort },
-              ExpressionAttributeValues: {
-                ':none': null,
-                ':id': id,
-                ':one': 1,
-                ':lg': live[ATTR.liveGroup],
-                ':ltg': live[ATTR.liveTypeGroup],
-              },
-            }),
-          );
-          moved++;
-        } catch (error) {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        }
-      }
+      return 'done';
     }
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: INDEX.byGroup.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': INDEX.byGroup.partitionKey },
+        ExpressionAttributeValues: { ':pk': livePartition(orgId, { groupId: id }) },
+        Limit: UNGROUP_BATCH,
+      }),
+    );
+    // The index is eventually consistent: an asset the removal counts may not be visible yet.
+    if (Items.length === 0) return 'lagging';
+    const names = Items.map((_, i) => `asset${i}`);
+    await transactWithRetry(
+      db,
+      (failedBefore) => {
+        const left = Items.filter((_, i) => !failedBefore.has(`asset${i}`));
+        if (left.length === 0) return {};
+        const assets = Object.fromEntries(
+          Items.map((item, i) => [`asset${i}`, failedBefore.has(`asset${i}`) ? undefined : ungroupAsset(orgId, item)]),
+        );
+        return {
+          ...assets,
+          removal: failedBefore.has('removal')
+            ? undefined
+            : {
+                Update: {
+                  TableName: table,
+                  Key: key.groupRemoval(orgId, id),
+                  UpdateExpression: 'ADD remaining :minus',
+                  ConditionExpression: 'attribute_exists(PK)',
+                  ExpressionAttributeValues: { ':minus': -left.length },
+                },
+              },
+        };
+      },
+      { retryOn: [...names, 'removal'] },
+    );
+    return 'progress';
+  };
+
+  /** Works on the removal of group `id` until it is finished (true) or `deadline` (epoch ms) passes (false). */
+  const drain = async (orgId: string, id: number, deadline: number): Promise<boolean> => {
+    while (Date.now() < deadline) {
+      const step = await ungroupBatch(orgId, id);
+      if (step === 'done') return true;
+      if (step === 'lagging') await new Promise((resolve) => setTimeout(resolve, LAG_PAUSE_MS));
+    }
+    return false;
   };
 
   return {
@@ -162,27 +228,78 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     },
 
     async remove(orgId, id) {
+      let assetCount = 0;
+      let removed = false;
       await transactWithRetry(
         db,
         async () => {
           const group = await find(orgId, id);
-          if (!group) throw notFound(id);
+          if (!group) return {};
+          removed = true;
+          assetCount = group.assetCount;
           return {
             group: {
               Delete: {
                 TableName: table,
                 Key: key.group(orgId, id),
-                ConditionExpression: '#name = :name',
+                ConditionExpression: '#name = :name AND (assetCount = :count OR attribute_not_exists(assetCount))',
                 ExpressionAttributeNames: { '#name': 'name' },
-                ExpressionAttributeValues: { ':name': group.name },
+                ExpressionAttributeValues: { ':name': group.name, ':count': group.assetCount },
               },
             },
             name: { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
+            removal:
+              assetCount === 0
+                ? undefined
+                : putNew(table, {
+                    ...key.groupRemoval(orgId, id),
+                    entity: 'GROUP_REMOVAL',
+                    orgId,
+                    groupId: id,
+                    assetCount,
+                    remaining: assetCount,
+                    deletedAt: new Date().toISOString(),
+                  }),
           };
         },
         { retryOn: ['group'] },
       );
-      return ungroupAssets(orgId, id);
+      if (!removed) {
+        // A delete retried after an interruption finds the group gone and its removal unfinished.
+        const unfinished = await findRemoval(orgId, id);
+        if (!unfinished) throw notFound(id);
+        assetCount = unfinished.assetCount;
+      }
+      try {
+        await drain(orgId, id, Date.now() + INLINE_BUDGET_MS);
+      } catch (error) {
+        logger.warn('Group removal left to the sweeper', { orgId, groupId: id, error });
+      }
+      return assetCount;
+    },
+
+    async resumeRemovals(deadline) {
+      let finished = 0;
+      let unfinished = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
+            ProjectionExpression: 'orgId, groupId',
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (Date.now() < deadline && (await drain(item.orgId as string, item.groupId as number, deadline)))
+            finished++;
+          else unfinished++;
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return { finished, unfinished };
     },
 
     async namesOf(orgId, ids) {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
-import type { Asset, AssetChanges, AssetStore, NewAsset } from '../domain/assets.ts';
+import type { Asset, AssetChanges, AssetFilter, AssetPage, AssetStore, NewAsset } from '../domain/assets.ts';
 import { INVALID_CURSOR } from '../domain/cursor.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
@@ -126,6 +126,27 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ExpressionAttributeValues: { ':delta': delta },
           },
         };
+  /** An asset leaves a deleted group whose ungrouping is unfinished: one fewer left to ungroup. */
+  const removalCount = (orgId: string, id: number | null): TransactItem | undefined =>
+    id === null
+      ? undefined
+      : {
+          Update: {
+            TableName,
+            Key: key.groupRemoval(orgId, id),
+            UpdateExpression: 'ADD remaining :minus',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        };
+  /**
+   * What leaving group `id` changes: its `assetCount`, or, once the group is deleted (its condition
+   * failed before), the count of assets its removal has still to ungroup; nothing once both are gone.
+   */
+  const leaveGroup = (orgId: string, id: number | null, failedBefore: ReadonlySet<string>) => ({
+    oldGroup: failedBefore.has('oldGroup') ? undefined : groupCount(orgId, id, -1),
+    oldRemoval: failedBefore.has('oldGroup') && !failedBefore.has('oldRemoval') ? removalCount(orgId, id) : undefined,
+  });
   /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
   const allowEntry = (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<NamedItems> =>
     checkKey === undefined ? Promise.resolve({}) : verdictChange(db, TableName, [{ checkKey, type, allow }]);
@@ -217,6 +238,96 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     }
   };
 
+  /** Key condition (and `query` filter) of one live-index partition, newest first, optionally below `before`. */
+  const partitionQuery = (partitionKey: string, partition: string, query?: string, before?: string) => ({
+    KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #ls < :before',
+    ...(query === undefined ? {} : { FilterExpression: 'contains(#search, :query)' }),
+    ExpressionAttributeNames: {
+      '#pk': partitionKey,
+      ...(before === undefined ? {} : { '#ls': ATTR.liveSort }),
+      ...(query === undefined ? {} : { '#search': 'search' }),
+    },
+    ExpressionAttributeValues: {
+      ':pk': partition,
+      ...(before === undefined ? {} : { ':before': before }),
+      ...(query === undefined ? {} : { ':query': query }),
+    },
+  });
+
+  /** Groups of the organization deleted but not yet fully ungrouped. */
+  const removedGroups = async (orgId: string): Promise<number[]> => {
+    const ids: number[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': key.groupRemovals.PK, ':prefix': key.groupRemovals.prefix(orgId) },
+          ProjectionExpression: 'groupId',
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) ids.push(item.groupId as number);
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return ids;
+  };
+
+  /**
+   * Ungrouped assets include those of deleted groups whose removal has not reached them yet: the
+   * ungrouped partition and each such group's partition are read side by side and merged, newest
+   * first. The position is the sort key to continue below; every partition has been read down to
+   * it, so nothing is skipped or repeated.
+   */
+  const listUngrouped = async (
+    orgId: string,
+    filter: AssetFilter,
+    limit: number,
+    position: string | undefined,
+  ): Promise<AssetPage> => {
+    const index = liveIndexFor(filter);
+    const before = position === undefined ? undefined : decodePosition(index, position)[ATTR.liveSort];
+    const query = filter.query === undefined ? undefined : searchable(filter.query) || undefined;
+    const partitions = [
+      livePartition(orgId, filter),
+      ...(await removedGroups(orgId)).map((groupId) => livePartition(orgId, { ...filter, groupId })),
+    ];
+    const reads = await Promise.all(
+      partitions.map((partition) =>
+        db.send(
+          new QueryCommand({
+            TableName,
+            IndexName: index.name,
+            ScanIndexForward: false,
+            Limit: query === undefined ? limit : Math.max(limit, FILTERED_PAGE_SIZE),
+            ...partitionQuery(index.partitionKey, partition, query, before),
+          }),
+        ),
+      ),
+    );
+    // Each partition with more to read has been read down to its last evaluated key; the highest of
+    // those is as far as all of them are known.
+    let frontier: string | undefined;
+    for (const read of reads) {
+      const last = read.LastEvaluatedKey?.[ATTR.liveSort] as string | undefined;
+      if (last !== undefined && (frontier === undefined || last > frontier)) frontier = last;
+    }
+    const sortKey = (item: Record<string, unknown>) => item[ATTR.liveSort] as string;
+    const known = reads
+      .flatMap((read) => read.Items ?? [])
+      .filter((item) => frontier === undefined || sortKey(item) >= frontier)
+      .sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1));
+    const ungrouped = (item: Record<string, unknown>): Asset => ({ ...toAsset(item), groupId: null });
+    if (known.length > limit) {
+      const taken = known.slice(0, limit);
+      const last = sortKey(taken[limit - 1] as Record<string, unknown>);
+      return { assets: taken.map(ungrouped), position: encodePosition({ [ATTR.liveSort]: last }) };
+    }
+    const assets = known.map(ungrouped);
+    return frontier === undefined ? { assets } : { assets, position: encodePosition({ [ATTR.liveSort]: frontier }) };
+  };
+
   return {
     async findById(id) {
       const item = await read(id);
@@ -234,12 +345,14 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         return {
           asset: replaceLive(current, next),
           newGroup: moves ? groupCount(asset.orgId, next.groupId, 1) : undefined,
-          // A deleted old group has no count left to move.
-          oldGroup: moves && !failedBefore.has('oldGroup') ? groupCount(asset.orgId, groupId(current), -1) : undefined,
+          ...(moves ? leaveGroup(asset.orgId, groupId(current), failedBefore) : {}),
         };
       };
       try {
-        await transactWithRetry(db, build, { retryOn: ['asset', 'oldGroup'], maxAttempts: MAX_ATTEMPTS });
+        await transactWithRetry(db, build, {
+          retryOn: ['asset', 'oldGroup', 'oldRemoval'],
+          maxAttempts: MAX_ATTEMPTS,
+        });
         return next;
       } catch (error) {
         if (failedConditions(error).has('newGroup') && next.groupId !== null) throw groupGone(next.groupId);
@@ -260,18 +373,25 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
               ExpressionAttributeValues: { ':id': current.id },
             },
           },
-          // A deleted group has no count left to move.
-          group: failedBefore.has('group') ? undefined : groupCount(current.orgId, groupId(current), -1),
+          ...leaveGroup(current.orgId, groupId(current), failedBefore),
           ...(await allowEntry(current.checkKey, current.type, -1)),
         };
       };
       await transactWithRetry(db, build, {
-        retryOn: ['asset', 'identity', 'group', ...VERDICT_ITEMS],
+        retryOn: ['asset', 'identity', 'oldGroup', 'oldRemoval', ...VERDICT_ITEMS],
         maxAttempts: MAX_ATTEMPTS,
       });
     },
 
     async list(orgId, filter, limit, position) {
+      if (filter.groupId === 'ungrouped') return listUngrouped(orgId, filter, limit, position);
+      if (filter.groupId !== undefined) {
+        // A deleted group lists nothing, though its removal may not have reached every asset yet.
+        const { Item } = await db.send(
+          new GetCommand({ TableName, Key: key.group(orgId, filter.groupId), ProjectionExpression: 'PK' }),
+        );
+        if (!Item) return { assets: [] };
+      }
       const index = liveIndexFor(filter);
       const query = filter.query === undefined ? undefined : searchable(filter.query) || undefined;
       const positionOf = (item: Record<string, unknown>) =>
@@ -290,20 +410,10 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
           new QueryCommand({
             TableName,
             IndexName: index.name,
-            KeyConditionExpression: '#pk = :pk',
             ScanIndexForward: false,
             Limit: query === undefined ? remaining : Math.max(remaining, FILTERED_PAGE_SIZE),
             ExclusiveStartKey: startKey,
-            ...(query === undefined
-              ? { ExpressionAttributeNames: { '#pk': index.partitionKey } }
-              : {
-                  FilterExpression: 'contains(#search, :query)',
-                  ExpressionAttributeNames: { '#pk': index.partitionKey, '#search': 'search' },
-                }),
-            ExpressionAttributeValues: {
-              ':pk': livePartition(orgId, filter),
-              ...(query === undefined ? {} : { ':query': query }),
-            },
+            ...partitionQuery(index.partitionKey, livePartition(orgId, filter), query),
           }),
         );
         const items = result.Items ?? [];

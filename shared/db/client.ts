@@ -1,12 +1,106 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+
+/**
+ * The failure policy of every call to a dependency. One attempt may take `requestTimeoutMs` once
+ * connected; a call, retries and backoff included, gives up after `callBudgetMs`. A function
+ * (10 s by default, see infra/api-function.ts) therefore answers even when its first call stalls,
+ * with room for the 503 it then sends.
+ */
+export const FAILURE_POLICY = {
+  connectionTimeoutMs: 1000,
+  requestTimeoutMs: 2500,
+  maxAttempts: 3,
+  callBudgetMs: 4000,
+} as const;
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const UNAVAILABLE_NAMES = new Set([
+  'TimeoutError',
+  'AbortError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'SlowDown',
+]);
+
+type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+
+/** Timeouts, refused or reset connections, throttling and 5xx answers: the store is not serving us now. */
+export const isUnavailable = (error: unknown): boolean => {
+  if (error instanceof TransactionCanceledException) {
+    const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+    return codes.includes('ThrottlingError') && !codes.includes('ConditionalCheckFailed');
+  }
+  if (!(error instanceof Error)) return false;
+  const { code, $metadata } = error as SdkError;
+  return (
+    UNAVAILABLE_NAMES.has(error.name) ||
+    (code !== undefined && NETWORK_CODES.has(code)) ||
+    ($metadata?.httpStatusCode ?? 0) >= 500
+  );
+};
+
+/**
+ * Wraps every command, retries included: a call that outlives the budget, or fails because the
+ * dependency is unavailable, becomes a ServiceUnavailableError (503 with `Retry-After`). Every other
+ * error passes unchanged, for the repositories to translate.
+ */
+export const failurePolicy =
+  (dependency: string, callBudgetMs: number) =>
+  <A, R>(next: (args: A) => Promise<R>) =>
+  async (args: A): Promise<R> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ServiceUnavailableError(`The ${dependency} did not answer in time`)),
+        callBudgetMs,
+      );
+    });
+    try {
+      return await Promise.race([next(args), deadline]);
+    } catch (error) {
+      if (isUnavailable(error)) {
+        throw new ServiceUnavailableError(`The ${dependency} is unavailable`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+export const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
+
+/** The policy in force: the defaults, or the overrides of the local configuration. */
+export const policy = () => {
+  const { attemptMs, callBudgetMs } = config.storeTimeouts;
+  return {
+    callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
+    transport: {
+      maxAttempts: FAILURE_POLICY.maxAttempts,
+      requestHandler: {
+        connectionTimeout: FAILURE_POLICY.connectionTimeoutMs,
+        requestTimeout: attemptMs ?? FAILURE_POLICY.requestTimeoutMs,
+        // Without it the SDK only logs a warning when an attempt runs out of time.
+        throwOnRequestTimeout: true,
+      },
+    },
+  };
+};
 
 /** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
 export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient => {
   const local = endpoint
     ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
     : {};
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ ...local, maxAttempts: 5 }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const { transport, callBudgetMs } = policy();
+  const client = new DynamoDBClient({ ...local, ...transport });
+  client.middlewareStack.add(failurePolicy('data store', callBudgetMs), POLICY_STEP);
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 };

@@ -44,6 +44,9 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
     async putUser(userId) {
       await put({ ...key.user(userId), entity: 'USER', userId });
     },
+    async userExists(userId) {
+      return (await get(key.user(userId))) !== undefined;
+    },
     async putMembership(membership) {
       await put({ ...key.membership(membership.userId, membership.orgId), entity: 'MEMBERSHIP', ...membership });
     },

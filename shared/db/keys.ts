@@ -55,6 +55,13 @@ export const key = {
   groupPrefix: 'GROUP#',
   groupName: (orgId: string, name: string): Key => ({ PK: orgPk(orgId), SK: `GROUPNAME#${digest(name)}` }),
   groupCounter: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'COUNTER#GROUP' }),
+  /**
+   * A deleted group whose assets are still being ungrouped. All of them share one partition, so the
+   * sweeper finds every unfinished delete with one Query, and a listing finds its organization's with
+   * a prefix of the sort key.
+   */
+  groupRemoval: (orgId: string, id: number): Key => ({ PK: 'GROUP_REMOVAL', SK: `${orgPk(orgId)}#${id}` }),
+  groupRemovals: { PK: 'GROUP_REMOVAL', prefix: (orgId: string) => `${orgPk(orgId)}#` },
   asset: (id: number): Key => ({ PK: `ASSET#${id}`, SK: 'ASSET' }),
   /** One per live asset: the same content and type cannot be added twice to one organization. */
   assetIdentity: (orgId: string, type: string, identity: string): Key => ({

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { ServiceUnavailableError } from '../errors.ts';
 
 export type Scope = 'read' | 'write';
 export const SCOPES: readonly Scope[] = ['read', 'write'];
@@ -26,6 +27,8 @@ export type KeyResolver = (key: string) => Promise<ApiKeyRecord | undefined>;
 /**
  * Resolves keys through a per-container cache: a revoked or newly created key takes effect
  * within `ttlMs`. Misses are cached too, so a flood of bad keys costs one read per key per TTL.
+ * While the store is unavailable, a key seen before keeps its last known record, so the asset
+ * check goes on answering through a table outage.
  */
 export const cachedKeyResolver = (
   store: Pick<ApiKeyStore, 'findByHash'>,
@@ -36,7 +39,13 @@ export const cachedKeyResolver = (
     const hash = hashApiKey(key);
     const hit = cache.get(hash);
     if (hit && hit.expires > now()) return hit.record;
-    const record = await store.findByHash(hash);
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await store.findByHash(hash);
+    } catch (error) {
+      if (hit && error instanceof ServiceUnavailableError) return hit.record;
+      throw error;
+    }
     if (cache.size >= maxEntries) cache.clear();
     cache.set(hash, { record, expires: now() + ttlMs });
     return record;

@@ -5,8 +5,14 @@ export interface GroupStore {
   create(orgId: string, name: string): Promise<Group>;
   /** Renames in one transaction with the name uniqueness items; throws NotFoundError or ConflictError. */
   rename(orgId: string, id: number, name: string): Promise<Group>;
-  /** Deletes the group and its name, then ungroups its assets; returns how many were ungrouped. */
+  /**
+   * Deletes the group and its name and records its removal, in one transaction; then ungroups its
+   * assets for a bounded time, leaving the rest to `resumeRemovals`. Returns how many assets the
+   * group held. Retried after an interruption, it resumes the unfinished removal.
+   */
   remove(orgId: string, id: number): Promise<number>;
+  /** Goes on with every unfinished removal until `deadline` (epoch ms); counts those finished and not. */
+  resumeRemovals(deadline: number): Promise<{ finished: number; unfinished: number }>;
   namesOf(orgId: string, ids: readonly number[]): Promise<Map<number, string>>;
 }
 

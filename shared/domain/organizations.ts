@@ -15,6 +15,7 @@ export interface DirectoryStore {
   findBrand(orgId: string, slug: string): Promise<Brand | undefined>;
   listBrands(orgId: string): Promise<Brand[]>;
   putUser(userId: string): Promise<void>;
+  userExists(userId: string): Promise<boolean>;
   putMembership(membership: Membership): Promise<void>;
   findMembership(userId: string, orgId: string): Promise<Membership | undefined>;
 }

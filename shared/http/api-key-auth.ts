@@ -10,11 +10,13 @@ type Options = {
   scope: Scope;
 };
 
+/** Far above any key the service issues; a longer header is not a key and costs no lookup. */
+const MAX_KEY_LENGTH = 256;
+
 export const presentedKey = (headers: Record<string, string | undefined> | undefined): string | undefined => {
-  const key = headerOf(headers, 'x-api-key')?.trim();
-  if (key) return key;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headerOf(headers, 'authorization') ?? '');
-  return bearer?.[1];
+  const key = headerOf(headers, 'x-api-key')?.trim() || bearer?.[1];
+  return key && key.length <= MAX_KEY_LENGTH ? key : undefined;
 };
 
 const toAuth = (record: ApiKeyRecord): Auth =>

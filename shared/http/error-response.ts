@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { AppError, type ErrorCode, type Issue } from '../errors.ts';
+import { AppError, type ErrorCode, type Issue, ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { json } from './json.ts';
 
@@ -11,6 +11,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  SERVICE_UNAVAILABLE: 503,
   UNPROCESSABLE_CONTENT: 422,
   TOO_MANY_REQUESTS: 429,
 };
@@ -38,6 +40,11 @@ const isMiddyClientError = (error: unknown): boolean => {
 };
 
 export const toErrorResponse = (error: unknown, requestId: string): APIGatewayProxyResultV2 => {
+  if (error instanceof ServiceUnavailableError) {
+    logger.warn('Dependency unavailable', { requestId, error });
+    const headers = { 'retry-after': String(error.retryAfterSeconds) };
+    return json(503, errorBody(error.code, error.message, requestId), headers);
+  }
   if (error instanceof AppError) {
     return json(ERROR_STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues, error.data));
   }

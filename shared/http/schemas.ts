@@ -15,8 +15,34 @@ export { MAX_CONTENT_LENGTH };
 export const positiveId = (message: string) =>
   v.pipe(v.string(message), v.regex(/^[1-9]\d{0,15}$/, message), v.transform(Number), v.safeInteger(message));
 
+/** C0 controls, DEL and (with the `u` flag, which pairs surrogates first) unpaired surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const NOT_PLAIN = /[\u0000-\u001f\u007f\p{Cs}]/u;
+
+/**
+ * A string that may reach a key or an index value: no control characters, no unpaired surrogates
+ * (checked on the input as sent, before any trim). The twin sits in `allOf`, so the pattern of an
+ * outer pipe (a length rule) does not replace it in the API description.
+ */
+export const plainString = (message: string, field: string) =>
+  v.pipe(
+    v.string(message),
+    v.check((text) => !NOT_PLAIN.test(text), `${field} must not contain control characters or unpaired surrogates`),
+    jsonSchemaTwin({ allOf: [{ pattern: '^[^\\u0000-\\u001f\\u007f\\p{Cs}]*$' }] }),
+  );
+
+export const MAX_SLUG_LENGTH = 64;
+
+/** An organization or brand slug, bounded before it becomes part of a key. */
+export const slug = (field: string) =>
+  v.pipe(
+    plainString(`${field} must be a string`, field),
+    v.nonEmpty(`${field} must not be empty`),
+    v.maxLength(MAX_SLUG_LENGTH, `${field} must be at most ${MAX_SLUG_LENGTH} characters`),
+  );
+
 export const groupName = v.pipe(
-  v.string('Group name is required'),
+  plainString('Group name is required', 'Group name'),
   v.trim(),
   v.check(
     (name) => name.length > 0 && [...name].length <= MAX_NAME_LENGTH,
@@ -29,11 +55,14 @@ export const groupName = v.pipe(
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 
 const optionalText = (field: string, max: number) =>
-  v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} must be at most ${max} characters`));
+  v.pipe(
+    plainString(`${field} must be a string`, field),
+    v.maxLength(max, `${field} must be at most ${max} characters`),
+  );
 
 export const assetFields = {
   content: v.pipe(
-    v.string('content is required'),
+    plainString('content is required', 'content'),
     v.trim(),
     v.nonEmpty('content is required'),
     v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
@@ -89,9 +118,18 @@ export const nullable = <S extends v.GenericSchema>(schema: S) =>
     v.transform((value) => value ?? undefined),
   );
 
-/** The `query` of a listing: a case-insensitive substring, matched by the store. */
-export const searchQuery = v.pipe(
+export const MAX_CURSOR_LENGTH = 2048;
+
+/** An opaque `next_page` token, bounded before it is decoded. */
+export const cursorToken = v.pipe(
   v.string(),
+  v.nonEmpty('next_page must not be empty'),
+  v.maxLength(MAX_CURSOR_LENGTH, 'next_page is not a valid page token'),
+);
+
+/** The `query` of a listing: a case-insensitive substring, matched by the store; bounded and plain. */
+export const searchQuery = v.pipe(
+  plainString('query must be a string', 'query'),
   v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
 );
 

@@ -1,59 +1,64 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../../shared/db/asset-group-repository.ts';
 import { key } from '../../../shared/db/keys.ts';
+import { NotFoundError } from '../../../shared/errors.ts';
 import { mockDb } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
 const TABLE = 'groups-table';
-const asset = (id: number) => ({ id, type: 'URL', orgId: 'acme', groupId: 4, createdAt: '2026-03-01T10:00:00.000Z' });
-const movedIds = () => ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.PK);
-const queries = () => ddb.commandCalls(QueryCommand).length;
+const givenGroup = (item: Record<string, unknown> | undefined) =>
+  ddb.on(GetCommand, { Key: key.group('acme', 4) }).resolves({ Item: item });
+const givenRemoval = (item: Record<string, unknown> | undefined) =>
+  ddb.on(GetCommand, { Key: key.groupRemoval('acme', 4) }).resolves({ Item: item });
+const transactions = () => ddb.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems ?? []);
 
 beforeEach(() => {
   ddb.reset();
-  ddb.on(GetCommand, { Key: key.group('acme', 4) }).resolves({ Item: { id: 4, name: 'Doomed', assetCount: 3 } });
   ddb.on(TransactWriteCommand).resolves({});
-  ddb.on(UpdateCommand).resolves({});
+  ddb.on(QueryCommand).resolves({ Items: [] });
 });
 
-// The group index is eventually consistent: after an asset is moved, queries may still show it
-// in the group for a while, and an asset added just before the delete may show up only later.
-describe('assetGroupRepository.remove under a lagging index', () => {
-  it('moves each asset once and stops when the index shows only assets it has already moved', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [asset(1), asset(2)] });
+// Ungrouping itself (exact steps, interruptions, a lagging index) is tested against DynamoDB Local
+// in test/integration/group-removal.test.ts.
+describe('assetGroupRepository.remove', () => {
+  it('deletes the group and its name and records a removal of exactly its assetCount, in one transaction', async () => {
+    givenGroup({ id: 4, name: 'Doomed', assetCount: 3 });
+    givenRemoval(undefined);
 
-    const ungrouped = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
+    const unassigned = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
 
-    expect(ungrouped).toBe(2);
-    expect(movedIds()).toEqual([key.asset(1).PK, key.asset(2).PK]);
-    expect(queries()).toBe(2);
+    expect(unassigned).toBe(3);
+    const [first] = transactions();
+    expect(first?.map((item) => Object.keys(item)[0])).toEqual(['Delete', 'Delete', 'Put']);
+    expect(first?.[0]?.Delete?.ExpressionAttributeValues).toEqual({ ':name': 'Doomed', ':count': 3 });
+    expect(first?.[2]?.Put?.Item).toMatchObject({ ...key.groupRemoval('acme', 4), assetCount: 3, remaining: 3 });
   });
 
-  it('moves an asset that shows up in the index only on a later query', async () => {
-    ddb
-      .on(QueryCommand)
-      .resolvesOnce({ Items: [asset(1)] })
-      .resolvesOnce({ Items: [asset(1), asset(3)] })
-      .resolves({ Items: [asset(1), asset(3)] });
+  it('records no removal for a group without assets', async () => {
+    givenGroup({ id: 4, name: 'Empty', assetCount: 0 });
+    givenRemoval(undefined);
 
-    const ungrouped = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
+    await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
 
-    expect(ungrouped).toBe(2);
-    expect(movedIds()).toEqual([key.asset(1).PK, key.asset(3).PK]);
-    expect(queries()).toBe(3);
+    expect(transactions()[0]?.map((item) => Object.keys(item)[0])).toEqual(['Delete', 'Delete']);
   });
 
-  it('does not count, nor try again, an asset that left the group or was deleted meanwhile', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [asset(1), asset(2)] });
-    ddb
-      .on(UpdateCommand, { Key: key.asset(2) })
-      .rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+  it('answers a retried delete of a group whose removal is unfinished with the same count', async () => {
+    givenGroup(undefined);
+    givenRemoval({ orgId: 'acme', groupId: 4, assetCount: 3, remaining: 0 });
 
-    const ungrouped = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
+    const unassigned = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
 
-    expect(ungrouped).toBe(1);
-    expect(movedIds()).toEqual([key.asset(1).PK, key.asset(2).PK]);
+    expect(unassigned).toBe(3);
+  });
+
+  it('answers 404 for a group that is gone with nothing left to ungroup', async () => {
+    givenGroup(undefined);
+    givenRemoval(undefined);
+
+    await expect(assetGroupRepository(ddb as never, TABLE).remove('acme', 4)).rejects.toThrow(
+      new NotFoundError('Group with ID 4 not found'),
+    );
   });
 });

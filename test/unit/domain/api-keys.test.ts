@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, cachedKeyResolver, generateApiKey, hashApiKey } from '../../../shared/domain/api-keys.ts';
+import { ServiceUnavailableError } from '../../../shared/errors.ts';
 
 const record: ApiKeyRecord = { kind: 'organization', orgId: 'acme', scopes: ['read'], revoked: false };
 
@@ -40,6 +41,27 @@ describe('API key resolution', () => {
     await resolve('k-1');
 
     expect(reads).toHaveLength(3);
+  });
+
+  it('keeps the last known record of a key while the store is unavailable, and fails for keys never seen', async () => {
+    let now = 1_000;
+    let down = false;
+    const store = {
+      findByHash: async (hash: string) => {
+        if (down) throw new ServiceUnavailableError('The data store is unavailable');
+        return hash === hashApiKey('k-1') ? record : undefined;
+      },
+    };
+    const resolve = cachedKeyResolver(store, { ttlMs: 60_000, now: () => now });
+    await resolve('k-1');
+    down = true;
+    now += 60_001;
+
+    const known = await resolve('k-1');
+    const unseen = resolve('k-2');
+
+    expect(known).toEqual(record);
+    await expect(unseen).rejects.toBeInstanceOf(ServiceUnavailableError);
   });
 
   it('generates distinct keys long enough to resist guessing', () => {

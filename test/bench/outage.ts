@@ -1,0 +1,132 @@
+/**
+ * Run by `npm run bench` in its own process (its handlers must reach the table through a proxy):
+ * answer times of a table-backed endpoint and of the check with the store healthy and stalled,
+ * and the time to delete a group of 10,000 assets. Prints its rows as JSON on stdout.
+ * Usage: tsx test/bench/outage.ts <DynamoDB Local endpoint>
+ */
+import type { AddressInfo } from 'node:net';
+import { ensureTable } from '../../infra/local/dynamo.ts';
+import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
+import { createGateway } from '../../infra/local/gateway.ts';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { stallingProxy } from '../fixtures/stalling-proxy.ts';
+
+process.env.LOG_LEVEL ??= 'SILENT';
+
+type Row = { name: string; value: string };
+
+const KEY = 'bench-outage-key-0123456789';
+const REQUESTS = 40;
+const IN_FLIGHT = 10;
+const GROUP_SIZE = 10_000;
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+const timed = async (count: number, send: () => Promise<Response>) => {
+  const times: number[] = [];
+  const statuses = new Map<number, number>();
+  for (let start = 0; start < count; start += IN_FLIGHT) {
+    await Promise.all(
+      Array.from({ length: Math.min(IN_FLIGHT, count - start) }, async () => {
+        const began = performance.now();
+        const response = await send();
+        await response.text();
+        times.push(performance.now() - began);
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }),
+    );
+  }
+  times.sort((a, b) => a - b);
+  const answered = [...statuses].map(([status, n]) => `${n}× ${status}`).join(', ');
+  return `p50 ${percentile(times, 0.5).toFixed(0)} ms, p99 ${percentile(times, 0.99).toFixed(0)} ms (${answered})`;
+};
+
+const main = async () => {
+  const endpoint = process.argv[2] as string;
+  const tableName = 'bench-outage';
+  // Seeding 10,000 assets on a loaded machine may outlast the production budget; the handlers get it back below.
+  process.env.STORE_CALL_BUDGET_MS = '60000';
+  process.env.STORE_ATTEMPT_TIMEOUT_MS = '30000';
+  await ensureTable(endpoint, tableName);
+  const db = createDocumentClient(endpoint);
+  await loadFixture(
+    db,
+    tableName,
+    parseFixture({
+      organizations: [{ slug: 'outage', name: 'Outage' }],
+      apiKeys: [{ key: KEY, organization: 'outage' }],
+      groups: [{ organization: 'outage', name: 'Doomed' }],
+      assets: [{ organization: 'outage', content: 'https://outage-brand.example', type: 'URL' }],
+    }),
+    () => undefined,
+  );
+  const proxy = await stallingProxy(endpoint);
+  delete process.env.STORE_CALL_BUDGET_MS;
+  delete process.env.STORE_ATTEMPT_TIMEOUT_MS;
+  process.env.TABLE_NAME = tableName;
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  const server = createGateway();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+  const list = () => fetch(`${base}/organization/asset-groups`, { headers: { 'x-api-key': KEY } });
+  const check = () =>
+    fetch(`${base}/asset/check`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+      body: JSON.stringify({ content: 'https://outage-brand.example/login' }),
+    });
+  const rows: Row[] = [];
+  await timed(IN_FLIGHT, list);
+  await timed(IN_FLIGHT, check);
+  rows.push({ name: 'list-asset-groups, store healthy', value: await timed(REQUESTS, list) });
+  rows.push({ name: 'asset check, store healthy', value: await timed(REQUESTS, check) });
+  proxy.stall();
+  rows.push({ name: 'list-asset-groups, store stalled', value: await timed(REQUESTS, list) });
+  rows.push({ name: 'asset check, store stalled', value: await timed(REQUESTS, check) });
+  proxy.resume();
+  rows.push({ name: 'list-asset-groups, after the stall', value: await timed(REQUESTS, list) });
+
+  const assets = assetRepository(db, tableName);
+  const groups = assetGroupRepository(db, tableName);
+  const [doomed] = await groups.list('outage');
+  const groupId = doomed?.id as number;
+  for (let start = 0; start < GROUP_SIZE; start += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, (_, j) =>
+        assets.create('outage', {
+          content: `https://a${start + j}.outage.example`,
+          type: 'URL',
+          groupId,
+          identity: `a${start + j}.outage.example`,
+          checkKey: undefined,
+        }),
+      ),
+    );
+  }
+  const began = performance.now();
+  const response = await fetch(`${base}/organization/asset-groups/${groupId}`, {
+    method: 'DELETE',
+    headers: { 'x-api-key': KEY },
+  });
+  const answered = performance.now() - began;
+  const body = await response.text();
+  while ((await groups.resumeRemovals(Date.now() + 10_000)).unfinished > 0);
+  const finished = performance.now() - began;
+  rows.push({
+    name: `delete a group of ${GROUP_SIZE.toLocaleString('en')} assets`,
+    value: `answered in ${answered.toFixed(0)} ms (${response.status} ${body}); last asset ungrouped after ${(finished / 1000).toFixed(1)} s`,
+  });
+
+  server.close();
+  await proxy.close();
+  console.log(JSON.stringify(rows));
+  process.exit(0);
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
