@@ -32,6 +32,8 @@ export type Route = {
   indexes?: readonly string[];
   /** Seals or opens `next_page` cursors: gets the cursor key set. */
   readsCursorKey?: boolean;
+  /** Keeps a replica of the service's verdicts: reads their snapshots. */
+  readsVerdicts?: boolean;
 };
 
 export const ROUTES: readonly Route[] = [
@@ -116,6 +118,23 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     memorySize: 1024,
     readsCheckLists: true,
+    readsVerdicts: true,
+  },
+  {
+    method: 'GET',
+    path: '/asset/blocklist/version',
+    name: 'get-blocklist-version',
+    entry: 'functions/check/blocklist-version.ts',
+    access: 'read',
+    memorySize: 1024,
+    readsVerdicts: true,
+  },
+  {
+    method: 'POST',
+    path: '/asset/changelog',
+    name: 'get-changelog',
+    entry: 'functions/check/changelog.ts',
+    access: 'read',
   },
   {
     method: 'GET',
@@ -210,5 +229,6 @@ export const ROUTES: readonly Route[] = [
 export const WORKERS = {
   'ingest-activity': 'functions/activity/ingest.ts',
   'sync-lists': 'functions/check/sync.ts',
+  'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-group-removals': 'functions/asset-groups/resume-removals.ts',
 } as const;

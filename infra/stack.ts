@@ -12,6 +12,7 @@ import { GroupRemovals } from './group-removals.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
+import { VerdictSnapshots } from './verdict-snapshots.ts';
 
 export type ServiceStackProps = StackProps & {
   /** `dev` stages may be torn down with their data; any other stage keeps the table. */
@@ -111,6 +112,8 @@ export class ServiceStack extends Stack {
       ...(props.checkLists ? { lists: props.checkLists } : {}),
     });
 
+    const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
+
     const endpoints = ROUTES.map((route) => {
       const { fn } = new ApiFunction(this, route.name, {
         entry: route.entry,
@@ -124,8 +127,10 @@ export class ServiceStack extends Stack {
           // The key set is read at run time (cached), so no key is in the function's configuration.
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: lists.bucket.bucketName } : {}),
+          ...(route.readsVerdicts ? { VERDICTS_BUCKET: lists.bucket.bucketName } : {}),
         },
       });
+      if (route.readsVerdicts) verdictSnapshots.grantReadSnapshots(fn);
       if (route.readsCursorKey) cursorSecret.grantRead(fn);
       if (route.readsCheckLists) lists.grantReadLists(fn);
       const integration = new HttpLambdaIntegration(`${route.name}-integration`, fn);
@@ -146,6 +151,7 @@ export class ServiceStack extends Stack {
         ...Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint.fn])),
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
+        'verdict-snapshot': verdictSnapshots.function,
         'group-removals': removals.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,

@@ -67,6 +67,16 @@ export const config = {
     if (dir) return { dir };
     throw new Error('Missing required environment variable LISTS_BUCKET (in AWS) or LISTS_DIR (locally)');
   },
+  /**
+   * Where snapshots of the service's verdicts live: an S3 bucket in AWS, a directory locally; unset,
+   * a replica reads the index itself at cold start.
+   */
+  get verdictSnapshots(): { bucket: string } | { dir: string } | undefined {
+    const bucket = optional('VERDICTS_BUCKET');
+    if (bucket) return { bucket };
+    const dir = optional('VERDICTS_DIR');
+    return dir ? { dir } : undefined;
+  },
   /** Where the activity ingest function moves messages that can never apply. */
   get deadLetterQueueUrl(): string {
     return required('DEAD_LETTER_QUEUE_URL');
@@ -86,10 +96,6 @@ export const config = {
       ...(attempt === undefined ? {} : { attemptMs: Number(attempt) }),
       ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
     };
-  },
-  /** How long the asset check trusts a check-index read (ms); 10 s unless set. */
-  get checkCacheTtlMs(): number {
-    return nonNegative('CHECK_CACHE_TTL_MS', 10_000);
   },
   /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
   get reviewDailyLimit(): number {

@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'GONE'
   | 'PAYLOAD_TOO_LARGE'
   | 'SERVICE_UNAVAILABLE'
   | 'UNPROCESSABLE_CONTENT'
@@ -37,6 +38,10 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'CONFLICT';
+}
+/** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
+export class GoneError extends AppError {
+  readonly code = 'GONE';
 }
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE';

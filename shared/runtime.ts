@@ -1,5 +1,4 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import shippedEthConfig from 'eth-phishing-detect/src/config.json' with { type: 'json' };
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
@@ -13,9 +12,12 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
-import { createS3Client } from './db/s3-client.ts';
+import { verdictFeed } from './db/verdict-log.ts';
+import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
+import type { EthPhishingConfig } from './domain/check/eth-phishing-detect.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
+import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 
@@ -48,9 +50,26 @@ export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
 export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
-export const checkIndex = /* @__PURE__ */ once(() =>
-  checkIndexRepository(documentClient(), config.tableName, { ttlMs: config.checkCacheTtlMs }),
-);
+export const verdictLog = /* @__PURE__ */ table(verdictFeed);
+export const verdictSnapshots = /* @__PURE__ */ once(() => {
+  const location = config.verdictSnapshots;
+  if (location === undefined) return undefined;
+  return 'bucket' in location ? s3VerdictSnapshotStore(location.bucket) : fileVerdictSnapshotStore(location.dir);
+});
+/**
+ * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
+ * start) from the newest snapshot and kept current from the verdict log.
+ */
+export const checkIndex = /* @__PURE__ */ once(() => {
+  const replica = replicatedIndex({
+    log: verdictLog(),
+    snapshots: verdictSnapshots(),
+    onError: (error) => logger.warn('Verdict replica not synced', { error }),
+    onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
+  });
+  replica.warm();
+  return replica;
+});
 /** Check-index reads that are never cached, for decisions that write (report, review). */
 export const verdicts = /* @__PURE__ */ once(() =>
   checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
@@ -68,8 +87,11 @@ export const cursors = /* @__PURE__ */ once(() => {
 });
 export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(createS3Client(), location.bucket) : fileSnapshotStore(location.dir);
+  return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
 });
+/** The list eth-phishing-detect ships, parsed only when a list load needs it (never at cold start). */
+const shippedEthConfig = async (): Promise<EthPhishingConfig> =>
+  (await import('eth-phishing-detect/src/config.json', { with: { type: 'json' } })).default;
 /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
 export const externalSources = /* @__PURE__ */ once(() => {
   const snapshots = listSnapshots();

@@ -11,6 +11,9 @@ export const LOCAL = {
   listsDir: process.env.LISTS_DIR ?? resolve(import.meta.dirname, 'lists'),
   /** Comma-separated origins a browser page may call from; `*` when unset. */
   corsOrigins: parseOrigins(process.env.CORS_ORIGINS),
+  verdictsDir: process.env.VERDICTS_DIR ?? resolve(import.meta.dirname, '../../.data/verdicts'),
+  /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
+  snapshotEveryMs: 5 * 60_000,
 };
 
 export const localEndpoint = (): string => process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${LOCAL.dynamoPort}`;
@@ -21,4 +24,5 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.CURSOR_SECRET = LOCAL.cursorSecret;
   process.env.LISTS_DIR = LOCAL.listsDir;
+  process.env.VERDICTS_DIR = LOCAL.verdictsDir;
 };

@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { verdictFeed } from '../../shared/db/verdict-log.ts';
+import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
+import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
@@ -33,6 +36,16 @@ const main = async () => {
   const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
+  // The snapshot the check's replica starts from, then one every few minutes, as the schedule does in AWS.
+  const log = verdictFeed(db, LOCAL.tableName);
+  const store = fileVerdictSnapshotStore(LOCAL.verdictsDir);
+  const snapshot = () => snapshotVerdicts(log, store, Date.now);
+  const verdicts = await snapshot();
+  console.log(`  verdict snapshot: ${verdicts.keys} keys, in .data/verdicts/`);
+  const snapshots = setInterval(() => {
+    snapshot().catch((error: unknown) => console.error(`Verdict snapshot failed: ${String(error)}`));
+  }, LOCAL.snapshotEveryMs);
+  snapshots.unref();
   // The local stand-in for the scheduled removal function: finishes group deletes left unfinished.
   const groups = assetGroupRepository(db, LOCAL.tableName);
   let resuming = false;

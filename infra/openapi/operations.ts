@@ -234,6 +234,51 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
   },
+  'get-blocklist-version': {
+    summary: 'Version of the service verdicts',
+    description:
+      "The version of the service's own verdicts (every ALLOWED and BLOCKED entry of the check index, watch flags included): an opaque string that orders like the changelog and moves on every verdict change, the time of that change, and the number of live verdicts. Any valid key. A client compares it with the version it holds and follows `POST /asset/changelog` when they differ.",
+    tag: 'Asset check',
+    responses: {
+      200: {
+        description: 'The version',
+        body: BODY.blocklistVersion,
+        example: {
+          version: '1795255200000-3f1c0a9e4b2d7c65-000000000003',
+          updatedAt: '2026-11-21T10:00:00.000Z',
+          entries: 1834,
+        },
+      },
+    },
+  },
+  'get-changelog': {
+    summary: 'Verdict changes since a version',
+    description:
+      "The changes of the service's verdicts after `since`, oldest first, each with the verdict after it (`UNKNOWN` when the entry left the lists). Changes are handed out a few seconds after they happen, once no earlier change can still commit. Page with `next_page` until it is null, then keep `version` and send it as `since` next time. `since` older than the 7-day retention answers 410: re-sync from `POST /asset/list`. Any valid key.",
+    tag: 'Asset check',
+    requestExample: { since: '1795255200000-3f1c0a9e4b2d7c65-000000000003', per_page: 1000 },
+    responses: {
+      200: {
+        description: 'The changes, and the version to keep',
+        body: BODY.changelog,
+        example: {
+          changes: [
+            {
+              content: 'acme-airdrop.xyz',
+              type: 'URL',
+              status: 'BLOCKED',
+              watchStatus: 'DISABLED',
+              changedAt: '2026-11-21T10:00:01.000Z',
+              version: '1795255201000-9a0b1c2d3e4f5061-000000000001',
+            },
+          ],
+          next_page: null,
+          version: '1795255290000',
+        },
+      },
+      410: error('since is older than the retention window of the changelog'),
+    },
+  },
   'get-openapi': {
     summary: 'This API description',
     description: 'The OpenAPI 3.1 description of the API, generated from the schemas the handlers validate with.',

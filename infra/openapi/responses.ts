@@ -95,6 +95,21 @@ export const BODY = {
     message: v.optional(v.string()),
     watchStatus: v.optional(v.picklist(['ENABLED', 'DISABLED'])),
   }),
+  blocklistVersion: v.object({ version: v.string(), updatedAt: timestamp, entries: count }),
+  changelog: v.object({
+    changes: v.array(
+      v.object({
+        content: v.string(),
+        type: v.nullable(v.picklist(ASSET_TYPES)),
+        status,
+        watchStatus: v.picklist(['ENABLED', 'DISABLED']),
+        changedAt: timestamp,
+        version: v.string(),
+      }),
+    ),
+    next_page: v.nullable(v.string()),
+    version: v.string(),
+  }),
 };
 
 /** Every error body: the flat fields of the spec, the wrapped `error` object, and the request id. */

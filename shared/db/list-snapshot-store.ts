@@ -1,8 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ListSnapshot, SnapshotPointer, SnapshotStore } from '../domain/check/lists.ts';
 import type { ExternalSourceName } from '../domain/check/types.ts';
+import { s3Sdk } from './s3.ts';
 
 const pointerOf = (snapshot: ListSnapshot): SnapshotPointer => ({
   source: snapshot.source,
@@ -15,9 +15,11 @@ const pointerOf = (snapshot: ListSnapshot): SnapshotPointer => ({
 /**
  * List snapshots in S3: `lists/<source>/<version>.json`, immutable, and `lists/<source>/latest.json`,
  * the pointer to the current one (written last, so a reader never sees a pointer without its snapshot).
+ * The S3 client loads on first use, not at cold start.
  */
-export const s3SnapshotStore = (s3: S3Client, bucket: string, prefix = 'lists'): SnapshotStore => {
+export const s3SnapshotStore = (bucket: string, prefix = 'lists'): SnapshotStore => {
   const getJson = async <T>(objectKey: string): Promise<T | undefined> => {
+    const { s3, GetObjectCommand, NoSuchKey } = await s3Sdk();
     try {
       const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
       return Body ? (JSON.parse(await Body.transformToString()) as T) : undefined;
@@ -26,8 +28,9 @@ export const s3SnapshotStore = (s3: S3Client, bucket: string, prefix = 'lists'):
       throw error;
     }
   };
-  const putJson = (objectKey: string, value: unknown) =>
-    s3.send(
+  const putJson = async (objectKey: string, value: unknown) => {
+    const { s3, PutObjectCommand } = await s3Sdk();
+    await s3.send(
       new PutObjectCommand({
         Bucket: bucket,
         Key: objectKey,
@@ -35,6 +38,7 @@ export const s3SnapshotStore = (s3: S3Client, bucket: string, prefix = 'lists'):
         ContentType: 'application/json',
       }),
     );
+  };
   const pointer = (source: ExternalSourceName) => getJson<SnapshotPointer>(`${prefix}/${source}/latest.json`);
 
   return {

@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, Sca
 import type { AssetType } from '../domain/asset-types.ts';
 import {
   bitsOf,
+  type ChangeFeed,
   LOG_TIMING,
   pack,
   positionAt,
@@ -23,6 +24,9 @@ const ENTRY_PROJECTION = {
   expression: '#pk, #allow, #block, #watch, #version',
   names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch', '#version': 'version' },
 };
+
+/** Pages one changelog request may read before it answers with what it has. */
+const MAX_CHANGE_QUERIES = 50;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
@@ -93,7 +97,7 @@ export const verdictChange = async (
         TableName: table,
         Key: entryKey,
         UpdateExpression:
-          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq' +
+          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change' +
           (change.type === undefined ? '' : ', #type = :type'),
         ConditionExpression: underflow
           ? FAILING
@@ -107,6 +111,7 @@ export const verdictChange = async (
           '#block': 'block',
           '#watch': 'watch',
           '#version': 'version',
+          '#lastChange': 'lastChange',
           ...(change.type === undefined ? {} : { '#type': 'type' }),
         },
         ExpressionAttributeValues: {
@@ -115,6 +120,7 @@ export const verdictChange = async (
           ':block': after.block,
           ':watch': after.watch,
           ':seq': seq,
+          ':change': version,
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
           ...(change.type === undefined ? {} : { ':type': change.type }),
         },
@@ -189,22 +195,7 @@ const queryBucket = async (
   );
 };
 
-export type ChangesPage = { changes: VerdictChange[]; next?: string };
-
-export type VerdictFeed = VerdictLog & {
-  /**
-   * Changes after `after` (exclusive) and stamped before `until`, that changed a verdict, in
-   * version order: at most `limit`, reading at most `maxQueries` pages; `next` is where to go
-   * on when the range was not read to its end.
-   */
-  changes(range: {
-    after: string;
-    until: string;
-    limit: number;
-    type?: AssetType;
-    maxQueries?: number;
-  }): Promise<ChangesPage>;
-};
+export type VerdictFeed = VerdictLog & ChangeFeed;
 
 /** The verdict log and the check index, read for replicas, snapshots and the client feed. */
 export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
@@ -227,6 +218,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     const segments = 4;
     const keys: string[] = [];
     const states: number[] = [];
+    let newest: string | undefined;
     await Promise.all(
       Array.from({ length: segments }, async (_, segment) => {
         let startKey: Record<string, unknown> | undefined;
@@ -237,7 +229,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
               Segment: segment,
               TotalSegments: segments,
               FilterExpression: 'begins_with(#pk, :prefix)',
-              ProjectionExpression: '#key, #allow, #block, #watch, #version',
+              ProjectionExpression: '#key, #allow, #block, #watch, #version, #lastChange',
               ExpressionAttributeNames: {
                 '#pk': ATTR.pk,
                 '#key': 'key',
@@ -245,6 +237,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
                 '#block': 'block',
                 '#watch': 'watch',
                 '#version': 'version',
+                '#lastChange': 'lastChange',
               },
               ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
               ConsistentRead: true,
@@ -252,22 +245,20 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
             }),
           );
           for (const item of page.Items ?? []) {
+            const counts = { allow: count(item.allow), block: count(item.block), watch: count(item.watch) };
             keys.push(item.key as string);
-            states.push(
-              pack(
-                count(item.version),
-                bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) }),
-              ),
-            );
+            states.push(pack(count(item.version), bitsOf(counts)));
+            const change = item.lastChange as string | undefined;
+            if (change !== undefined && (newest === undefined || change > newest)) newest = change;
           }
           startKey = page.LastEvaluatedKey;
         } while (startKey);
       }),
     );
-    return { keys, states };
+    return newest === undefined ? { keys, states } : { keys, states, newest };
   },
 
-  async changes({ after: since, until, limit, type, maxQueries = 50 }) {
+  async changes({ after: since, until, limit, type }) {
     let after = since;
     const changes: VerdictChange[] = [];
     let queries = 0;
@@ -279,7 +270,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
       do {
         // Where reading stopped: every change up to it has been examined (the cursor is exclusive).
         const reached = (startKey?.[ATTR.sk] as string | undefined) ?? after;
-        if (queries >= maxQueries) return { changes, next: reached > lo ? reached : after };
+        if (queries >= MAX_CHANGE_QUERIES) return { changes, next: reached > lo ? reached : after };
         queries++;
         const page = await queryBucket(db, table, bucket, lo, until, { type, changedOnly: true }, false, startKey);
         for (const item of page.Items ?? []) {

@@ -111,7 +111,7 @@ const perSecond = (mean: number) => `${Math.round(1e6 / mean).toLocaleString('en
 
 export async function benchCheck(): Promise<Row[]> {
   const snapshots = fileSnapshotStore('infra/local/lists');
-  const sources = await loadExternalSources(snapshots, shipped);
+  const sources = await loadExternalSources(snapshots, () => shipped);
   const lists = await Promise.all((['vendor', 'seal', 'polkadot-phishing'] as const).map((s) => snapshots.latest(s)));
   const { service, sets } = inputs(lists.flatMap((list) => (list ? [list] : [])));
   const index = checkIndexRepository(stubbedTable(serviceItems(service)), TABLE, { ttlMs: 3_600_000 });

@@ -6,8 +6,6 @@ import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('e2e-lifecycle');
-// The asset check caches index reads for 10 s by default; this story reads its own writes at once.
-process.env.CHECK_CACHE_TTL_MS = '0';
 const BOT = 'bot-user-key-0123456789abcdef';
 const ACME = 'acme-org-key-0123456789abcdef';
 const GLOBEX = 'globex-org-key-0123456789abcdef';

@@ -7,12 +7,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
+import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { snapshotOf } from '../../shared/domain/check/lists.ts';
+import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -23,7 +24,11 @@ await fileSnapshotStore(listsDir).save(
   snapshotOf('vendor', 'vendor-listed.example\n', 'https://vendor.example/feed', new Date('2026-01-01T00:00:00Z')),
 );
 process.env.LISTS_DIR = listsDir;
-const { handler } = await import('../../functions/check/check.ts');
+const { createHandler } = await import('../../functions/check/check.ts');
+const runtime = await import('../../shared/runtime.ts');
+/** The check's replica of the verdicts; a test syncs it after writing instead of waiting for its poll. */
+const replica = replicatedIndex({ log: verdictFeed(table.db, table.tableName) });
+const handler = createHandler({ keys: runtime.keys(), index: replica, sources: runtime.externalSources() });
 
 const ORG_KEY = 'check-acme-read-0123456789';
 const USER_KEY = 'check-user-0123456789abcdef';
@@ -75,23 +80,18 @@ beforeAll(async () => {
   });
 });
 
-describe('asset check against the check index on DynamoDB Local', () => {
-  const TTL = 5_000;
-  let clock = 0;
-  const checker = createChecker({
-    index: checkIndexRepository(table.db, table.tableName, { ttlMs: TTL, now: () => clock }),
-    sources: () => [],
-  });
+describe('asset check against the replica of the verdicts on DynamoDB Local', () => {
+  const checker = createChecker({ index: replica, sources: () => [] });
   const statusOf = async (content: string) => (await checker.check(content)).status;
 
-  it('turns ALLOWED within the cache TTL once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {
+  it('turns ALLOWED at the next sync once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {
     expect(await statusOf('https://brand-new.example')).toBe('UNKNOWN');
 
     const id = await allowlist('acme', 'https://brand-new.example');
-    clock += TTL;
+    await replica.sync();
     const afterAdding = await statusOf('https://www.brand-new.example/pricing');
     await removeAsset(assets, 'acme', id);
-    clock += TTL;
+    await replica.sync();
     const afterDeleting = await statusOf('https://brand-new.example');
 
     expect([afterAdding, afterDeleting]).toEqual(['ALLOWED', 'UNKNOWN']);
@@ -102,19 +102,19 @@ describe('asset check against the check index on DynamoDB Local', () => {
     await allowlist('globex', 'shared-partner.example');
 
     await removeAsset(assets, 'acme', acme);
-    clock += TTL;
+    await replica.sync();
 
     expect(await statusOf('shared-partner.example')).toBe('ALLOWED');
   });
 
-  it('turns BLOCKED within the cache TTL once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
+  it('turns BLOCKED at the next sync once a threat is approved, and UNKNOWN once it is withdrawn', async () => {
     expect(await statusOf('https://drainer.example/claim')).toBe('UNKNOWN');
 
     const withdraw = await approveThreat('drainer.example');
-    clock += TTL;
+    await replica.sync();
     const afterApproving = await checker.check('https://drainer.example/claim');
     await withdraw();
-    clock += TTL;
+    await replica.sync();
     const afterWithdrawing = await statusOf('https://drainer.example/claim');
 
     expect([afterApproving.status, afterApproving.watchStatus, afterWithdrawing]).toEqual([
@@ -127,7 +127,7 @@ describe('asset check against the check index on DynamoDB Local', () => {
   it('blocks a threat under an allowlisted brand domain while the brand domain stays ALLOWED', async () => {
     await allowlist('acme', 'https://acme-brand.example');
     await approveThreat('login.acme-brand.example', true);
-    clock += TTL;
+    await replica.sync();
 
     const child = await checker.check('https://login.acme-brand.example/wallet');
     const brand = await checker.check('https://acme-brand.example');
@@ -142,6 +142,7 @@ describe('POST /asset/check', () => {
 
   it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
     await approveThreat('handler-threat.example');
+    await replica.sync();
 
     const response = await check({ content: 'https://handler-threat.example/connect' });
 
@@ -164,6 +165,7 @@ describe('POST /asset/check', () => {
 
   it('accepts a user key and ignores the type and detailed fields clients send', async () => {
     await allowlist('acme', 'https://handler-allowed.example');
+    await replica.sync();
 
     const response = await check(
       { content: 'https://app.handler-allowed.example', type: 'URL', detailed: true },

@@ -115,8 +115,10 @@ type Answers = {
  * The verdict from the answers: the service's own verdict wins; otherwise an external allowlisting
  * wins over an external block, and between equals the first source in SPEC order.
  */
-const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers): CheckResult => {
+const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers, indexStale: boolean): CheckResult => {
   const indexFailure = isFailure(entries) ? entries.failure : undefined;
+  // A replica that could not sync for a while still answers what it knows, flagged.
+  const stale = indexFailure === undefined && indexStale;
   const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
   const sourceReports: SourceReport[] = [
     indexFailure
@@ -140,7 +142,11 @@ const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers): C
     if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
   }
 
-  if (service) return serviceResult(service, sourceReports);
+  if (service) {
+    const result = serviceResult(service, sourceReports);
+    if (stale) result.code = 'internal-error';
+    return result;
+  }
   const result: CheckResult = { status: 'UNKNOWN', source: 'service', sources: sourceReports };
   const decisive = allowed >= 0 ? allowed : blocked;
   if (decisive >= 0) {
@@ -152,7 +158,7 @@ const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers): C
   } else {
     result.reason = failure ?? 'not-found';
   }
-  if (indexFailure) result.code = 'internal-error';
+  if (indexFailure || stale) result.code = 'internal-error';
   return result;
 };
 
@@ -220,7 +226,9 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
   };
 
   const checkTarget = (target: CheckTarget): Promise<CheckResult> => {
-    if (target.kind === 'keys') return consult(target).then((answers) => decide(target, answers));
+    if (target.kind === 'keys') {
+      return consult(target).then((answers) => decide(target, answers, index.stale?.() === true));
+    }
     if (target.kind === 'hosting-domain') {
       return Promise.resolve(
         unknownFromService({

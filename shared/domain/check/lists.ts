@@ -137,12 +137,12 @@ type SourceBudgets = Partial<Record<ExternalSourceName, number>>;
 
 /**
  * The in-memory external sources, from the latest snapshots: eth-phishing-detect from its
- * snapshot when one was synced, else from the list the npm package ships; the other lists
+ * snapshot when one was synced, else from the list the npm package ships (read only then); the other lists
  * only when a snapshot exists (a source without data is not consulted).
  */
 export const loadExternalSources = async (
   store: SnapshotStore | undefined,
-  shippedEth: EthPhishingConfig,
+  shippedEth: () => EthPhishingConfig | Promise<EthPhishingConfig>,
   { budgets = {}, onError = (_source: ExternalSourceName, _error: unknown) => {} }: LoadOptions = {},
 ): Promise<ExternalSource[]> => {
   const snapshots = await Promise.all(
@@ -153,12 +153,12 @@ export const loadExternalSources = async (
       }),
     ),
   );
+  const ethSnapshot = snapshots[EXTERNAL_SOURCES.indexOf('eth-phishing-detect')];
+  const ethLists = ethSnapshot ? ethListsOfSnapshot(ethSnapshot) : ethListsOf(await shippedEth());
   return EXTERNAL_SOURCES.flatMap((name, i) => {
     const snapshot = snapshots[i];
     const budget = { budgetMs: budgets[name] ?? 50 };
-    if (name === 'eth-phishing-detect') {
-      return [ethPhishingSource(snapshot ? ethListsOfSnapshot(snapshot) : ethListsOf(shippedEth), budget)];
-    }
+    if (name === 'eth-phishing-detect') return [ethPhishingSource(ethLists, budget)];
     return snapshot ? [listSource(name, snapshot, budget)] : [];
   });
 };

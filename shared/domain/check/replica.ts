@@ -120,9 +120,11 @@ export const applyLog = (state: VerdictState, changes: readonly VerdictChange[],
 /** A state read straight from the index; the log is replayed from a little before the read began. */
 const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> => {
   const started = now();
-  const { keys, states } = await log.scan();
+  const { keys, states, newest } = await log.scan();
   const position = positionAt(started - LOG_TIMING.settleMs);
-  return new VerdictState({ keys, states, position, version: position, scannedAt: new Date(started).toISOString() });
+  // A change newer than the position is not settled yet; the log replay takes it up when it is.
+  const version = newest !== undefined && newest < position ? newest : position;
+  return new VerdictState({ keys, states, position, version, scannedAt: new Date(started).toISOString() });
 };
 
 const expired = (position: string, now: number) =>
@@ -177,7 +179,7 @@ export type ReplicaStatus = { version: string; updatedAt: string; entries: numbe
 export type ReplicatedIndex = CheckIndexStore & {
   /** Starts loading at once (at cold start), before any request waits for it. */
   warm(): void;
-  /** Loads if needed and polls now; resolves when done (failures are reported, not thrown). */
+  /** Loads if needed and polls now, after any poll under way; resolves when done (failures are reported, not thrown). */
   sync(): Promise<void>;
   status(): ReplicaStatus | Promise<ReplicaStatus>;
   stale(): boolean;
@@ -257,16 +259,24 @@ export const replicatedIndex = ({
     syncedAt = polledAt;
   };
 
+  let loadFailed: { at: number; error: unknown } | undefined;
   const load = (): Promise<VerdictState> => {
+    // A failed load is not retried by every lookup: at most once per poll interval.
+    if (loadFailed && now() - loadFailed.at < pollMs) return Promise.reject(loadFailed.error);
     loading ??= (async () => {
       pollStartedAt = now();
       const loaded = (await fromSnapshot()) ?? (await scanned(log, now));
       state = loaded;
       await catchUp(loaded).catch(onError);
       return state;
-    })().finally(() => {
-      loading = undefined;
-    });
+    })()
+      .catch((error: unknown) => {
+        loadFailed = { at: now(), error };
+        throw error;
+      })
+      .finally(() => {
+        loading = undefined;
+      });
     return loading;
   };
 
@@ -288,16 +298,17 @@ export const replicatedIndex = ({
     return polling;
   };
 
-  const lookup = (keys: readonly string[]) => {
+  /** Answers from the state held, starting a poll when one is due. */
+  const read = <T>(answer: (current: VerdictState) => T): T | Promise<T> => {
     const current = state;
-    if (current === undefined) return load().then((loaded) => loaded.lookup(keys));
+    if (current === undefined) return load().then(answer);
     const time = now();
     if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
-      if (idle) return settleWithin(started, waitMs).then(() => (state ?? current).lookup(keys));
+      if (idle) return settleWithin(started, waitMs).then(() => answer(state ?? current));
     }
-    return current.lookup(keys);
+    return answer(current);
   };
 
   const statusOf = (current: VerdictState): ReplicaStatus => ({
@@ -307,15 +318,23 @@ export const replicatedIndex = ({
   });
 
   return {
-    lookup,
+    lookup: (keys) => read((current) => current.lookup(keys)),
     warm: () => {
       void load().catch(onError);
     },
     sync: async () => {
-      const current = state ?? (await load());
-      await (polling ?? poll(current));
+      // A poll already under way may have read the log before the caller's last write.
+      if (polling) await polling;
+      await poll(state ?? (await load()));
     },
-    status: () => (state === undefined ? load().then(statusOf) : statusOf(state)),
+    status: () => read(statusOf),
     stale: () => state !== undefined && now() - syncedAt > staleAfterMs,
   };
+};
+
+/** One run of the snapshot job: the next snapshot after the stored one, stored in its place. */
+export const snapshotVerdicts = async (log: VerdictLog, snapshots: VerdictSnapshotStore, now: () => number) => {
+  const { snapshot, scanned } = await nextSnapshot(log, await snapshots.latest(), { now });
+  await snapshots.save(snapshot);
+  return { position: snapshot.position, version: snapshot.version, keys: snapshot.keys.length, scanned };
 };

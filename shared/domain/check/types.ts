@@ -74,4 +74,6 @@ export type IndexEntry = { allow: number; block: number; watch: number };
  */
 export interface CheckIndexStore {
   lookup(keys: readonly string[]): Promise<readonly (IndexEntry | undefined)[]> | readonly (IndexEntry | undefined)[];
+  /** True while the answers may be out of date (a replica that could not sync for a while). */
+  stale?(): boolean;
 }

@@ -49,8 +49,8 @@ const TIME_DIGITS = 13;
 export const positionAt = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
 export const versionOf = (ms: number, keyHash: string, seq: number): string =>
   `${positionAt(ms)}-${keyHash.slice(0, 16)}-${String(seq).padStart(12, '0')}`;
-const VERSION = /^(\d{13})(?:-[0-9a-f]{16}-\d{12})?$/;
-export const isVersion = (text: string): boolean => VERSION.test(text);
+export const VERSION_PATTERN = /^\d{13}(?:-[0-9a-f]{16}-\d{12})?$/;
+export const isVersion = (text: string): boolean => VERSION_PATTERN.test(text);
 /** The time (epoch ms) of a version or position. */
 export const timeOf = (version: string): number => Number(version.slice(0, TIME_DIGITS));
 
@@ -93,11 +93,22 @@ export const bitsOfPacked = (packed: number): number => packed % 8;
 export interface VerdictLog {
   /** Every change stamped at or after `from` (a position or version), in version order. */
   readFrom(from: string): Promise<VerdictChange[]>;
-  /** Every key of the index with its current state, read from the entries themselves. */
-  scan(): Promise<{ keys: string[]; states: number[] }>;
+  /** Every key of the index with its current state, and the newest change among them, read from the entries themselves. */
+  scan(): Promise<{ keys: string[]; states: number[]; newest?: string }>;
 }
 
 export interface VerdictSnapshotStore {
   latest(): Promise<VerdictSnapshot | undefined>;
   save(snapshot: VerdictSnapshot): Promise<void>;
+}
+
+export type ChangesPage = { changes: VerdictChange[]; next?: string };
+
+/** The log as clients page through it. */
+export interface ChangeFeed {
+  /**
+   * Changes after `after` (exclusive), stamped before `until`, that changed a verdict, in version
+   * order: at most `limit`; `next` is where to go on when the range was not read to its end.
+   */
+  changes(range: { after: string; until: string; limit: number; type?: AssetType }): Promise<ChangesPage>;
 }

@@ -90,7 +90,7 @@ describe('list snapshot stores', () => {
   it('writes the versioned snapshot to S3 before the latest pointer', async () => {
     s3.on(PutObjectCommand).resolves({});
 
-    await s3SnapshotStore(s3 as unknown as S3Client, 'lists-bucket').save(snapshot);
+    await s3SnapshotStore('lists-bucket').save(snapshot);
 
     expect(s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input.Key)).toEqual([
       `lists/seal/${snapshot.version}.json`,
@@ -111,13 +111,13 @@ describe('list snapshot stores', () => {
       Body: body(JSON.stringify(snapshot)),
     });
 
-    expect(await s3SnapshotStore(s3 as unknown as S3Client, 'lists-bucket').latest('seal')).toEqual(snapshot);
+    expect(await s3SnapshotStore('lists-bucket').latest('seal')).toEqual(snapshot);
   });
 
   it('has no snapshot of a list that was never synced', async () => {
     s3.on(GetObjectCommand).rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }));
 
-    expect(await s3SnapshotStore(s3 as unknown as S3Client, 'lists-bucket').latest('vendor')).toBeUndefined();
+    expect(await s3SnapshotStore('lists-bucket').latest('vendor')).toBeUndefined();
   });
 
   it('keeps snapshots as local files when there is no bucket', async () => {

@@ -88,7 +88,7 @@ describe('loading the external sources', () => {
   const shipped = { whitelist: ['shipped-allowed.org'], blacklist: ['shipped-blocked.org'], tolerance: 0 };
 
   it('uses the list eth-phishing-detect ships and consults no list without a snapshot', async () => {
-    const sources = await loadExternalSources(memoryStore(), shipped);
+    const sources = await loadExternalSources(memoryStore(), () => shipped);
     const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
 
     const result = await checker.check('shipped-blocked.org');
@@ -99,7 +99,7 @@ describe('loading the external sources', () => {
 
   it('prefers a synced eth-phishing-detect snapshot to the shipped list', async () => {
     const synced = snapshotOf('eth-phishing-detect', '{"blacklist": ["synced-blocked.org"]}', URL_OF, FETCHED_AT);
-    const sources = await loadExternalSources(memoryStore([synced]), shipped);
+    const sources = await loadExternalSources(memoryStore([synced]), () => shipped);
     const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
 
     expect((await checker.check('synced-blocked.org')).status).toBe('BLOCKED');
@@ -110,7 +110,7 @@ describe('loading the external sources', () => {
     const lists: ExternalSourceName[] = ['vendor', 'seal', 'polkadot-phishing'];
     const store = memoryStore(lists.map((source) => snapshotOf(source, `${source}.example.com`, URL_OF, FETCHED_AT)));
 
-    const sources = await loadExternalSources(store, shipped);
+    const sources = await loadExternalSources(store, () => shipped);
 
     expect(names(sources)).toEqual(['eth-phishing-detect', 'vendor', 'seal', 'polkadot-phishing']);
   });
@@ -125,7 +125,7 @@ describe('loading the external sources', () => {
     };
     const onError = vi.fn();
 
-    const sources = await loadExternalSources(store, shipped, { onError });
+    const sources = await loadExternalSources(store, () => shipped, { onError });
 
     expect(names(sources)).toEqual(['eth-phishing-detect', 'seal']);
     expect(onError).toHaveBeenCalledWith('vendor', expect.any(Error));

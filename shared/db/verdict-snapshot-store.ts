@@ -1,0 +1,69 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import type { VerdictSnapshot, VerdictSnapshotStore } from '../domain/check/verdicts.ts';
+import { s3Sdk } from './s3.ts';
+
+const zip = promisify(gzip);
+const unzip = promisify(gunzip);
+
+const encode = (snapshot: VerdictSnapshot): Promise<Buffer> => zip(JSON.stringify(snapshot));
+
+const decode = async (bytes: Uint8Array): Promise<VerdictSnapshot> => {
+  const snapshot = JSON.parse((await unzip(bytes)).toString('utf8')) as VerdictSnapshot;
+  if (snapshot.format !== 1) throw new Error(`Verdict snapshot format ${String(snapshot.format)} is not readable here`);
+  return snapshot;
+};
+
+/**
+ * Verdict snapshots in S3: one gzipped JSON object, replaced whole by each run (a versioned
+ * bucket keeps the previous ones).
+ */
+export const s3VerdictSnapshotStore = (
+  bucket: string,
+  objectKey = 'verdicts/snapshot.json.gz',
+): VerdictSnapshotStore => ({
+  async latest() {
+    const { s3, GetObjectCommand, NoSuchKey } = await s3Sdk();
+    try {
+      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      return Body ? decode(await Body.transformToByteArray()) : undefined;
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
+  },
+  async save(snapshot) {
+    const { s3, PutObjectCommand } = await s3Sdk();
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: objectKey,
+        Body: await encode(snapshot),
+        ContentType: 'application/gzip',
+      }),
+    );
+  },
+});
+
+/** Verdict snapshots as a local file, `<dir>/verdicts.json.gz`, replaced atomically (write, then rename). */
+export const fileVerdictSnapshotStore = (dir: string): VerdictSnapshotStore => {
+  const file = join(dir, 'verdicts.json.gz');
+  return {
+    async latest() {
+      try {
+        return await decode(await readFile(file));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async save(snapshot) {
+      await mkdir(dir, { recursive: true });
+      const partial = `${file}.${process.pid}.partial`;
+      await writeFile(partial, await encode(snapshot));
+      await rename(partial, file);
+    },
+  };
+};

@@ -1,0 +1,53 @@
+import { BadRequestError, GoneError } from '../../errors.ts';
+import type { AssetType } from '../asset-types.ts';
+import {
+  BIT,
+  type ChangeFeed,
+  isVersion,
+  LOG_TIMING,
+  positionAt,
+  statusOf,
+  timeOf,
+  type VerdictChange,
+} from './verdicts.ts';
+
+export type ChangelogQuery = { since: string; type?: AssetType; perPage: number; nextPage?: string };
+
+const toChange = (change: VerdictChange) => ({
+  content: change.key,
+  type: change.type ?? null,
+  status: statusOf(change.bits),
+  watchStatus: change.bits & BIT.watch ? 'ENABLED' : 'DISABLED',
+  changedAt: change.changedAt,
+  version: change.version,
+});
+
+const encodePage = (version: string): string => Buffer.from(version, 'utf8').toString('base64url');
+const decodePage = (token: string): string => {
+  const version = Buffer.from(token, 'base64url').toString('utf8');
+  if (!isVersion(version)) throw new BadRequestError('next_page is not a page of this changelog');
+  return version;
+};
+
+/**
+ * The verdict changes after a version, for clients that keep the list locally. Only changes
+ * older than the settle window are handed out, so no later commit can land before a version a
+ * client holds. `version` is what the client keeps (and sends as `since` next time): the end of
+ * what this page covers.
+ */
+export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now: number) => {
+  const since = query.nextPage === undefined ? query.since : decodePage(query.nextPage);
+  if (timeOf(since) < now - LOG_TIMING.retentionMs) {
+    throw new GoneError(
+      'Changes since this version are no longer kept: re-sync the full list from POST /asset/list, then follow the changelog',
+    );
+  }
+  const until = positionAt(now - LOG_TIMING.settleMs);
+  if (since >= until) return { changes: [], next_page: null, version: since };
+  const page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
+  return {
+    changes: page.changes.map(toChange),
+    next_page: page.next === undefined ? null : encodePage(page.next),
+    version: page.next ?? until,
+  };
+};

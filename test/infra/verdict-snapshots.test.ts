@@ -1,0 +1,53 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { synthStack } from '../fixtures/stack.ts';
+
+const prod = synthStack('prod');
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const resources = (type: string) => prod.findResources(type) as Record<string, Resource>;
+const policyOf = (prefix: string): string =>
+  JSON.stringify(Object.entries(resources('AWS::IAM::Policy')).find(([id]) => id.startsWith(prefix))?.[1]);
+const environmentOf = (prefix: string): Record<string, unknown> => {
+  const fn = Object.entries(resources('AWS::Lambda::Function')).find(([id]) => id.startsWith(prefix))?.[1];
+  return (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
+};
+
+describe('verdict snapshots in the stack', () => {
+  it('runs the snapshot function every 5 minutes, without retries', () => {
+    prod.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Description: 'Snapshots the service verdicts for the asset check replicas',
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^VerdictSnapshotsSnapshot'), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 0 },
+      }),
+    });
+  });
+
+  it('lets the snapshot function write snapshots under verdicts/ and read the index and its log', () => {
+    const policy = policyOf('VerdictSnapshotsSnapshotRoleDefaultPolicy');
+
+    expect(policy).toMatch(/"Action":\["dynamodb:Query","dynamodb:Scan"\]/);
+    expect(policy).toMatch(
+      /"Action":\["s3:GetObject","s3:PutObject"\],"Effect":"Allow","Resource":\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["CheckListsBucket\w+","Arn"\]\},"\/verdicts\/\*"\]\]\}/,
+    );
+    expect(policy).not.toContain('/lists/');
+  });
+
+  it('gives the replica routes the bucket and read access to verdicts/ only, and no write on it', () => {
+    for (const name of ['checkasset', 'getblocklistversion']) {
+      const policy = policyOf(`${name}FunctionRoleDefaultPolicy`);
+
+      expect(environmentOf(`${name}Function`)).toHaveProperty('VERDICTS_BUCKET');
+      expect(policy).toContain('/verdicts/*');
+      expect(policy).not.toContain('s3:PutObject');
+      expect(policy).not.toContain('dynamodb:Scan');
+    }
+  });
+
+  it('gives the changelog route the table only', () => {
+    expect(environmentOf('getchangelogFunction')).not.toHaveProperty('VERDICTS_BUCKET');
+    expect(policyOf('getchangelogFunctionRoleDefaultPolicy')).not.toContain('s3:');
+  });
+});
