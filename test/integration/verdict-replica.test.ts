@@ -42,10 +42,11 @@ const writer = async (id: number, operations: number) => {
     const content = CONTENTS[Math.floor(next() * CONTENTS.length)] as string;
     const choice = next();
     if (choice < 0.3) {
-      const { assets: added } = await addAssets(assets, groups, id % 2 ? 'acme' : 'globex', [
+      const { results } = await addAssets(assets, groups, id % 2 ? 'acme' : 'globex', [
         { content: `https://${id}.${content}`, type: 'URL' },
       ]);
-      owned.add(added[0]?.id as number);
+      const [added] = results;
+      if (added?.success) owned.add(added.id);
     } else if (choice < 0.45 && owned.size > 0) {
       const [assetId] = owned;
       owned.delete(assetId as number);

@@ -68,14 +68,16 @@ beforeAll(async () => {
 describe('clients that keep the verdicts locally', () => {
   it('end equal to the service verdict of every entry after following the changelog, page by page', async () => {
     const copy = new Map<string, [string, string]>();
-    const { assets: brand } = await addAssets(assets, groups, 'acme', [
+    const { results: brand } = await addAssets(assets, groups, 'acme', [
       { content: 'https://sync-brand.example', type: 'URL' },
       { content: 'https://sync-gone.example', type: 'URL' },
     ]);
     await threat('s-1', 'sync-drainer.example', 'BLOCKED', '2026-03-01T10:00:00Z');
     await threat('s-2', 'sync-airdrop.example', 'APPROVED', '2026-03-01T10:00:00Z', true);
     const middle = await syncFrom(copy, start);
-    await removeAsset(assets, 'acme', brand[1]?.id as number);
+    const gone = brand[1];
+    if (!gone?.success) throw new Error('the asset to remove was not added');
+    await removeAsset(assets, 'acme', gone.id);
     await threat('s-1', 'sync-drainer.example', 'REJECTED', '2026-03-02T10:00:00Z');
     await threat('s-3', 'sync-phish.example', 'AUTO_APPROVED', '2026-03-02T10:00:00Z');
     await addAssets(assets, groups, 'globex', [{ content: 'sync-brand.example', type: 'URL' }]);
