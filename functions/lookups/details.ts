@@ -28,9 +28,5 @@ export const createHandler = ({ keys, index, sources, lists }: Deps) => {
   );
 };
 
-export const handler = createHandler({
-  keys: runtime.keys(),
-  index: runtime.checkIndex(),
-  sources: runtime.externalSources(),
-  lists: runtime.lists(),
-});
+const { keys, checkIndex, externalSources, lists } = runtime;
+export const handler = createHandler({ keys: keys(), index: checkIndex(), sources: externalSources(), lists: lists() });

@@ -22,11 +22,7 @@ export const request = {
   ),
 };
 /** Deprecated since 2026-01-01 in favour of the organization metrics endpoint. */
-const deprecation = {
-  since: Date.UTC(2026, 0, 1) / 1000,
-  path: '/public/getOrganizationMetrics',
-  successor: '/organization/metrics',
-};
+const deprecation = { since: 1767225600, path: '/public/getOrganizationMetrics', successor: '/organization/metrics' };
 type Deps = MetricsStores & { keys: KeyResolver; now: () => number };
 
 export const createHandler = ({ keys, now, ...stores }: Deps) =>

@@ -27,10 +27,5 @@ export const createHandler = ({ keys, lists, cursors, directory, now }: Deps) =>
     return json(200, await listThreats(lists, cursors, orgId, { ...query, ...paging }, utcDay(now())));
   });
 
-export const handler = createHandler({
-  keys: runtime.keys(),
-  now: runtime.now,
-  directory: runtime.directory(),
-  lists: runtime.lists(),
-  cursors: runtime.cursors(),
-});
+const { keys, now, directory, lists, cursors } = runtime;
+export const handler = createHandler({ keys: keys(), now, directory: directory(), lists: lists(), cursors: cursors() });

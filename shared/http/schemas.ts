@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
+import { VERSION_PATTERN } from '../domain/check/verdicts.ts';
 import {
   MAX_CONTENT_LENGTH,
   MAX_DESCRIPTION_LENGTH,
@@ -176,4 +177,28 @@ export const boundedText = (field: string, min: number, max: number) =>
 export const organizationSlug = v.pipe(
   v.string('organizationSlug must be a string'),
   v.regex(SLUG, 'organizationSlug must be an organization slug'),
+);
+
+const CHANGELOG_PER_PAGE = 'per_page must be an integer between 1 and 10000';
+const VERSION = 'since must be a version from GET /asset/blocklist/version or POST /asset/changelog';
+
+/** The body of POST /asset/changelog. */
+export const changelogBody = v.object(
+  {
+    since: v.pipe(v.string(VERSION), v.regex(VERSION_PATTERN, VERSION)),
+    type: v.optional(assetType),
+    per_page: v.optional(
+      v.pipe(
+        v.number(CHANGELOG_PER_PAGE),
+        v.integer(CHANGELOG_PER_PAGE),
+        v.minValue(1, CHANGELOG_PER_PAGE),
+        v.maxValue(10_000, CHANGELOG_PER_PAGE),
+      ),
+      1000,
+    ),
+    next_page: v.optional(
+      v.pipe(v.string('next_page must be a string'), v.nonEmpty('next_page must not be empty'), v.maxLength(128)),
+    ),
+  },
+  'Request body must be an object with a since version',
 );

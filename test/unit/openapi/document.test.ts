@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../../../infra/openapi/document.ts';
+import { DOCUMENT_FILE, serialize } from '../../../infra/openapi/file.ts';
 import { OPERATIONS } from '../../../infra/openapi/operations.ts';
-import { DOCUMENT_FILE, serialize } from '../../../infra/openapi/write.ts';
 import { ROUTES } from '../../../infra/routes.ts';
 
 type Operation = {
