@@ -12,9 +12,9 @@ import type {
   PreparedAsset,
 } from '../domain/assets.ts';
 import { mapConcurrently } from '../domain/concurrency.ts';
-import { INVALID_CURSOR } from '../domain/cursor.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
+import { decodePosition } from './position.ts';
 import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
 import { type VerdictDelta, verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -51,21 +51,8 @@ type Position = Record<string, string>;
 /** A list position is the index key of the next asset to read; callers see it only as text. */
 const encodePosition = (position: Record<string, unknown>): string => JSON.stringify(position);
 
-const decodePosition = (index: LiveIndex, text: string): Position => {
-  const fields = [ATTR.pk, ATTR.sk, index.partitionKey, ATTR.liveSort] as string[];
-  let position: unknown;
-  try {
-    position = JSON.parse(text);
-  } catch (cause) {
-    throw new BadRequestError(INVALID_CURSOR, { cause });
-  }
-  const valid =
-    typeof position === 'object' &&
-    position !== null &&
-    Object.entries(position).every(([name, value]) => fields.includes(name) && typeof value === 'string');
-  if (!valid) throw new BadRequestError(INVALID_CURSOR);
-  return position as Position;
-};
+const decodeLivePosition = (index: LiveIndex, text: string): Position =>
+  decodePosition(text, [ATTR.pk, ATTR.sk, index.partitionKey, ATTR.liveSort]) as Position;
 
 const toAsset = (item: Record<string, unknown>): Asset => {
   const asset: Asset = {
@@ -360,7 +347,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     position: string | undefined,
   ): Promise<AssetPage> => {
     const index = liveIndexFor(filter);
-    const before = position === undefined ? undefined : decodePosition(index, position)[ATTR.liveSort];
+    const before = position === undefined ? undefined : decodeLivePosition(index, position)[ATTR.liveSort];
     const query = filter.query === undefined ? undefined : searchable(filter.query) || undefined;
     const partitions = [
       livePartition(orgId, filter),
@@ -483,7 +470,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         });
       const assets: Asset[] = [];
       let startKey: Record<string, unknown> | undefined =
-        position === undefined ? undefined : decodePosition(index, position);
+        position === undefined ? undefined : decodeLivePosition(index, position);
       for (let page = 0; page < MAX_PAGES && assets.length < limit; page++) {
         const remaining = limit - assets.length;
         const result = await db.send(

@@ -1,9 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { INVALID_CURSOR } from '../domain/cursor.ts';
 import type { ListFilter, Listing, ListStore } from '../domain/lifecycle-lists.ts';
-import { BadRequestError } from '../errors.ts';
 import { toRecord } from './activity-repository.ts';
 import { ACTIVITY_INDEX, type ActivityIndex, assetPartition, listPartition } from './keys.ts';
+import { decodePosition } from './position.ts';
 
 /** Query calls one page request may make before it answers with what it has: reads stay within 4 × the page size. */
 const MAX_QUERIES = 4;
@@ -55,21 +54,8 @@ const filterExpression = (filter: ListFilter) => {
 };
 
 /** A position is the index key of the last item read; it is only ever read back for the same index. */
-const decodePosition = (index: ActivityIndex, text: string): Record<string, string> => {
-  const fields = ['PK', 'SK', index.partitionKey, index.sortKey];
-  let position: unknown;
-  try {
-    position = JSON.parse(text);
-  } catch (cause) {
-    throw new BadRequestError(INVALID_CURSOR, { cause });
-  }
-  const valid =
-    typeof position === 'object' &&
-    position !== null &&
-    Object.entries(position).every(([name, value]) => fields.includes(name) && typeof value === 'string');
-  if (!valid) throw new BadRequestError(INVALID_CURSOR);
-  return position as Record<string, string>;
-};
+const decodeIndexPosition = (index: ActivityIndex, text: string): Record<string, string> =>
+  decodePosition(text, ['PK', 'SK', index.partitionKey, index.sortKey]);
 
 /** The lifecycle listings: one Query of a sparse index partition per call, never a Scan. */
 export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: string): ListStore => ({
@@ -92,7 +78,7 @@ export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: strin
     const filtered = filterExpression(filter);
     const records = [];
     let start: Record<string, unknown> | undefined =
-      position === undefined ? undefined : decodePosition(index, position);
+      position === undefined ? undefined : decodeIndexPosition(index, position);
     for (let call = 0; call < MAX_QUERIES && records.length < limit; call++) {
       const result: QueryCommandOutput = await db.send(
         new QueryCommand({

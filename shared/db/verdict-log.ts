@@ -16,6 +16,16 @@ import { batchGetAll } from './batch.ts';
 import { ATTR, key } from './keys.ts';
 import type { NamedItems } from './transactions.ts';
 
+/** The attributes of a check-index entry, by their expression names (BLOCK is a DynamoDB reserved word). */
+const ENTRY_NAMES = {
+  '#key': 'key',
+  '#allow': 'allow',
+  '#block': 'block',
+  '#watch': 'watch',
+  '#version': 'version',
+  '#lastChange': 'lastChange',
+};
+
 /** A change of one check-index entry's counters, as its writer knows it. */
 export type VerdictDelta = { checkKey: string; type?: AssetType; allow?: number; block?: number; watch?: number };
 
@@ -104,14 +114,8 @@ export const verdictChange = async (
           : previous === 0
             ? 'attribute_not_exists(#version)'
             : '#version = :previous',
-        // BLOCK is a DynamoDB reserved word.
         ExpressionAttributeNames: {
-          '#key': 'key',
-          '#allow': 'allow',
-          '#block': 'block',
-          '#watch': 'watch',
-          '#version': 'version',
-          '#lastChange': 'lastChange',
+          ...ENTRY_NAMES,
           ...(change.type === undefined ? {} : { '#type': 'type' }),
         },
         ExpressionAttributeValues: {
@@ -232,12 +236,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
               ProjectionExpression: '#key, #allow, #block, #watch, #version, #lastChange',
               ExpressionAttributeNames: {
                 '#pk': ATTR.pk,
-                '#key': 'key',
-                '#allow': 'allow',
-                '#block': 'block',
-                '#watch': 'watch',
-                '#version': 'version',
-                '#lastChange': 'lastChange',
+                ...ENTRY_NAMES,
               },
               ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
               ConsistentRead: true,
