@@ -181,33 +181,63 @@ const optional = async <T>(path: string, run: (module: T) => Promise<Row[]>) => 
   for (const row of await run(module)) add(row.name, row.value);
 };
 
+/** Runs outage.ts in its own process: its handlers reach the table through a proxy of their own. */
+const benchOutage = (endpoint: string): Row[] => {
+  const output = execFileSync(process.execPath, ['--import', 'tsx', 'test/bench/outage.ts', endpoint], {
+    env: process.env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '[]') as Row[];
+};
+
+/** The sections of the bench, in the order they run; `npm run bench -- <name> …` runs only those named. */
+const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
+  overhead: () => benchHandlerOverhead(),
+  metrics: async (endpoint) => {
+    section('metrics (DynamoDB Local)');
+    await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
+      m.benchMetrics(endpoint),
+    );
+  },
+  'bulk-add': async (endpoint) => {
+    section('bulk add (DynamoDB Local, same run; the floor writes the same items with plain BatchWriteItem)');
+    await optional<{ benchBulkAdd: (endpoint: string) => Promise<Row[]> }>('./bulk-add.ts', (m) =>
+      m.benchBulkAdd(endpoint),
+    );
+  },
+  check: async (endpoint) => {
+    section('asset check');
+    await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
+    await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>
+      m.benchGateway(endpoint),
+    );
+  },
+  outage: async (endpoint) => {
+    section('store outage (local gateway through a stalling proxy; production budget) and group delete');
+    for (const row of benchOutage(endpoint)) add(row.name, row.value);
+  },
+};
+
 const main = async () => {
+  const names = ['bundles', ...Object.keys(SECTIONS)];
+  const chosen = process.argv.slice(2);
+  const unknown = chosen.filter((name) => !names.includes(name));
+  if (unknown.length > 0) throw new Error(`Unknown bench section ${unknown.join(', ')}; sections: ${names.join(', ')}`);
+  const runs = (name: string) => chosen.length === 0 || chosen.includes(name);
   console.error('Running benchmarks (progress below; the table is printed at the end) ...');
   // Handlers publish their metrics (EMF) on stdout as in Lambda: measured, then dropped, until the table is printed.
   const write = process.stdout.write;
   process.stdout.write = (() => true) as typeof process.stdout.write;
   // First, as they need no database: the figures a busy machine most often keeps from starting it.
-  await benchBundles();
+  if (runs('bundles')) await benchBundles();
   const { startDynamo } = await import('../../infra/local/dynamo.ts');
   const dynamo = await startDynamo();
   // Before any handler module is imported: config and the default client are read once per process.
   process.env.TABLE_NAME = 'bench-gateway';
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   try {
-    await benchHandlerOverhead();
-    section('metrics (DynamoDB Local)');
-    await optional<{ benchMetrics: (endpoint: string) => Promise<Row[]> }>('./metrics.ts', (m) =>
-      m.benchMetrics(dynamo.endpoint),
-    );
-    section('bulk add (DynamoDB Local, same run; the floor writes the same items with plain BatchWriteItem)');
-    await optional<{ benchBulkAdd: (endpoint: string) => Promise<Row[]> }>('./bulk-add.ts', (m) =>
-      m.benchBulkAdd(dynamo.endpoint),
-    );
-    section('asset check');
-    await optional<{ benchCheck: () => Promise<Row[]> }>('./check.ts', (m) => m.benchCheck());
-    await optional<{ benchGateway: (endpoint: string) => Promise<Row[]> }>('./gateway.ts', (m) =>
-      m.benchGateway(dynamo.endpoint),
-    );
+    for (const [name, run] of Object.entries(SECTIONS)) if (runs(name)) await run(dynamo.endpoint);
   } finally {
     process.stdout.write = write;
     await dynamo.stop();
