@@ -3,9 +3,10 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BUNDLING, NODE_OPTIONS } from './bundling.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
@@ -40,7 +41,7 @@ const copyFiles = (files: readonly string[]) => ({
 
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
- * (minified CJS, names kept so error classes survive, source maps enabled at runtime), with
+ * (`BUNDLING`: minified CJS, names kept so error classes survive, source maps enabled at runtime), with
  * its own log group kept for a month, and a role that may write to that log group and nothing
  * else until a grant adds to it (instead of the managed AWSLambdaBasicExecutionRole, which
  * allows every log group of the account).
@@ -65,17 +66,9 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout ?? Duration.seconds(10),
-    bundling: {
-      minify: true,
-      sourceMap: true,
-      keepNames: true,
-      format: OutputFormat.CJS,
-      target: 'node24',
-      bundleAwsSDK: true,
-      ...(props.files?.length ? { commandHooks: copyFiles(props.files) } : {}),
-    },
+    bundling: { ...BUNDLING, ...(props.files?.length ? { commandHooks: copyFiles(props.files) } : {}) },
     environment: {
-      NODE_OPTIONS: '--enable-source-maps',
+      NODE_OPTIONS,
       SERVICE_NAME: props.settings.serviceName,
       LOG_LEVEL: props.settings.logLevel,
       ...props.environment,

@@ -1,5 +1,6 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
 import { INDEX } from '../shared/db/keys.ts';
+import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
@@ -26,7 +27,7 @@ export type Route = {
   files?: readonly string[];
   /** Lambda CPU scales with memory; the hot path gets more. Default 512 MB. */
   memorySize?: number;
-  /** Reads the asset check's external list snapshots. */
+  /** Reads the asset check's external list snapshots (and the list eth-phishing-detect ships, in its `files`). */
   readsCheckLists?: boolean;
   /** The table indexes its function queries; it is granted these and no other. */
   indexes?: readonly string[];
@@ -118,6 +119,7 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     memorySize: 1024,
     readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
     readsVerdicts: true,
   },
   {
@@ -185,6 +187,7 @@ export const ROUTES: readonly Route[] = [
     name: 'list-reports',
     entry: 'functions/reports/list.ts',
     access: 'read',
+    readsCursorKey: true,
   },
   {
     method: 'POST',
@@ -193,13 +196,21 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/proposals/review.ts',
     access: 'write',
   },
-  { method: 'POST', path: '/threats/list', name: 'list-threats', entry: 'functions/threats/list.ts', access: 'read' },
+  {
+    method: 'POST',
+    path: '/threats/list',
+    name: 'list-threats',
+    entry: 'functions/threats/list.ts',
+    access: 'read',
+    readsCursorKey: true,
+  },
   {
     method: 'POST',
     path: '/takedowns/list',
     name: 'list-takedowns',
     entry: 'functions/takedowns/list.ts',
     access: 'read',
+    readsCursorKey: true,
   },
   {
     method: 'GET',
@@ -215,6 +226,7 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/lookups/details.ts',
     access: 'read',
     readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
   },
   {
     method: 'POST',

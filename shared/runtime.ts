@@ -5,17 +5,16 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
-import { createDocumentClient } from './db/client.ts';
+import { createDocumentClient, lazyDocumentClient } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
-import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
+import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
-import type { EthPhishingConfig } from './domain/check/eth-phishing-detect.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -30,13 +29,16 @@ const once = <T>(build: () => T): (() => T) => {
   };
 };
 
-const documentClient = /* @__PURE__ */ once(() => createDocumentClient(config.dynamoEndpoint));
+const documentClient = /* @__PURE__ */ once(() =>
+  lazyDocumentClient(() => createDocumentClient(config.dynamoEndpoint)),
+);
 const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>
   once(() => repository(documentClient(), config.tableName));
 
 /*
- * The production dependencies of the functions: one client per container, the stores over the
- * configured table, the key cache and the clock. Each function module imports this module as a
+ * The production dependencies of the functions: one client per container (built by its first
+ * command, see `lazyDocumentClient`), the stores over the configured table, the key cache and the
+ * clock. Each function module imports this module as a
  * namespace (`import * as runtime`) and passes what it needs to its `createHandler`; tests pass
  * fakes instead. Every dependency is a separate export marked pure, so a function's bundle keeps
  * only the ones it uses (and their clients): the list handlers load no S3, SQS or Secrets
@@ -89,15 +91,12 @@ export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
   return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
 });
-/** The list eth-phishing-detect ships, parsed only when a list load needs it (never at cold start). */
-const shippedEthConfig = async (): Promise<EthPhishingConfig> =>
-  (await import('eth-phishing-detect/src/config.json', { with: { type: 'json' } })).default;
 /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
 export const externalSources = /* @__PURE__ */ once(() => {
   const snapshots = listSnapshots();
   const sources = refreshingSources(
     () =>
-      loadExternalSources(snapshots, shippedEthConfig, {
+      loadExternalSources(snapshots, readShippedEthList, {
         onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
       }),
     { onError: (error) => logger.error('External lists not loaded', { error }) },

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { createChecker } from '../../shared/domain/check/engine.ts';
-import type { CheckIndexStore, ExternalSource } from '../../shared/domain/check/types.ts';
+import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
 import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
 import { assetDetails } from '../../shared/domain/lookups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
@@ -14,12 +13,7 @@ export const request = {
 };
 /** Deprecated since 2026-01-01 in favour of the asset check. */
 const deprecation = { since: Date.UTC(2026, 0, 1) / 1000, path: '/asset/details', successor: '/asset/check' };
-type Deps = {
-  keys: KeyResolver;
-  index: CheckIndexStore;
-  sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
-  lists: ListStore;
-};
+type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & { keys: KeyResolver; lists: ListStore };
 
 export const createHandler = ({ keys, index, sources, lists }: Deps) => {
   const checker = createChecker({ index, sources });
@@ -28,5 +22,9 @@ export const createHandler = ({ keys, index, sources, lists }: Deps) => {
   );
 };
 
-const { keys, checkIndex, externalSources, lists } = runtime;
-export const handler = createHandler({ keys: keys(), index: checkIndex(), sources: externalSources(), lists: lists() });
+export const handler = createHandler({
+  keys: runtime.keys(),
+  index: runtime.checkIndex(),
+  sources: runtime.externalSources(),
+  lists: runtime.lists(),
+});

@@ -1,7 +1,6 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { NotFoundError } from '../../shared/errors.ts';
-import { toErrorResponse } from '../../shared/http/error-response.ts';
+import { publicHandler } from '../../shared/http/api-handler.ts';
 import { fileResponse, staticFile } from '../../shared/http/static-files.ts';
 import { STATIC_FILES } from './files.ts';
 
@@ -15,8 +14,8 @@ const files = Object.fromEntries(names.map((name) => [name, staticFile(STATIC_FI
 >;
 
 /** The scripts and styles of the pages; any other name is 404. */
-export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> => {
+export const handler = publicHandler(async (event) => {
   const parsed = v.safeParse(request.pathParameters, event.pathParameters);
-  if (!parsed.success) return toErrorResponse(new NotFoundError('No such file'), event.requestContext.requestId);
+  if (!parsed.success) throw new NotFoundError('No such file');
   return fileResponse(files[parsed.output.file](), event.headers, { 'cache-control': 'public, max-age=3600' });
-};
+});

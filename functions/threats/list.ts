@@ -11,13 +11,8 @@ import { threatsBody } from '../../shared/http/lifecycle-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: threatsBody };
-type Deps = {
-  keys: KeyResolver;
-  lists: ListStore;
-  cursors: CursorCodec;
-  directory: Pick<DirectoryStore, 'findMembership'>;
-  now: () => number;
-};
+type Membership = Pick<DirectoryStore, 'findMembership'>;
+type Deps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec; directory: Membership; now: () => number };
 
 export const createHandler = ({ keys, lists, cursors, directory, now }: Deps) =>
   apiHandler({ request, caller: 'any', scope: 'read', keys, body: { optional: true } }, async ({ auth, body }) => {
@@ -27,5 +22,10 @@ export const createHandler = ({ keys, lists, cursors, directory, now }: Deps) =>
     return json(200, await listThreats(lists, cursors, orgId, { ...query, ...paging }, utcDay(now())));
   });
 
-const { keys, now, directory, lists, cursors } = runtime;
-export const handler = createHandler({ keys: keys(), now, directory: directory(), lists: lists(), cursors: cursors() });
+export const handler = createHandler({
+  keys: runtime.keys(),
+  now: runtime.now,
+  directory: runtime.directory(),
+  lists: runtime.lists(),
+  cursors: runtime.cursors(),
+});

@@ -104,3 +104,20 @@ export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient 
   client.middlewareStack.add(failurePolicy('data store', callBudgetMs), POLICY_STEP);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 };
+
+/**
+ * A document client built by its first command instead of at cold start. Building one costs a few
+ * milliseconds of CPU (its configuration, protocol and HTTP handler), which a function then pays
+ * in its first invocation, just before that command's own first-use costs (credentials, signing,
+ * the connection); `npm run bench` shows both the load and the first invocation.
+ */
+export const lazyDocumentClient = (build: () => DynamoDBDocumentClient): DynamoDBDocumentClient => {
+  let client: DynamoDBDocumentClient | undefined;
+  return new Proxy({} as DynamoDBDocumentClient, {
+    get: (_, property) => {
+      client ??= build();
+      const value: unknown = Reflect.get(client, property, client);
+      return typeof value === 'function' ? value.bind(client) : value;
+    },
+  });
+};

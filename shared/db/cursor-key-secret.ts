@@ -1,5 +1,5 @@
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CursorKeySource } from '../domain/cursor.ts';
 
 type Options = {
@@ -11,17 +11,27 @@ type Options = {
   now?: () => number;
 };
 
-/** The cursor key set from Secrets Manager, fetched on first use (cold start) and cached. */
+/**
+ * The cursor key set from Secrets Manager, fetched on first use and cached. The Secrets Manager
+ * client and the Powertools provider load with that first fetch, not at cold start: the request
+ * that first seals or opens a cursor pays for them, with the fetch it makes anyway.
+ */
 export const secretCursorKeys = (
   secretId: string,
-  { client = new SecretsManagerClient({}), maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now }: Options = {},
+  { client, maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now }: Options = {},
 ): CursorKeySource => {
-  const provider = new SecretsProvider({ awsSdkV3Client: client });
+  let provider: Promise<SecretsProvider> | undefined;
+  const load = async (): Promise<SecretsProvider> => {
+    const { SecretsProvider } = await import('@aws-lambda-powertools/parameters/secrets');
+    const awsSdkV3Client = client ?? new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({});
+    return new SecretsProvider({ awsSdkV3Client });
+  };
   let lastForced = Number.NEGATIVE_INFINITY;
   return async ({ refresh }) => {
+    provider ??= load();
     const forceFetch = refresh && now() - lastForced >= minRefreshMs;
     if (forceFetch) lastForced = now();
-    const value = await provider.get(secretId, { maxAge: maxAgeSeconds, forceFetch });
+    const value = await (await provider).get(secretId, { maxAge: maxAgeSeconds, forceFetch });
     if (typeof value !== 'string') throw new Error(`Secret ${secretId} holds no string`);
     return value;
   };

@@ -1,8 +1,20 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { EthPhishingConfig } from '../domain/check/eth-phishing-detect.ts';
 import type { ListSnapshot, SnapshotPointer, SnapshotStore } from '../domain/check/lists.ts';
 import type { ExternalSourceName } from '../domain/check/types.ts';
 import { s3Sdk } from './s3.ts';
+
+/**
+ * The list eth-phishing-detect ships, relative to the working directory: the project root locally,
+ * the bundle (`/var/task`, where the function's `files` are copied) in Lambda. A file rather than
+ * an import, so that the 300 kB list is neither in the bundle nor parsed at cold start.
+ */
+export const SHIPPED_ETH_LIST = 'node_modules/eth-phishing-detect/src/config.json';
+
+/** Read only when a list load needs it: when no snapshot of eth-phishing-detect was synced. */
+export const readShippedEthList = async (): Promise<EthPhishingConfig> =>
+  JSON.parse(await readFile(resolve(process.cwd(), SHIPPED_ETH_LIST), 'utf8')) as EthPhishingConfig;
 
 const pointerOf = (snapshot: ListSnapshot): SnapshotPointer => ({
   source: snapshot.source,

@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { KeyResolver, Scope } from '../domain/api-keys.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
 import { apiKeyAuth } from './api-key-auth.ts';
@@ -49,3 +50,11 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   declarations.set(handler, { request, caller, scope, body, deprecation: deprecated });
   return handler;
 };
+
+/**
+ * The chain of the routes that answer without a key (the API description and the pages): the
+ * same telemetry, so each request writes its access line and its endpoint figures, and the same
+ * error shaping; no key check, no body, no validation, and no declaration (they are public).
+ */
+export const publicHandler = (handle: (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResult>) =>
+  middy<APIGatewayProxyEventV2, ApiResult>().use(telemetry()).use(errorResponse()).handler(handle);

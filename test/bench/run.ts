@@ -3,9 +3,11 @@
  * Budgets are checked here, never in `npm test`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
@@ -49,76 +51,157 @@ const withoutPowertools: Plugin = {
 };
 
 const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
-  await build({
-    plugins,
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    minify: true,
-    keepNames: true,
-    sourcemap: false,
-    logLevel: 'silent',
-  });
+  await build({ ...esbuildOptions(entry, outfile), plugins });
   const bytes = statSync(outfile).size;
   return { bytes, gzip: gzipSync(readFileSync(outfile)).length };
 };
 
+type Sample = { load: number; first?: number; status?: number };
+
 /**
- * CPU time (user + system) a fresh Node process spends in `require` of a bundle, process start
- * excluded. Loading is single-threaded, so on an idle machine this is the wall-clock load time;
- * unlike wall-clock time it stays comparable when other work shares the CPUs. stdout, stderr and
- * the console module are set up first, as the Lambda runtime has done before it loads a handler.
+ * One fresh Node process, started as the function's runtime is (`NODE_OPTIONS`, so the bundle's
+ * source map is read as in Lambda), with stdout, stderr and the console module set up first, as
+ * the Lambda runtime has done before it loads a handler. It reports the CPU time (user + system)
+ * spent in `require` of the bundle and, when given an event, the CPU time of the load plus the
+ * first invocation of its handler: the time waiting for DynamoDB Local is not counted, its own
+ * work (signing, HTTP, parsing, first-use initialization) is. Unlike wall-clock time, CPU time
+ * stays comparable when other work shares the CPUs.
  */
-const requireTime = (file: string) => {
-  const script = `process.stdout;process.stderr;require('node:console');const c=process.cpuUsage();require(${JSON.stringify(file)});const d=process.cpuUsage(c);console.log((d.user+d.system)/1e3)`;
-  return Number(execFileSync(process.execPath, ['-e', script], { env: process.env, encoding: 'utf8' }).trim());
+const sample = (file: string, event?: unknown): Sample => {
+  const script = `process.stdout;process.stderr;require('node:console');
+const c=process.cpuUsage();const m=require(${JSON.stringify(file)});const d=process.cpuUsage(c);
+const ms=(u)=>(u.user+u.system)/1e3;const load=ms(d);const event=${JSON.stringify(event ?? null)};
+if(!event){console.log(JSON.stringify({load}));process.exit(0)}
+const context={functionName:'bench',functionVersion:'$LATEST',invokedFunctionArn:'arn:aws:lambda:local:000000000000:function:bench',memoryLimitInMB:'512',awsRequestId:'bench-request',logGroupName:'bench',logStreamName:'bench',callbackWaitsForEmptyEventLoop:false,getRemainingTimeInMillis:()=>29000};
+Promise.resolve(m.handler(event,context)).then((r)=>{console.log('\\n'+JSON.stringify({load,first:ms(process.cpuUsage(c)),status:r&&r.statusCode}));process.exit(0)});`;
+  const output = execFileSync(process.execPath, ['-e', script], {
+    env: { ...process.env, NODE_OPTIONS },
+    encoding: 'utf8',
+  });
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as Sample;
 };
 
-/** Median time to `require` a bundle in a fresh Node process (process start excluded). */
-const loadTime = (file: string, runs = 15) => median(Array.from({ length: runs }, () => requireTime(file)));
-
 /**
- * Median load times of several bundles measured in turns (a, b, c, a, b, c, …), so that a busy
+ * Median figures of several bundles measured in turns (a, b, c, a, b, c, …), so that a busy
  * machine slows each of them alike and their differences stay comparable.
  */
-const loadTimes = (files: string[], runs = 15): number[] => {
-  const times = files.map((): number[] => []);
-  for (let run = 0; run < runs; run++) {
-    for (const [i, file] of files.entries()) times[i]?.push(requireTime(file));
+const samplesInTurns = (runs: { file: string; event?: unknown }[], turns = 15) => {
+  const samples = runs.map((): Sample[] => []);
+  for (let turn = 0; turn < turns; turn++) {
+    for (const [i, run] of runs.entries()) samples[i]?.push(sample(run.file, run.event));
   }
-  return times.map(median);
+  return samples.map((list) => ({
+    load: median(list.map((s) => s.load)),
+    first: median(list.map((s) => s.first ?? Number.NaN)),
+    statuses: [...new Set(list.map((s) => s.status))].join('/'),
+  }));
 };
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(1)} ms`;
+const loadAverage = () =>
+  `load average ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(', ')} (${cpus().length} CPUs)`;
 
 /** Over the budget when a route loads more than this much slower than the SDK-only bundle. */
 const COLD_LOAD_BUDGET_MS = 10;
 
-const benchBundles = async () => {
-  section(
-    'bundles and cold load (esbuild as deployed: minified CJS, SDK bundled; CPU ms of require, median of 15 fresh processes)',
-  );
+/** The sample event of a route: `events/<route>.json`, else the first event of its route key that is not a rejection. */
+const sampleEvent = (route: (typeof ROUTES)[number]): unknown => {
+  const files = readdirSync('events')
+    .filter((file) => file.endsWith('.json'))
+    .sort();
+  const events = files.map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) }));
+  const own = events.find(({ file }) => file === `${route.name}.json`);
+  const ofRoute = events.filter(({ file, event }) => {
+    const rejection = /invalid|forbidden|empty|missing/.test(file);
+    return !rejection && event.routeKey === `${route.method} ${route.path}`;
+  });
+  return (own ?? ofRoute[0])?.event;
+};
+
+const SDK_ONLY = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+const local = { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+export const handler = async () => {
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ ...local, endpoint: process.env.DYNAMODB_ENDPOINT }));
+  await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'none', SK: 'none' } }));
+  return { statusCode: 200 };
+};
+`;
+
+/**
+ * The bench's bundle directory, with the empty module and the SDK-only baseline built, and the
+ * table the first invocations read, seeded with the demo fixture (the keys the sample events carry).
+ */
+const prepareBundles = async (endpoint: string) => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
+  // CommonJS, as in the function's directory (`/var/task` has no package.json); the project's own is `"type": "module"`.
+  writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
   const dir = `${process.cwd()}/${OUT}`;
+  const { ensureTable } = await import('../../infra/local/dynamo.ts');
+  const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
+  const { createDocumentClient } = await import('../../shared/db/client.ts');
+  const tableName = process.env.TABLE_NAME as string;
+  await ensureTable(endpoint, tableName);
+  const demo = parseFixture(JSON.parse(readFileSync('infra/local/demo.json', 'utf8')));
+  await loadFixture(createDocumentClient(endpoint), tableName, demo, () => undefined);
   writeFileSync(`${OUT}/empty.ts`, 'export const handler = async () => ({ statusCode: 200 });\n');
   const empty = await bundle(`${OUT}/empty.ts`, `${dir}/empty.js`);
-  const emptyLoad = loadTime(`${dir}/empty.js`);
-  add('empty module', `${kb(empty.bytes)}, load ${emptyLoad.toFixed(1)} ms`);
-  writeFileSync(
-    `${OUT}/sdk-only.ts`,
-    "export { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';\n",
-  );
+  writeFileSync(`${OUT}/sdk-only.ts`, SDK_ONLY);
   const sdk = await bundle(`${OUT}/sdk-only.ts`, `${dir}/sdk-only.js`);
-  add('SDK-only baseline (client-dynamodb + lib-dynamodb)', `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip)`);
-  const figure = (size: { bytes: number; gzip: number }, load: number, sdkLoad: number) => {
-    const over = load - sdkLoad;
-    const verdict = over <= COLD_LOAD_BUDGET_MS ? 'within budget' : 'OVER budget';
-    return `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms (${over >= 0 ? '+' : ''}${over.toFixed(1)} ms vs SDK-only, ${verdict})`;
-  };
+  return { dir, empty, sdk };
+};
+
+const figure = (size: { bytes: number; gzip: number }, load: number, sdkLoad: number) => {
+  const verdict = load - sdkLoad <= COLD_LOAD_BUDGET_MS ? 'within budget' : 'OVER budget';
+  return `${kb(size.bytes)} (${kb(size.gzip)} gzip), load ${load.toFixed(1)} ms (${signed(load - sdkLoad)} vs SDK-only, ${verdict})`;
+};
+
+/**
+ * Cold load and first invocation of every route's bundle, as deployed, beside the SDK-only
+ * baseline in the same turns. The first invocation answers the route's sample event from
+ * `events/` against DynamoDB Local; the baseline's builds a document client and reads one item.
+ */
+const benchBundles = async (endpoint: string) => {
+  section(
+    'bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source maps read at load; CPU ms, median of 15 fresh processes)',
+  );
+  add('machine at the start', loadAverage());
+  const { dir, empty, sdk } = await prepareBundles(endpoint);
+  const [emptyRun] = samplesInTurns([{ file: `${dir}/empty.js` }]);
+  add('empty module', `${kb(empty.bytes)}, load ${emptyRun?.load.toFixed(1)} ms`);
+  add(
+    'SDK-only baseline (client-dynamodb + lib-dynamodb; first invocation: a client and one GetItem)',
+    `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip)`,
+  );
+  for (const route of ROUTES) {
+    const size = await bundle(route.entry, `${dir}/${route.name}.js`);
+    const [sdkRun, routeRun] = samplesInTurns([
+      { file: `${dir}/sdk-only.js`, event: {} },
+      { file: `${dir}/${route.name}.js`, event: sampleEvent(route) },
+    ]);
+    if (!sdkRun || !routeRun) throw new Error(`No samples for ${route.name}`);
+    add(
+      `${route.name}: SDK-only in the same turns`,
+      `load ${sdkRun.load.toFixed(1)} ms (budget ${(sdkRun.load + COLD_LOAD_BUDGET_MS).toFixed(1)} ms), load + first invocation ${sdkRun.first.toFixed(1)} ms`,
+    );
+    add(`${route.name} (deployed)`, figure(size, routeRun.load, sdkRun.load));
+    add(
+      `${route.name} load + first invocation`,
+      `${routeRun.first.toFixed(1)} ms (${signed(routeRun.first - sdkRun.first)} vs SDK-only; status ${routeRun.statuses})`,
+    );
+  }
+  add('machine at the end', loadAverage());
+};
+
+/** What Powertools costs at load: each route without it (no-op stand-ins), as deployed, and with the tracer added. */
+const benchPowertools = async (endpoint: string) => {
+  section('Powertools at cold load (same bundling; CPU ms of require, median of 15 fresh processes, in turns)');
+  add('machine at the start', loadAverage());
+  const { dir } = await prepareBundles(endpoint);
   for (const route of ROUTES) {
     const before = await bundle(route.entry, `${dir}/${route.name}.before.js`, [withoutPowertools]);
     const after = await bundle(route.entry, `${dir}/${route.name}.js`);
@@ -127,17 +210,17 @@ const benchBundles = async () => {
       `import { Tracer } from '@aws-lambda-powertools/tracer';\nexport const tracer = new Tracer();\nexport * from '${process.cwd()}/${route.entry}';\n`,
     );
     const traced = await bundle(`${OUT}/${route.name}.traced.ts`, `${dir}/${route.name}.traced.js`);
-    const [sdkLoad = 0, beforeLoad = 0, afterLoad = 0, tracedLoad = 0] = loadTimes(
-      ['sdk-only', `${route.name}.before`, route.name, `${route.name}.traced`].map((name) => `${dir}/${name}.js`),
+    const [sdkRun, beforeRun, afterRun, tracedRun] = samplesInTurns(
+      ['sdk-only', `${route.name}.before`, route.name, `${route.name}.traced`].map((name) => ({
+        file: `${dir}/${name}.js`,
+      })),
     );
-    add(
-      `${route.name}: SDK-only in the same turns`,
-      `load ${sdkLoad.toFixed(1)} ms (budget ${(sdkLoad + COLD_LOAD_BUDGET_MS).toFixed(1)} ms)`,
-    );
-    add(`${route.name} without Powertools`, figure(before, beforeLoad, sdkLoad));
-    add(`${route.name} with logger + metrics (deployed)`, figure(after, afterLoad, sdkLoad));
-    add(`${route.name} + Powertools tracer`, figure(traced, tracedLoad, sdkLoad));
+    if (!sdkRun || !beforeRun || !afterRun || !tracedRun) throw new Error(`No samples for ${route.name}`);
+    add(`${route.name} without Powertools`, figure(before, beforeRun.load, sdkRun.load));
+    add(`${route.name} with logger + metrics (deployed)`, figure(after, afterRun.load, sdkRun.load));
+    add(`${route.name} + Powertools tracer`, figure(traced, tracedRun.load, sdkRun.load));
   }
+  add('machine at the end', loadAverage());
 };
 
 const benchHandlerOverhead = async () => {
@@ -193,6 +276,8 @@ const benchOutage = (endpoint: string): Row[] => {
 
 /** The sections of the bench, in the order they run; `npm run bench -- <name> …` runs only those named. */
 const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
+  bundles: benchBundles,
+  powertools: benchPowertools,
   overhead: () => benchHandlerOverhead(),
   metrics: async (endpoint) => {
     section('metrics (DynamoDB Local)');
@@ -220,7 +305,7 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
 };
 
 const main = async () => {
-  const names = ['bundles', ...Object.keys(SECTIONS)];
+  const names = Object.keys(SECTIONS);
   const chosen = process.argv.slice(2);
   const unknown = chosen.filter((name) => !names.includes(name));
   if (unknown.length > 0) throw new Error(`Unknown bench section ${unknown.join(', ')}; sections: ${names.join(', ')}`);
@@ -229,8 +314,6 @@ const main = async () => {
   // Handlers publish their metrics (EMF) on stdout as in Lambda: measured, then dropped, until the table is printed.
   const write = process.stdout.write;
   process.stdout.write = (() => true) as typeof process.stdout.write;
-  // First, as they need no database: the figures a busy machine most often keeps from starting it.
-  if (runs('bundles')) await benchBundles();
   const { startDynamo } = await import('../../infra/local/dynamo.ts');
   const dynamo = await startDynamo();
   // Before any handler module is imported: config and the default client are read once per process.

@@ -162,7 +162,7 @@ const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers, in
   return result;
 };
 
-type CheckerOptions = {
+export type CheckerOptions = {
   index: CheckIndexStore;
   /** The external sources in force; a function, so that refreshed lists take effect. */
   sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;

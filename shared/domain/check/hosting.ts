@@ -1,8 +1,8 @@
-import { getPublicSuffix } from 'tldts';
+import { publicSuffixLength } from './public-suffix.ts';
 
 /**
  * Domains whose subdomains belong to different people, missing from the Public Suffix List's
- * private section (which tldts already covers: github.io, pages.dev, vercel.app, ...). A
+ * private section (which already covers github.io, pages.dev, vercel.app, ...). A
  * verdict never passes between `a.medium.com` and `b.medium.com`, nor up to `medium.com`.
  */
 const SUBDOMAIN_HOSTING = new Set([
@@ -57,21 +57,13 @@ const SUBDOMAIN_HOSTING = new Set([
   'zohosites.com',
 ]);
 
-const TLD_OPTIONS = {
-  allowPrivateDomains: true,
-  extractHostname: false,
-  validateHostname: false,
-  detectIp: false,
-  mixedInputs: false,
-} as const;
-
 /**
  * Length of the hosting boundary at the end of `host`: the longest of its public suffix
  * (ICANN or private) and a curated hosting domain. Equal to `host.length` when the host is
  * itself a boundary, i.e. a hosting platform's own domain or a bare public suffix.
  */
 export const boundaryLength = (host: string): number => {
-  let boundary = getPublicSuffix(host, TLD_OPTIONS)?.length ?? 0;
+  let boundary = publicSuffixLength(host, true);
   if (SUBDOMAIN_HOSTING.has(host)) return host.length;
   for (let dot = host.indexOf('.'); dot >= 0; dot = host.indexOf('.', dot + 1)) {
     const length = host.length - dot - 1;
@@ -110,6 +102,6 @@ export const appendParents = (host: string, boundary: number, keys: string[]): n
 /** Whether `host` is someone's site under a hosting platform's domain (`acme.github.io`, `acme.vercel.app`). */
 export const onHostingPlatform = (host: string): boolean => {
   const boundary = boundaryLength(host);
-  const icann = getPublicSuffix(host, { ...TLD_OPTIONS, allowPrivateDomains: false })?.length ?? 0;
+  const icann = publicSuffixLength(host, false);
   return boundary < host.length && boundary > icann;
 };

@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
+import { readShippedEthList } from '../../../shared/db/list-snapshot-store.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import {
   type ListSnapshot,
@@ -95,6 +97,14 @@ describe('loading the external sources', () => {
 
     expect(names(sources)).toEqual(['eth-phishing-detect']);
     expect([result.status, result.source]).toEqual(['BLOCKED', 'eth-phishing-detect']);
+  });
+
+  it('reads the list eth-phishing-detect ships from the file the check function is deployed with', async () => {
+    const packaged: unknown = createRequire(import.meta.url)('eth-phishing-detect/src/config.json');
+
+    const list = await readShippedEthList();
+
+    expect(list).toEqual(packaged);
   });
 
   it('prefers a synced eth-phishing-detect snapshot to the shipped list', async () => {

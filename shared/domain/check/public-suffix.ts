@@ -1,0 +1,85 @@
+import packed from './public-suffixes.json' with { type: 'json' };
+
+/** Each node of a trie by its path (`co.uk`, `*.ck`): 0 a step on the way, 1 an ICANN rule, 2 a private rule. */
+type Trie = Map<string, number>;
+
+const ICANN = 1;
+const ICANN_OR_PRIVATE = 3;
+const CHAR = { dot: 0x2e, open: 0x28, close: 0x29, comma: 0x2c, zero: 0x30 } as const;
+
+const isSyntax = (code: number) => code === CHAR.open || code === CHAR.close || code === CHAR.comma;
+
+/** Reads the nested text `infra/local/public-suffixes.ts` writes: flag, label, `(children)`, comma-separated. */
+const decode = (text: string): Trie => {
+  const trie: Trie = new Map();
+  const parents = [''];
+  let last = '';
+  for (let i = 0; i < text.length; ) {
+    const code = text.charCodeAt(i);
+    if (code === CHAR.open) parents.push(last);
+    else if (code === CHAR.close) parents.pop();
+    if (isSyntax(code)) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && !isSyntax(text.charCodeAt(end))) end++;
+    const label = text.slice(i + 1, end);
+    const parent = parents[parents.length - 1] as string;
+    last = parent === '' ? label : `${label}.${parent}`;
+    trie.set(last, code - CHAR.zero);
+    i = end;
+  }
+  return trie;
+};
+
+let tries: { rules: Trie; exceptions: Trie } | undefined;
+/** Decoded on the first lookup, not at load: a route that never looks a suffix up never pays for it. */
+const triesOf = () => {
+  tries ??= { rules: decode(packed.rules), exceptions: decode(packed.exceptions) };
+  return tries;
+};
+
+/**
+ * Walks the labels of `host` from the right down `trie` (an exact label first, else `*` for a
+ * non-empty one) and returns where the deepest node whose flag is in `mask` starts and ends.
+ */
+const deepestMatch = (trie: Trie, host: string, mask: number): { start: number; end: number } | undefined => {
+  let match: { start: number; end: number } | undefined;
+  let path = '';
+  let end = host.length;
+  for (let i = host.length - 1; i >= -1; i--) {
+    if (i >= 0 && host.charCodeAt(i) !== CHAR.dot) continue;
+    const start = i + 1;
+    const exact = path === '' ? host.slice(start, end) : `${host.slice(start, end)}.${path}`;
+    const wildcard = path === '' ? '*' : `*.${path}`;
+    let flag = trie.get(exact);
+    if (flag !== undefined) path = exact;
+    else if (start !== end && trie.has(wildcard)) {
+      flag = trie.get(wildcard) as number;
+      path = wildcard;
+    } else break;
+    if ((flag & mask) !== 0) match = { start, end };
+    end = i;
+  }
+  return match;
+};
+
+/**
+ * Length of the public suffix at the end of `hostname`, with the answers of tldts's
+ * `getPublicSuffix(hostname, { allowPrivateDomains, extractHostname: false, validateHostname: false,
+ * detectIp: false })`: trailing dots ignored, an exception rule before the longest matching rule,
+ * and the last label when no rule matches.
+ */
+export const publicSuffixLength = (hostname: string, allowPrivateDomains: boolean): number => {
+  let length = hostname.length;
+  while (length > 1 && hostname.charCodeAt(length - 1) === CHAR.dot) length--;
+  const host = length === hostname.length ? hostname : hostname.slice(0, length);
+  const mask = allowPrivateDomains ? ICANN_OR_PRIVATE : ICANN;
+  const { rules, exceptions } = triesOf();
+  const exception = deepestMatch(exceptions, host, mask);
+  if (exception) return host.length - exception.end - 1;
+  const rule = deepestMatch(rules, host, mask);
+  if (rule) return host.length - rule.start;
+  return host.length - host.lastIndexOf('.') - 1;
+};
