@@ -187,10 +187,11 @@ describe('least privilege', () => {
       JSON.stringify(prod.toJSON().Resources[id].Properties.Environment).includes('CURSOR_SECRET_ARN'),
     );
 
-    expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, ''))).toEqual(
-      ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', '')),
-    );
-    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(['listassets']);
+    const paging = ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', ''));
+
+    expect(paging).toEqual(['listassets', 'listreports', 'listthreats', 'listtakedowns']);
+    expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, ''))).toEqual(paging);
+    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(paging);
     expect(JSON.stringify(prod.toJSON())).not.toContain('resolve:secretsmanager');
   });
 
