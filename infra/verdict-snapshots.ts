@@ -1,6 +1,6 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
@@ -23,11 +23,13 @@ const logicalId = (construct: Construct): string => {
  * Snapshots of the service's verdicts for the check's replicas: a function, run every 5 minutes,
  * that carries the last snapshot forward through the verdict log (reading the whole index again
  * once a day or on a gap, the only Scan in the stack) and stores it under `verdicts/` in the
- * given bucket. Replicas are granted `grantReadSnapshots` and given VERDICTS_BUCKET.
+ * given bucket. Replicas are granted `grantReadSnapshots`, given VERDICTS_BUCKET, and created
+ * after the first snapshot (`runsBefore`).
  */
 export class VerdictSnapshots extends Construct {
   readonly function: NodejsFunction;
   readonly #bucket: IBucket;
+  readonly #firstSnapshot: CustomResource;
 
   constructor(scope: Construct, id: string, props: VerdictSnapshotsProps) {
     super(scope, id);
@@ -52,11 +54,25 @@ export class VerdictSnapshots extends Construct {
       // The next run is 5 minutes away and replicas follow the log meanwhile; retrying sooner gains nothing.
       target: new LambdaInvoke(this.function, { retryAttempts: 0 }),
     });
+    // Replicas have no Scan grant, so without a snapshot they cannot start. The function itself is
+    // a custom resource: the deployment that creates this construct (a new stack, or one that had
+    // no snapshots) runs it once, after its role and grants exist. No provider function: its
+    // CDK-made role would carry the managed basic-execution policy.
+    this.#firstSnapshot = new CustomResource(this, 'FirstSnapshot', {
+      serviceToken: this.function.functionArn,
+      resourceType: 'Custom::VerdictSnapshot',
+    });
+    this.#firstSnapshot.node.addDependency(this.function, this.function.role as IRole);
     Validations.of(Stack.of(this)).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalId(this.function)}.Arn>:*]`,
       reason:
         "The schedule's role may invoke the snapshot function's versions and aliases (qualified ARNs), and no other function.",
     });
+  }
+
+  /** Creates `replica` only once the first snapshot is stored, so it never starts without one. */
+  runsBefore(replica: Construct) {
+    replica.node.addDependency(this.#firstSnapshot);
   }
 
   /** Read access to the snapshots; ListBucket makes a missing snapshot answer NoSuchKey rather than AccessDenied. */
