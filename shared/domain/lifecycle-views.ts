@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors.ts';
 import type { ActivityRecord } from './activity.ts';
+import type { KeyResolver } from './api-keys.ts';
 import type { AssetType } from './asset-types.ts';
 import type { CursorCodec } from './cursor.ts';
 import type { Listing, ListQuery, ListStore } from './lifecycle-lists.ts';
@@ -20,6 +21,15 @@ const orderedBounds = (from: string | undefined, to: string | undefined) => {
 };
 
 type Paging = { limit: number; cursor?: string };
+
+/** What a list handler needs besides its own stores: keys to authenticate, the list store, the cursor codec. */
+export type ListDeps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec };
+
+/** The paging of a list request body: `per_page` (default 10) and the `next_page` cursor. */
+export const pagingOf = ({ per_page, next_page }: { per_page?: number | null; next_page?: string | null }): Paging => ({
+  limit: per_page ?? 10,
+  ...(next_page ? { cursor: next_page } : {}),
+});
 
 /** Reads one page, the cursor sealed to the organization and the filters it was issued for. */
 const readPage = async (
