@@ -1,4 +1,5 @@
 import type { ActivityRecord } from './activity.ts';
+import type { KeyResolver } from './api-keys.ts';
 import type { AssetType } from './asset-types.ts';
 import type { CursorCodec } from './cursor.ts';
 import { dayWindow, orderedBounds } from './dates.ts';
@@ -10,6 +11,15 @@ import { brandIdOf, proposalAssetStatus } from './reviews.ts';
 export const publicId = (id: string): number | string => (/^\d{1,16}$/.test(id) ? Number(id) : id);
 
 type Paging = { limit: number; cursor?: string };
+
+/** What a list handler needs besides its own stores: keys to authenticate, the list store, the cursor codec. */
+export type ListDeps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec };
+
+/** The paging of a list request body: `per_page` (default 10) and the `next_page` cursor. */
+export const pagingOf = ({ per_page, next_page }: { per_page?: number | null; next_page?: string | null }): Paging => ({
+  limit: per_page ?? 10,
+  ...(next_page ? { cursor: next_page } : {}),
+});
 
 /** Reads one page, the cursor sealed to the organization and the filters it was issued for. */
 const readPage = async (
