@@ -12,6 +12,7 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
@@ -56,6 +57,7 @@ export const deadLetters = /* @__PURE__ */ once(() =>
   ),
 );
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
+export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;

@@ -9,6 +9,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../table-definition.ts';
 
@@ -188,17 +189,38 @@ export const startDynamo = async ({ port, path }: { port?: number; path?: string
   };
 };
 
-/** Creates the table from the shared definition unless it exists; waits until it is active. */
+/**
+ * Creates the table from the shared definition unless it exists, then adds any index of the
+ * definition a table kept in `.data/` from an earlier version lacks (one at a time, as DynamoDB
+ * allows); waits until the table and its indexes are active.
+ */
 export const ensureTable = async (endpoint: string, tableName: string): Promise<void> => {
   const client = localClient(endpoint);
+  const input = createTableInput(tableName);
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(input));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    const missing = input.GlobalSecondaryIndexes?.find(
+      (index) => !indexes.some((i) => i.IndexName === index.IndexName),
+    );
+    const active = Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE');
+    if (active && missing === undefined) break;
+    if (active && missing !== undefined) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: input.AttributeDefinitions?.filter((attribute) =>
+            missing.KeySchema?.some((key) => key.AttributeName === attribute.AttributeName),
+          ),
+          GlobalSecondaryIndexUpdates: [{ Create: missing }],
+        }),
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   client.destroy();

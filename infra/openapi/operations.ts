@@ -243,6 +243,32 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       410: error('since is older than the retention window of the changelog'),
     },
   },
+  'list-verdicts': {
+    summary: 'Export the service verdicts',
+    description:
+      "The service's own verdicts of one `type` (not the external lists) whose last change, on a UTC day from `startDate` to `endDate` (inclusive; default yesterday and today), left them in `status` (`ALLOWED`, `BLOCKED` — the default — or `UNKNOWN`: the entry left the lists, so a removal is listed with its new status in the window of its change). Oldest change first; `updatedAt` is the time of the entry's last change and `version` the changelog version of that change; `watchStatus` is the entry's watch flag. `content` is the canonical check key, as in the changelog. Page with `next_page` until it is null: a page may hold fewer than `per_page` (1–10,000, default 100) assets while more exist, when its reads or its 5 MB size bound are spent. To keep a full copy, read `GET /asset/blocklist/version` first, page every type and status from an early `startDate`, then follow `POST /asset/changelog` from that version. Any valid key.",
+    tag: 'Asset check',
+    requestExample: { type: 'URL', status: 'BLOCKED', startDate: '2026-11-01', endDate: '2026-11-21', per_page: 1000 },
+    responses: {
+      200: {
+        description: 'One page of verdicts',
+        body: BODY.verdictList,
+        example: {
+          assets: [
+            {
+              content: 'acme-airdrop.xyz',
+              type: 'URL',
+              status: 'BLOCKED',
+              watchStatus: 'DISABLED',
+              updatedAt: '2026-11-21T10:00:01.000Z',
+              version: '1795255201000-9a0b1c2d3e4f5061-000000000001',
+            },
+          ],
+          next_page: null,
+        },
+      },
+    },
+  },
   'get-openapi': {
     summary: 'This API description',
     description: 'The OpenAPI 3.1 description of the API, generated from the schemas the handlers validate with.',

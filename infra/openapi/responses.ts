@@ -100,6 +100,19 @@ export const BODY = {
     next_page: v.nullable(v.string()),
     version: v.string(),
   }),
+  verdictList: v.object({
+    assets: v.array(
+      v.object({
+        content: v.string(),
+        type: v.picklist(ASSET_TYPES),
+        status,
+        watchStatus: v.picklist(['ENABLED', 'DISABLED']),
+        updatedAt: timestamp,
+        version: v.string(),
+      }),
+    ),
+    next_page: v.nullable(v.string()),
+  }),
 };
 
 /** Every error body: the flat fields of the spec, the wrapped `error` object, and the request id. */
