@@ -1,6 +1,8 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CursorKeySource } from '../domain/cursor.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { underFailurePolicy } from './client.ts';
 
 type Options = {
   client?: SecretsManagerClient;
@@ -11,17 +13,28 @@ type Options = {
   now?: () => number;
 };
 
-/** The cursor key set from Secrets Manager, fetched on first use (cold start) and cached. */
+/**
+ * The cursor key set from Secrets Manager, fetched on first use (cold start) and cached. The client
+ * is under the failure policy; Powertools wraps every failed fetch in its GetParameterError, so an
+ * unavailable Secrets Manager is unwrapped back to the ServiceUnavailableError (503) it was.
+ */
 export const secretCursorKeys = (
   secretId: string,
-  { client = new SecretsManagerClient({}), maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now }: Options = {},
+  {
+    client = underFailurePolicy('cursor key store', (transport) => new SecretsManagerClient(transport)),
+    maxAgeSeconds = 300,
+    minRefreshMs = 60_000,
+    now = Date.now,
+  }: Options = {},
 ): CursorKeySource => {
   const provider = new SecretsProvider({ awsSdkV3Client: client });
   let lastForced = Number.NEGATIVE_INFINITY;
   return async ({ refresh }) => {
     const forceFetch = refresh && now() - lastForced >= minRefreshMs;
     if (forceFetch) lastForced = now();
-    const value = await provider.get(secretId, { maxAge: maxAgeSeconds, forceFetch });
+    const value = await provider.get(secretId, { maxAge: maxAgeSeconds, forceFetch }).catch((error: unknown) => {
+      throw error instanceof Error && error.cause instanceof ServiceUnavailableError ? error.cause : error;
+    });
     if (typeof value !== 'string') throw new Error(`Secret ${secretId} holds no string`);
     return value;
   };

@@ -190,7 +190,7 @@ describe('least privilege', () => {
     expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, ''))).toEqual(
       ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', '')),
     );
-    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(['listassets']);
+    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(['listassets', 'listverdicts']);
     expect(JSON.stringify(prod.toJSON())).not.toContain('resolve:secretsmanager');
   });
 
@@ -215,6 +215,8 @@ describe('least privilege', () => {
     expect(policiesOf('deleteassetgroupFunctionRole')).toContain('/index/liveByGroup');
     expect(policiesOf('listassetgroupsFunctionRole')).not.toContain('/index/');
     expect(policiesOf('checkassetFunctionRole')).not.toContain('/index/');
+    expect(policiesOf('listverdictsFunctionRole')).toMatch(/\/index\/verdictsByMonth"\]/);
+    expect(policiesOf('listverdictsFunctionRole').match(/\/index\//g)).toHaveLength(1);
   });
 
   it('lets the ingest function send to the dead-letter queue', () => {
