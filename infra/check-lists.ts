@@ -1,13 +1,12 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import type { ExternalSourceName } from '../shared/domain/check/types.ts';
 import { type FunctionSettings, serviceFunction } from './api-function.ts';
 import { WORKERS } from './routes.ts';
+import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
 
 const DEFAULT_LISTS: Partial<Record<ExternalSourceName, string>> = {
   'polkadot-phishing': 'https://polkadot.js.org/phishing/all.json',
@@ -21,11 +20,6 @@ export type CheckListsProps = {
   environment?: Record<string, string>;
   /** RETAIN by default; DESTROY empties the bucket on stack deletion (dev stages). */
   removalPolicy?: RemovalPolicy;
-};
-
-const logicalId = (construct: Construct): string => {
-  const stack = Stack.of(construct);
-  return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
 };
 
 /** Where the snapshots live in the bucket; readers are granted this prefix only. */
@@ -70,44 +64,18 @@ export class CheckLists extends Construct {
       },
     });
     this.grantReadLists(this.syncFunction);
-    this.syncFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(`${PREFIX}*`)] }),
-    );
+    grantPrefixWrite(this.bucket, PREFIX, this.syncFunction);
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
         'The bucket holds copies of public lists, written only by the sync function, which logs every snapshot it stores; server access logs would add a log bucket and record nothing an operator acts on.',
     });
 
-    new Schedule(this, 'SyncSchedule', {
-      description: 'Refreshes the asset check lists',
-      schedule: ScheduleExpression.rate(Duration.minutes(5)),
-      // The next run is 5 minutes away; retrying a failed sync sooner gains nothing.
-      target: new LambdaInvoke(this.syncFunction, { retryAttempts: 0 }),
-    });
-    Validations.of(Stack.of(this)).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.syncFunction)}.Arn>:*]`,
-      reason:
-        "The schedule's role may invoke the sync function's versions and aliases (qualified ARNs), and no other function.",
-    });
+    everyFiveMinutes(this, 'SyncSchedule', this.syncFunction, 'Refreshes the asset check lists');
   }
 
-  /**
-   * Read access to the snapshots, for the check function. ListBucket makes a missing snapshot
-   * answer NoSuchKey rather than AccessDenied (S3 checks it without a prefix on GetObject).
-   */
+  /** Read access to the snapshots, for the check function. */
   grantReadLists(grantee: IGrantable) {
-    const principal = grantee.grantPrincipal;
-    principal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${PREFIX}*`)] }),
-    );
-    principal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
-    );
-    if (!Construct.isConstruct(principal)) return;
-    Validations.of(principal).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.bucket)}.Arn>/${PREFIX}*]`,
-      reason: 'Snapshot keys are versioned names under the lists/ prefix; the grant covers that prefix only.',
-    });
+    grantPrefixRead(this.bucket, PREFIX, grantee, 'Snapshot keys are versioned names under the lists/ prefix');
   }
 }

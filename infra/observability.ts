@@ -53,13 +53,11 @@ export const apiAccessLog = (scope: Construct, id: string, dev: boolean): IAcces
   ),
 });
 
-export type ObservedEndpoint = {
-  /** The route name, also the `route` dimension of its metrics. */
-  name: string;
-  fn: IFunction;
-  /** Alarm when the minute-by-minute p99 of the handler's latency stays above this. */
-  p99LatencyMs: number;
-};
+/**
+ * An endpoint to watch: its route name (also the `route` dimension of its metrics), its function,
+ * and the p99 latency above which its alarm fires (the minute-by-minute p99 of the handler's latency).
+ */
+export type ObservedEndpoint = { name: string; fn: IFunction; p99LatencyMs: number };
 
 export type ObservabilityProps = {
   /** The `service` dimension every metric of this stage carries. */

@@ -1,5 +1,5 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
-import { INDEX } from '../shared/db/keys.ts';
+import { EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 
 /**
@@ -137,6 +137,15 @@ export const ROUTES: readonly Route[] = [
     name: 'get-changelog',
     entry: 'functions/check/changelog.ts',
     access: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/asset/list',
+    name: 'list-verdicts',
+    entry: 'functions/lookups/list.ts',
+    access: 'read',
+    indexes: [EXPORT_INDEX.name],
+    readsCursorKey: true,
   },
   {
     method: 'GET',

@@ -1,33 +1,29 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
 import { WORKERS } from './routes.ts';
+import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
 
 /** Where the snapshots live in the bucket; readers are granted this prefix only. */
 const PREFIX = 'verdicts/';
 
 export type VerdictSnapshotsProps = { table: ITable; bucket: IBucket; settings: FunctionSettings };
 
-const logicalId = (construct: Construct): string => {
-  const stack = Stack.of(construct);
-  return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
-};
-
 /**
  * Snapshots of the service's verdicts for the check's replicas: a function, run every 5 minutes,
  * that carries the last snapshot forward through the verdict log (reading the whole index again
  * once a day or on a gap, the only Scan in the stack) and stores it under `verdicts/` in the
- * given bucket. Replicas are granted `grantReadSnapshots` and given VERDICTS_BUCKET.
+ * given bucket. Replicas are granted `grantReadSnapshots`, given VERDICTS_BUCKET, and created
+ * after the first snapshot (`runsBefore`).
  */
 export class VerdictSnapshots extends Construct {
   readonly function: NodejsFunction;
   readonly #bucket: IBucket;
+  readonly #firstSnapshot: CustomResource;
 
   constructor(scope: Construct, id: string, props: VerdictSnapshotsProps) {
     super(scope, id);
@@ -42,36 +38,27 @@ export class VerdictSnapshots extends Construct {
     });
     grantTable(props.table, this.function, ['dynamodb:Query', 'dynamodb:Scan']);
     this.grantReadSnapshots(this.function);
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.bucket.arnForObjects(`${PREFIX}*`)] }),
-    );
-
-    new Schedule(this, 'Schedule', {
-      description: 'Snapshots the service verdicts for the asset check replicas',
-      schedule: ScheduleExpression.rate(Duration.minutes(5)),
-      // The next run is 5 minutes away and replicas follow the log meanwhile; retrying sooner gains nothing.
-      target: new LambdaInvoke(this.function, { retryAttempts: 0 }),
+    grantPrefixWrite(props.bucket, PREFIX, this.function);
+    // Replicas follow the log between snapshots.
+    everyFiveMinutes(this, 'Schedule', this.function, 'Snapshots the service verdicts for the asset check replicas');
+    // Replicas have no Scan grant, so without a snapshot they cannot start. The function itself is
+    // a custom resource: the deployment that creates this construct (a new stack, or one that had
+    // no snapshots) runs it once, after its role and grants exist. No provider function: its
+    // CDK-made role would carry the managed basic-execution policy.
+    this.#firstSnapshot = new CustomResource(this, 'FirstSnapshot', {
+      serviceToken: this.function.functionArn,
+      resourceType: 'Custom::VerdictSnapshot',
     });
-    Validations.of(Stack.of(this)).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.function)}.Arn>:*]`,
-      reason:
-        "The schedule's role may invoke the snapshot function's versions and aliases (qualified ARNs), and no other function.",
-    });
+    this.#firstSnapshot.node.addDependency(this.function, this.function.role as IRole);
   }
 
-  /** Read access to the snapshots; ListBucket makes a missing snapshot answer NoSuchKey rather than AccessDenied. */
+  /** Creates `replica` only once the first snapshot is stored, so it never starts without one. */
+  runsBefore(replica: Construct) {
+    replica.node.addDependency(this.#firstSnapshot);
+  }
+
+  /** Read access to the snapshots. */
   grantReadSnapshots(grantee: IGrantable) {
-    const principal = grantee.grantPrincipal;
-    principal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.#bucket.arnForObjects(`${PREFIX}*`)] }),
-    );
-    principal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.#bucket.bucketArn] }),
-    );
-    if (!Construct.isConstruct(principal)) return;
-    Validations.of(principal).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalId(this.#bucket as unknown as Construct)}.Arn>/${PREFIX}*]`,
-      reason: 'The snapshot is one object under the verdicts/ prefix; the grant covers that prefix only.',
-    });
+    grantPrefixRead(this.#bucket, PREFIX, grantee, 'The snapshot is one object under the verdicts/ prefix');
   }
 }

@@ -16,6 +16,22 @@ const nonNegative = (name: string, fallback: number): number => {
   return Number(value);
 };
 
+/** A resource that is an AWS one in AWS (`awsName`) and a local one locally (`localName`); the AWS one wins. */
+const awsOrLocal = (awsName: string, localName: string): { aws: string } | { local: string } | undefined => {
+  const aws = optional(awsName);
+  if (aws) return { aws };
+  const local = optional(localName);
+  return local ? { local } : undefined;
+};
+
+const requiredAwsOrLocal = (awsName: string, localName: string): { aws: string } | { local: string } => {
+  const setting = awsOrLocal(awsName, localName);
+  if (setting === undefined) {
+    throw new Error(`Missing required environment variable ${awsName} (in AWS) or ${localName} (locally)`);
+  }
+  return setting;
+};
+
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -53,29 +69,22 @@ export const config = {
    * a single secret) itself locally. Read (and required) only by functions that page.
    */
   get cursorKeys(): { secretArn: string } | { keySet: string } {
-    const secretArn = optional('CURSOR_SECRET_ARN');
-    if (secretArn) return { secretArn };
-    const keySet = optional('CURSOR_SECRET');
-    if (keySet) return { keySet };
-    throw new Error('Missing required environment variable CURSOR_SECRET_ARN (in AWS) or CURSOR_SECRET (locally)');
+    const setting = requiredAwsOrLocal('CURSOR_SECRET_ARN', 'CURSOR_SECRET');
+    return 'aws' in setting ? { secretArn: setting.aws } : { keySet: setting.local };
   },
   /** Where the asset check's external list snapshots live: an S3 bucket in AWS, a directory locally. */
   get listSnapshots(): { bucket: string } | { dir: string } {
-    const bucket = optional('LISTS_BUCKET');
-    if (bucket) return { bucket };
-    const dir = optional('LISTS_DIR');
-    if (dir) return { dir };
-    throw new Error('Missing required environment variable LISTS_BUCKET (in AWS) or LISTS_DIR (locally)');
+    const setting = requiredAwsOrLocal('LISTS_BUCKET', 'LISTS_DIR');
+    return 'aws' in setting ? { bucket: setting.aws } : { dir: setting.local };
   },
   /**
    * Where snapshots of the service's verdicts live: an S3 bucket in AWS, a directory locally; unset,
    * a replica reads the index itself at cold start.
    */
   get verdictSnapshots(): { bucket: string } | { dir: string } | undefined {
-    const bucket = optional('VERDICTS_BUCKET');
-    if (bucket) return { bucket };
-    const dir = optional('VERDICTS_DIR');
-    return dir ? { dir } : undefined;
+    const setting = awsOrLocal('VERDICTS_BUCKET', 'VERDICTS_DIR');
+    if (setting === undefined) return undefined;
+    return 'aws' in setting ? { bucket: setting.aws } : { dir: setting.local };
   },
   /** Where the activity ingest function moves messages that can never apply. */
   get deadLetterQueueUrl(): string {

@@ -24,37 +24,24 @@ export abstract class AppError extends Error {
   }
 }
 
-export class BadRequestError extends AppError {
-  readonly code = 'BAD_REQUEST';
-}
-export class UnauthorizedError extends AppError {
-  readonly code = 'UNAUTHORIZED';
-}
-export class ForbiddenError extends AppError {
-  readonly code = 'FORBIDDEN';
-}
-export class NotFoundError extends AppError {
-  readonly code = 'NOT_FOUND';
-}
-export class ConflictError extends AppError {
-  readonly code = 'CONFLICT';
-}
+/** The base of the error answered with `code`. */
+const withCode = <C extends ErrorCode>(code: C) =>
+  class extends AppError {
+    readonly code: C = code;
+  };
+
+export class BadRequestError extends withCode('BAD_REQUEST') {}
+export class UnauthorizedError extends withCode('UNAUTHORIZED') {}
+export class ForbiddenError extends withCode('FORBIDDEN') {}
+export class NotFoundError extends withCode('NOT_FOUND') {}
+export class ConflictError extends withCode('CONFLICT') {}
 /** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
-export class GoneError extends AppError {
-  readonly code = 'GONE';
-}
-export class PayloadTooLargeError extends AppError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
-}
+export class GoneError extends withCode('GONE') {}
+export class PayloadTooLargeError extends withCode('PAYLOAD_TOO_LARGE') {}
 /** A dependency (the table, a bucket) timed out, throttled or could not be reached; the client may retry. */
-export class ServiceUnavailableError extends AppError {
-  readonly code = 'SERVICE_UNAVAILABLE';
+export class ServiceUnavailableError extends withCode('SERVICE_UNAVAILABLE') {
   /** Seconds a client should wait before retrying (the `Retry-After` header). */
   readonly retryAfterSeconds = 2;
 }
-export class UnprocessableContentError extends AppError {
-  readonly code = 'UNPROCESSABLE_CONTENT';
-}
-export class TooManyRequestsError extends AppError {
-  readonly code = 'TOO_MANY_REQUESTS';
-}
+export class UnprocessableContentError extends withCode('UNPROCESSABLE_CONTENT') {}
+export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS') {}

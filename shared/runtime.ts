@@ -5,13 +5,14 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
-import { createDocumentClient, lazyDocumentClient } from './db/client.ts';
+import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
@@ -51,8 +52,14 @@ export const metrics = /* @__PURE__ */ table(metricsRepository);
 export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
-export const deadLetters = /* @__PURE__ */ once(() => deadLetterQueue(new SQSClient({}), config.deadLetterQueueUrl));
+export const deadLetters = /* @__PURE__ */ once(() =>
+  deadLetterQueue(
+    underFailurePolicy('dead-letter queue', (transport) => new SQSClient(transport)),
+    config.deadLetterQueueUrl,
+  ),
+);
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
+export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;

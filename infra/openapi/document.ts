@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { RequestSchema } from '../../shared/http/api-event.ts';
 import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
-import { BASE_PATH, ROUTES, type Route } from '../routes.ts';
+import { BASE_PATH, BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { findTwins, type Json, toDocumentSchema } from './convert.ts';
 import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.ts';
 import { errorBody } from './responses.ts';
@@ -35,10 +35,25 @@ const CODE_OF_STATUS = new Map<number, string>([
   [500, 'INTERNAL_SERVER_ERROR'],
 ]);
 
+/** Headers an error status always carries. */
+const ERROR_HEADERS: Record<number, Json> = {
+  503: {
+    'Retry-After': {
+      description: 'Seconds to wait before retrying',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    },
+  },
+};
+
 const errorResponse = (status: number, description: string): Json => {
   const code = CODE_OF_STATUS.get(status);
   if (!code) throw new Error(`No error code answers with status ${status}`);
-  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/Error.${code}` } } } };
+  return {
+    description,
+    ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/Error.${code}` } } },
+  };
 };
 
 const toResponse = (status: number, doc: ResponseDoc): Json => {
@@ -162,7 +177,10 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
       description:
         'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, error: {code, message}, requestId}`.',
     },
-    servers: [{ url: BASE_PATH }],
+    servers: BASE_PATHS.map((url) => ({
+      url,
+      description: url === BASE_PATH ? 'The API' : 'The same API under the path earlier clients build',
+    })),
     security: [{ ApiKey: [] }, { Bearer: [] }],
     tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
     paths,

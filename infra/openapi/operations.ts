@@ -1,6 +1,9 @@
 import type * as v from 'valibot';
+import EXAMPLES from './examples.json' with { type: 'json' };
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
+
+const { metrics: METRICS_EXAMPLE, asset: ASSET_EXAMPLE, checkResult: CHECK_EXAMPLE } = EXAMPLES;
 
 /** What a response of one status is: a JSON body, an error with the case that causes it, or another media type. */
 export type ResponseDoc =
@@ -18,41 +21,12 @@ export type OperationDoc = {
 };
 
 const error = (description: string): ResponseDoc => ({ description, error: true });
-
-const METRICS_EXAMPLE = {
-  metrics: {
-    reports: 12,
-    newThreats: 9,
-    threatsWatchlisted: 1,
-    takedownsFiled: 4,
-    takedownsCompleted: 3,
-    domainThreats: 6,
-    twitterThreats: 2,
-    telegramThreats: 1,
-    otherThreats: 0,
-  },
-  blockedByType: [
-    { type: 'URL', count: 6 },
-    { type: 'TWITTER', count: 2 },
-    { type: 'TELEGRAM', count: 1 },
-  ],
-  blockedByDay: [
-    { date: '2026-03-01', count: 5 },
-    { date: '2026-03-02', count: 4 },
-  ],
-};
-
-const ASSET_EXAMPLE = {
-  id: 1767323045000123,
-  content: 'https://acme.com',
-  type: 'URL',
-  status: 'ALLOWED',
-  name: 'Site',
-  description: null,
-  group: { id: 1, name: 'Wallets' },
-  createdAt: '2026-01-02T03:04:05.000Z',
-  updatedAt: '2026-01-02T03:04:05.000Z',
-};
+const NAME_TAKEN = error('A group with this name already exists');
+const namedGroup = (description: string, name: string): ResponseDoc => ({
+  description,
+  body: BODY.group,
+  example: { id: 4, name },
+});
 
 /**
  * The description of every route of `infra/routes.ts`, by route name. A route without an entry
@@ -79,10 +53,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Creates a group with zero assets. The name is trimmed, 1 to 255 characters, and unique within the organization (compared case-sensitively); there is no limit on the number of groups.',
     tag: 'Asset groups',
     requestExample: { name: 'Wallets' },
-    responses: {
-      200: { description: 'The new group', body: BODY.group, example: { id: 4, name: 'Wallets' } },
-      409: error('A group with this name already exists'),
-    },
+    responses: { 200: namedGroup('The new group', 'Wallets'), 409: NAME_TAKEN },
   },
   'update-asset-group': {
     summary: 'Rename an asset group',
@@ -91,9 +62,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Asset groups',
     requestExample: { name: 'Hot wallets' },
     responses: {
-      200: { description: 'The renamed group', body: BODY.group, example: { id: 4, name: 'Hot wallets' } },
+      200: namedGroup('The renamed group', 'Hot wallets'),
       404: error('No group with this id in the organization'),
-      409: error('A group with this name already exists'),
+      409: NAME_TAKEN,
     },
   },
   'delete-asset-group': {
@@ -223,14 +194,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: {
         description: 'The verdict',
         body: BODY.checkResult,
-        example: {
-          status: 'BLOCKED',
-          source: 'service',
-          sources: [
-            { source: 'service', status: 'BLOCKED' },
-            { source: 'eth-phishing-detect', status: 'UNKNOWN' },
-          ],
-        },
+        example: CHECK_EXAMPLE,
       },
     },
   },
@@ -277,6 +241,32 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         },
       },
       410: error('since is older than the retention window of the changelog'),
+    },
+  },
+  'list-verdicts': {
+    summary: 'Export the service verdicts',
+    description:
+      "The service's own verdicts of one `type` (not the external lists) whose last change, on a UTC day from `startDate` to `endDate` (inclusive; default yesterday and today), left them in `status` (`ALLOWED`, `BLOCKED` — the default — or `UNKNOWN`: the entry left the lists, so a removal is listed with its new status in the window of its change). Oldest change first; `updatedAt` is the time of the entry's last change and `version` the changelog version of that change; `watchStatus` is the entry's watch flag. `content` is the canonical check key, as in the changelog. Page with `next_page` until it is null: a page may hold fewer than `per_page` (1–10,000, default 100) assets while more exist, when its reads or its 5 MB size bound are spent. To keep a full copy, read `GET /asset/blocklist/version` first, page every type and status from an early `startDate`, then follow `POST /asset/changelog` from that version. Any valid key.",
+    tag: 'Asset check',
+    requestExample: { type: 'URL', status: 'BLOCKED', startDate: '2026-11-01', endDate: '2026-11-21', per_page: 1000 },
+    responses: {
+      200: {
+        description: 'One page of verdicts',
+        body: BODY.verdictList,
+        example: {
+          assets: [
+            {
+              content: 'acme-airdrop.xyz',
+              type: 'URL',
+              status: 'BLOCKED',
+              watchStatus: 'DISABLED',
+              updatedAt: '2026-11-21T10:00:01.000Z',
+              version: '1795255201000-9a0b1c2d3e4f5061-000000000001',
+            },
+          ],
+          next_page: null,
+        },
+      },
     },
   },
   'get-openapi': {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
-import { SOURCE_ORDER } from '../../shared/domain/check/types.ts';
+import { CHECK_CODES, CHECK_REASONS, SOURCE_ORDER } from '../../shared/domain/check/types.ts';
 
 /** Bodies of successful responses, as clients receive them (SPEC parts 2 and 4). */
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -80,18 +80,8 @@ export const BODY = {
     status,
     source,
     sources: v.array(v.object({ source, status, reason: v.optional(v.picklist(['timeout', 'source-error'])) })),
-    reason: v.optional(
-      v.picklist([
-        'not-found',
-        'unsupported-type',
-        'source-error',
-        'parent-domain',
-        'hosting-domain',
-        'timeout',
-        'external-source',
-      ]),
-    ),
-    code: v.optional(v.picklist(['parse-error', 'internal-scheme', 'internal-error'])),
+    reason: v.optional(v.picklist(CHECK_REASONS)),
+    code: v.optional(v.picklist(CHECK_CODES)),
     message: v.optional(v.string()),
     watchStatus: v.optional(v.picklist(['ENABLED', 'DISABLED'])),
   }),
@@ -109,6 +99,19 @@ export const BODY = {
     ),
     next_page: v.nullable(v.string()),
     version: v.string(),
+  }),
+  verdictList: v.object({
+    assets: v.array(
+      v.object({
+        content: v.string(),
+        type: v.picklist(ASSET_TYPES),
+        status,
+        watchStatus: v.picklist(['ENABLED', 'DISABLED']),
+        updatedAt: timestamp,
+        version: v.string(),
+      }),
+    ),
+    next_page: v.nullable(v.string()),
   }),
 };
 

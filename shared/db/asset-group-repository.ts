@@ -2,7 +2,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } 
 import type { Group, GroupStore } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { batchGetAll } from './batch.ts';
+import { batchGetAll, queryPages } from './batch.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 
@@ -159,19 +159,13 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
   return {
     async list(orgId) {
       const groups: Group[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.groupPrefix },
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) groups.push(toGroup(item as GroupItem));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      for await (const items of queryPages(db, {
+        TableName: table,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.groupPrefix },
+      })) {
+        groups.push(...items.map((item) => toGroup(item as GroupItem)));
+      }
       return groups;
     },
 
@@ -281,24 +275,19 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     async resumeRemovals(deadline) {
       let finished = 0;
       let unfinished = 0;
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
-            ProjectionExpression: 'orgId, groupId',
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const removals = queryPages(db, {
+        TableName: table,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
+        ProjectionExpression: 'orgId, groupId',
+      });
+      for await (const items of removals) {
+        for (const item of items) {
           if (Date.now() < deadline && (await drain(item.orgId as string, item.groupId as number, deadline)))
             finished++;
           else unfinished++;
         }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      }
       return { finished, unfinished };
     },
 

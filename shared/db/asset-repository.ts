@@ -1,18 +1,19 @@
 import { randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
-import type {
-  AddOutcome,
-  Asset,
-  AssetChanges,
-  AssetFilter,
-  AssetPage,
-  AssetStore,
-  NewAsset,
-  PreparedAsset,
+import {
+  type AddOutcome,
+  type Asset,
+  type AssetChanges,
+  type AssetFilter,
+  type AssetPage,
+  type AssetStore,
+  newAsset,
+  type PreparedAsset,
 } from '../domain/assets.ts';
 import { mapConcurrently } from '../domain/concurrency.ts';
 import { NotFoundError } from '../errors.ts';
+import { queryPages } from './batch.ts';
 import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { decodePosition } from './position.ts';
 import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
@@ -68,22 +69,6 @@ const toAsset = (item: Record<string, unknown>): Asset => {
   };
   if (typeof item.name === 'string') asset.name = item.name;
   return asset;
-};
-
-const newAsset = (orgId: string, input: NewAsset, id: number): Asset => {
-  const now = new Date().toISOString();
-  return {
-    id,
-    orgId,
-    content: input.content,
-    type: input.type,
-    status: input.status ?? 'ALLOWED',
-    ...(input.name === undefined ? {} : { name: input.name }),
-    description: input.description ?? null,
-    groupId: input.groupId ?? null,
-    createdAt: input.createdAt ?? now,
-    updatedAt: now,
-  };
 };
 
 const changed = (current: Asset, changes: AssetChanges): Asset => ({
@@ -246,7 +231,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       const input = inputs[index] as PreparedAsset;
       const group = input.groupId ?? null;
       if (refused.has(`identity${index}`) || (group !== null && refused.has(`group${group}`))) continue;
-      const asset = newAsset(orgId, input, idOf(index));
+      const asset = newAsset(orgId, input, idOf(index), new Date().toISOString());
       const identity = key.assetIdentity(orgId, asset.type, input.identity);
       const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
       const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
@@ -317,20 +302,14 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
   /** Groups of the organization deleted but not yet fully ungrouped. */
   const removedGroups = async (orgId: string): Promise<number[]> => {
     const ids: number[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': key.groupRemovals.PK, ':prefix': key.groupRemovals.prefix(orgId) },
-          ProjectionExpression: 'groupId',
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) ids.push(item.groupId as number);
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    for await (const items of queryPages(db, {
+      TableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': key.groupRemovals.PK, ':prefix': key.groupRemovals.prefix(orgId) },
+      ProjectionExpression: 'groupId',
+    })) {
+      ids.push(...items.map((item) => item.groupId as number));
+    }
     return ids;
   };
 

@@ -1,4 +1,11 @@
-import { BatchGetCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 
 const BATCH_GET_LIMIT = 100;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,3 +46,16 @@ export const batchGetAll = async (
   }
   return found;
 };
+
+/** The items of every page of a Query, page by page, following `LastEvaluatedKey` to the end (or until the caller stops). */
+export async function* queryPages(
+  db: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): AsyncGenerator<Record<string, unknown>[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    yield page.Items ?? [];
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}

@@ -52,7 +52,7 @@ export const isUnavailable = (error: unknown): boolean => {
  * dependency is unavailable, becomes a ServiceUnavailableError (503 with `Retry-After`). Every other
  * error passes unchanged, for the repositories to translate.
  */
-export const failurePolicy =
+const failurePolicy =
   (dependency: string, callBudgetMs: number) =>
   <A, R>(next: (args: A) => Promise<R>) =>
   async (args: A): Promise<R> => {
@@ -75,10 +75,10 @@ export const failurePolicy =
     }
   };
 
-export const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
+const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
 
 /** The policy in force: the defaults, or the overrides of the local configuration. */
-export const policy = () => {
+const policy = () => {
   const { attemptMs, callBudgetMs } = config.storeTimeouts;
   return {
     callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
@@ -94,14 +94,33 @@ export const policy = () => {
   };
 };
 
+/** What a client's constructor takes to follow the policy: attempts and the request handler's timeouts. */
+export type PolicyTransport = ReturnType<typeof policy>['transport'];
+type AwsClient = {
+  middlewareStack: { add(middleware: ReturnType<typeof failurePolicy>, options: typeof POLICY_STEP): void };
+};
+
+/**
+ * A client of any AWS service under the failure policy: `build` receives the transport settings
+ * for its constructor, and every call the client makes runs within the budget. `dependency` names
+ * the service in the 503's message ("The data store is unavailable").
+ */
+export const underFailurePolicy = <C extends AwsClient>(
+  dependency: string,
+  build: (transport: PolicyTransport) => C,
+): C => {
+  const { transport, callBudgetMs } = policy();
+  const client = build(transport);
+  client.middlewareStack.add(failurePolicy(dependency, callBudgetMs), POLICY_STEP);
+  return client;
+};
+
 /** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
 export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient => {
   const local = endpoint
     ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
     : {};
-  const { transport, callBudgetMs } = policy();
-  const client = new DynamoDBClient({ ...local, ...transport });
-  client.middlewareStack.add(failurePolicy('data store', callBudgetMs), POLICY_STEP);
+  const client = underFailurePolicy('data store', (transport) => new DynamoDBClient({ ...local, ...transport }));
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 };
 

@@ -1,6 +1,8 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CursorKeySource } from '../domain/cursor.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { underFailurePolicy } from './client.ts';
 
 type Options = {
   client?: SecretsManagerClient;
@@ -14,7 +16,9 @@ type Options = {
 /**
  * The cursor key set from Secrets Manager, fetched on first use and cached. The Secrets Manager
  * client and the Powertools provider load with that first fetch, not at cold start: the request
- * that first seals or opens a cursor pays for them, with the fetch it makes anyway.
+ * that first seals or opens a cursor pays for them, with the fetch it makes anyway. The client
+ * is under the failure policy; Powertools wraps every failed fetch in its GetParameterError, so an
+ * unavailable Secrets Manager is unwrapped back to the ServiceUnavailableError (503) it was.
  */
 export const secretCursorKeys = (
   secretId: string,
@@ -23,7 +27,9 @@ export const secretCursorKeys = (
   let provider: Promise<SecretsProvider> | undefined;
   const load = async (): Promise<SecretsProvider> => {
     const { SecretsProvider } = await import('@aws-lambda-powertools/parameters/secrets');
-    const awsSdkV3Client = client ?? new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({});
+    const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+    const awsSdkV3Client =
+      client ?? underFailurePolicy('cursor key store', (transport) => new SecretsManagerClient(transport));
     return new SecretsProvider({ awsSdkV3Client });
   };
   let lastForced = Number.NEGATIVE_INFINITY;
@@ -31,7 +37,11 @@ export const secretCursorKeys = (
     provider ??= load();
     const forceFetch = refresh && now() - lastForced >= minRefreshMs;
     if (forceFetch) lastForced = now();
-    const value = await (await provider).get(secretId, { maxAge: maxAgeSeconds, forceFetch });
+    const value = await (await provider)
+      .get(secretId, { maxAge: maxAgeSeconds, forceFetch })
+      .catch((error: unknown) => {
+        throw error instanceof Error && error.cause instanceof ServiceUnavailableError ? error.cause : error;
+      });
     if (typeof value !== 'string') throw new Error(`Secret ${secretId} holds no string`);
     return value;
   };

@@ -40,6 +40,13 @@ export const ACTIVITY_INDEX = {
 } as const;
 export type ActivityIndex = (typeof ACTIVITY_INDEX)[keyof typeof ACTIVITY_INDEX];
 
+/**
+ * The verdict export: every check-index entry that has a type, by type, status and UTC month of
+ * its last change, sorted by that change's version (`lastChange`). Only `verdictChange` sets it.
+ */
+export const EXPORT_INDEX = { name: 'verdictsByMonth', partitionKey: 'exportPK', sortKey: 'lastChange' } as const;
+export const exportPartition = (type: string, status: string, month: string): string => `${type}#${status}#${month}`;
+
 export type Key = { PK: string; SK: string };
 
 const orgPk = (orgId: string) => `ORG#${orgId}`;

@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TOTAL } from '../domain/counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
+import { queryPages } from './batch.ts';
 import { type Key, key } from './keys.ts';
 
 /** Day items a probe for earlier activity reads per page; all-zero days are rare (only deletions leave them). */
@@ -20,45 +21,32 @@ const toDay = (scope: MetricsScope, item: Record<string, unknown>): DayCounters 
 export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
   async days(scope, from, to) {
     const days: DayCounters[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page: QueryCommandOutput = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': dayKey(scope, to).PK,
-            ':from': dayKey(scope, from ?? '').SK,
-            ':to': dayKey(scope, to).SK,
-          },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) days.push(toDay(scope, item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    for await (const items of queryPages(db, {
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': dayKey(scope, to).PK,
+        ':from': dayKey(scope, from ?? '').SK,
+        ':to': dayKey(scope, to).SK,
+      },
+    })) {
+      days.push(...items.map((item) => toDay(scope, item)));
+    }
     return days;
   },
 
   async hasActivityBefore(scope, day) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page: QueryCommandOutput = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'PK = :pk AND SK < :day',
-          FilterExpression: '#total > :zero',
-          ProjectionExpression: 'SK',
-          ExpressionAttributeNames: { '#total': TOTAL },
-          ExpressionAttributeValues: { ':pk': dayKey(scope, day).PK, ':day': dayKey(scope, day).SK, ':zero': 0 },
-          ScanIndexForward: false,
-          Limit: PROBE_PAGE,
-          ExclusiveStartKey,
-        }),
-      );
-      if ((page.Items ?? []).length > 0) return true;
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const pages = queryPages(db, {
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND SK < :day',
+      FilterExpression: '#total > :zero',
+      ProjectionExpression: 'SK',
+      ExpressionAttributeNames: { '#total': TOTAL },
+      ExpressionAttributeValues: { ':pk': dayKey(scope, day).PK, ':day': dayKey(scope, day).SK, ':zero': 0 },
+      ScanIndexForward: false,
+      Limit: PROBE_PAGE,
+    });
+    for await (const items of pages) if (items.length > 0) return true;
     return false;
   },
 });

@@ -1,5 +1,5 @@
 import type * as S3 from '@aws-sdk/client-s3';
-import { failurePolicy, POLICY_STEP, policy } from './client.ts';
+import { underFailurePolicy } from './client.ts';
 
 type S3Sdk = typeof S3 & { s3: S3.S3Client };
 let sdk: Promise<S3Sdk> | undefined;
@@ -11,9 +11,7 @@ let sdk: Promise<S3Sdk> | undefined;
  */
 export const s3Sdk = (): Promise<S3Sdk> => {
   sdk ??= import('@aws-sdk/client-s3').then((module) => {
-    const { transport, callBudgetMs } = policy();
-    const s3 = new module.S3Client(transport);
-    s3.middlewareStack.add(failurePolicy('snapshot store', callBudgetMs), POLICY_STEP);
+    const s3 = underFailurePolicy('snapshot store', (transport) => new module.S3Client(transport));
     return { ...module, s3 };
   });
   return sdk;

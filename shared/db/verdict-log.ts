@@ -7,13 +7,14 @@ import {
   LOG_TIMING,
   pack,
   positionAt,
+  statusOf,
   timeOf,
   type VerdictChange,
   type VerdictLog,
   versionOf,
 } from '../domain/check/verdicts.ts';
 import { batchGetAll } from './batch.ts';
-import { ATTR, key } from './keys.ts';
+import { ATTR, EXPORT_INDEX, exportPartition, key } from './keys.ts';
 import type { NamedItems } from './transactions.ts';
 
 /** The attributes of a check-index entry, by their expression names (BLOCK is a DynamoDB reserved word). */
@@ -31,8 +32,16 @@ export type VerdictDelta = { checkKey: string; type?: AssetType; allow?: number;
 
 const COUNTERS = ['allow', 'block', 'watch'] as const;
 const ENTRY_PROJECTION = {
-  expression: '#pk, #allow, #block, #watch, #version',
-  names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch', '#version': 'version' },
+  expression: '#pk, #allow, #block, #watch, #version, #type, #lastChange',
+  names: {
+    '#pk': ATTR.pk,
+    '#allow': 'allow',
+    '#block': 'block',
+    '#watch': 'watch',
+    '#version': 'version',
+    '#type': 'type',
+    '#lastChange': 'lastChange',
+  },
 };
 
 /** Pages one changelog request may read before it answers with what it has. */
@@ -69,6 +78,10 @@ const merged = (deltas: readonly VerdictDelta[]): VerdictDelta[] => {
  * that would take a counter below zero gets an item named `verdictFloor<i>` whose condition fails,
  * so the transaction is refused unless another of its conditions explains why (its record was
  * superseded); otherwise the records and the index disagree.
+ *
+ * A change is never stamped before the entry's previous one, so a key's versions grow with its
+ * sequence whatever the writers' clocks say. An entry with a type moves, with each change, to the
+ * export partition of its type, status and the change's month (`EXPORT_INDEX`, sorted by `lastChange`).
  */
 export const verdictChange = async (
   db: DynamoDBDocumentClient,
@@ -101,14 +114,18 @@ export const verdictChange = async (
     const underflow = after.allow < 0 || after.block < 0 || after.watch < 0;
     const previous = count(current?.version);
     const seq = previous + 1;
-    const version = versionOf(time, keyHash(change.checkKey), seq);
+    const lastChange = current?.lastChange;
+    const stamp = typeof lastChange === 'string' ? Math.max(time, timeOf(lastChange)) : time;
+    const version = versionOf(stamp, keyHash(change.checkKey), seq);
+    const type = change.type ?? (current?.type as AssetType | undefined);
+    const month = new Date(stamp).toISOString().slice(0, 7);
     items[underflow ? `verdictFloor${i}` : (names[i] as string)] = {
       Update: {
         TableName: table,
         Key: entryKey,
         UpdateExpression:
           'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change' +
-          (change.type === undefined ? '' : ', #type = :type'),
+          (type === undefined ? '' : ', #type = :type, #exportPK = :exportPK'),
         ConditionExpression: underflow
           ? FAILING
           : previous === 0
@@ -116,7 +133,7 @@ export const verdictChange = async (
             : '#version = :previous',
         ExpressionAttributeNames: {
           ...ENTRY_NAMES,
-          ...(change.type === undefined ? {} : { '#type': 'type' }),
+          ...(type === undefined ? {} : { '#type': 'type', '#exportPK': EXPORT_INDEX.partitionKey }),
         },
         ExpressionAttributeValues: {
           ':key': change.checkKey,
@@ -126,7 +143,9 @@ export const verdictChange = async (
           ':seq': seq,
           ':change': version,
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
-          ...(change.type === undefined ? {} : { ':type': change.type }),
+          ...(type === undefined
+            ? {}
+            : { ':type': type, ':exportPK': exportPartition(type, statusOf(bitsOf(after)), month) }),
         },
       },
     };
@@ -134,15 +153,15 @@ export const verdictChange = async (
       Put: {
         TableName: table,
         Item: {
-          ...key.verdictLog(positionAt(bucketStart(time)), version),
+          ...key.verdictLog(positionAt(bucketStart(stamp)), version),
           entity: 'VERDICT_CHANGE',
           key: change.checkKey,
-          type: change.type,
+          type,
           bits: bitsOf(after),
           previousBits: bitsOf(before),
           seq,
-          changedAt: new Date(time).toISOString(),
-          [ATTR.ttl]: Math.ceil((time + LOG_TIMING.retentionMs) / 1000),
+          changedAt: new Date(stamp).toISOString(),
+          [ATTR.ttl]: Math.ceil((stamp + LOG_TIMING.retentionMs) / 1000),
         },
       },
     };

@@ -28,6 +28,20 @@ export type NewAsset = {
   createdAt?: string;
 };
 
+/** The asset `input` becomes under `id`, stored at `now` (an ISO time) unless the input says when it was created. */
+export const newAsset = (orgId: string, input: NewAsset, id: number, now: string): Asset => ({
+  id,
+  orgId,
+  content: input.content,
+  type: input.type,
+  status: input.status ?? 'ALLOWED',
+  ...(input.name === undefined ? {} : { name: input.name }),
+  description: input.description ?? null,
+  groupId: input.groupId ?? null,
+  createdAt: input.createdAt ?? now,
+  updatedAt: now,
+});
+
 export type AssetChanges = { name?: string; description?: string | null; groupId?: number | null };
 
 /** `ungrouped` is the `groupId=-1` of the API. */

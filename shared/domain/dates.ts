@@ -1,3 +1,5 @@
+import { BadRequestError } from '../errors.ts';
+
 /** Calendar dates and instants as the API writes them: strict ISO 8601, days as `YYYY-MM-DD` UTC. */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):(\d{2}))$/i;
@@ -59,3 +61,25 @@ export const dayOfBound = (text: string): string | undefined => {
 };
 
 export const nextDay = (day: string): string => utcDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+
+const dayBefore = (day: string): string => utcDay(Date.parse(`${day}T00:00:00Z`) - DAY_MS);
+
+/** 400 when both bounds are given and the first is after the second. */
+export const orderedBounds = (from: string | undefined, to: string | undefined): void => {
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new BadRequestError('startDate must not be after endDate', {
+      issues: [{ message: 'startDate must not be after endDate', path: 'startDate' }],
+    });
+  }
+};
+
+/**
+ * The inclusive window of days of a listing: by default the last day (yesterday and today, UTC);
+ * an `endDate` alone is that one day.
+ */
+export const dayWindow = (query: { startDate?: string; endDate?: string }, today: string) => {
+  const endDay = query.endDate ?? today;
+  const startDay = query.startDate ?? (query.endDate === undefined ? dayBefore(endDay) : endDay);
+  orderedBounds(startDay, endDay);
+  return { startDay, endDay };
+};

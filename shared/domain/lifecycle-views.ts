@@ -1,25 +1,25 @@
-import { BadRequestError } from '../errors.ts';
 import type { ActivityRecord } from './activity.ts';
+import type { KeyResolver } from './api-keys.ts';
 import type { AssetType } from './asset-types.ts';
 import type { CursorCodec } from './cursor.ts';
+import { dayWindow, orderedBounds } from './dates.ts';
 import type { Listing, ListQuery, ListStore } from './lifecycle-lists.ts';
 import type { DirectoryStore } from './organizations.ts';
 import { brandIdOf, proposalAssetStatus } from './reviews.ts';
 
-const DAY_MS = 86_400_000;
-
 /** Ids are numbers; records the operator recorded under other ids keep them as text. */
 export const publicId = (id: string): number | string => (/^\d{1,16}$/.test(id) ? Number(id) : id);
 
-const orderedBounds = (from: string | undefined, to: string | undefined) => {
-  if (from !== undefined && to !== undefined && from > to) {
-    throw new BadRequestError('startDate must not be after endDate', {
-      issues: [{ message: 'startDate must not be after endDate', path: 'startDate' }],
-    });
-  }
-};
-
 type Paging = { limit: number; cursor?: string };
+
+/** What a list handler needs besides its own stores: keys to authenticate, the list store, the cursor codec. */
+export type ListDeps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec };
+
+/** The paging of a list request body: `per_page` (default 10) and the `next_page` cursor. */
+export const pagingOf = ({ per_page, next_page }: { per_page?: number | null; next_page?: string | null }): Paging => ({
+  limit: per_page ?? 10,
+  ...(next_page ? { cursor: next_page } : {}),
+});
 
 /** Reads one page, the cursor sealed to the organization and the filters it was issued for. */
 const readPage = async (
@@ -102,8 +102,6 @@ const THREAT_LISTINGS = {
   type: 'threats-by-type',
 } as const;
 
-const dayBefore = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
-
 /**
  * `POST /threats/list`: the organization's blocking threats blocked within the window (default:
  * yesterday and today, UTC), in the order of the first `sorting` entry (default id ascending).
@@ -115,9 +113,7 @@ export const listThreats = async (
   query: ThreatsQuery,
   today: string,
 ) => {
-  const endDay = query.endDate ?? today;
-  const startDay = query.startDate ?? (query.endDate === undefined ? dayBefore(endDay) : endDay);
-  orderedBounds(startDay, endDay);
+  const { startDay, endDay } = dayWindow(query, today);
   const from = `${startDay}T00:00:00.000Z`;
   const to = `${endDay}T23:59:59.999Z`;
   const sorting = query.sorting?.[0] ?? { key: 'id', direction: 'asc' };

@@ -31,7 +31,7 @@ const request = async (method: string, path: string, { body, headers = {}, base 
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : undefined;
   const match = matchRoute(method, new URL(`${host}${base}${path}`).pathname.slice(base.length));
-  if (match) assertDocumented(match.route, response.status, parsed);
+  if (match) assertDocumented(match.route, response.status, parsed, (name) => response.headers.get(name));
   return { status: response.status, headers: response.headers, body: parsed };
 };
 const errorOf = (code: string, message: string) => ({

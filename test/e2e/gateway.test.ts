@@ -30,7 +30,7 @@ const request = async (
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : undefined;
   const match = matchRoute(method, new URL(`${base}${path}`).pathname.slice('/v2'.length));
-  if (match) assertDocumented(match.route, response.status, parsed);
+  if (match) assertDocumented(match.route, response.status, parsed, (name) => response.headers.get(name));
   return { status: response.status, headers: response.headers, body: parsed };
 };
 

@@ -189,7 +189,7 @@ describe('least privilege', () => {
 
     const paging = ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', ''));
 
-    expect(paging).toEqual(['listassets', 'listreports', 'listthreats', 'listtakedowns']);
+    expect(paging).toEqual(['listassets', 'listverdicts', 'listreports', 'listthreats', 'listtakedowns']);
     expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, ''))).toEqual(paging);
     expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(paging);
     expect(JSON.stringify(prod.toJSON())).not.toContain('resolve:secretsmanager');
@@ -216,6 +216,8 @@ describe('least privilege', () => {
     expect(policiesOf('deleteassetgroupFunctionRole')).toContain('/index/liveByGroup');
     expect(policiesOf('listassetgroupsFunctionRole')).not.toContain('/index/');
     expect(policiesOf('checkassetFunctionRole')).not.toContain('/index/');
+    expect(policiesOf('listverdictsFunctionRole')).toMatch(/\/index\/verdictsByMonth"\]/);
+    expect(policiesOf('listverdictsFunctionRole').match(/\/index\//g)).toHaveLength(1);
   });
 
   it('lets the ingest function send to the dead-letter queue', () => {

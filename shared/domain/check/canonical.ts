@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { AssetType } from '../asset-types.ts';
+import HANDLE_URL_PREFIXES from './handle-urls.json' with { type: 'json' };
 import { appendParents, boundaryLength } from './hosting.ts';
 import { cidOf, platformRule } from './platforms.ts';
 import { type CheckTarget, type KeyLevel, LEVEL } from './types.ts';
@@ -87,35 +88,8 @@ const WEBMAIL = new Set([
   'zoho.com',
 ]);
 
-/** How an asset type's bare handle (`@acme`) is written as the platform URL it stands for. */
-const HANDLE_URLS: Partial<Record<AssetType, (name: string) => string>> = {
-  TWITTER: (name) => `https://x.com/${name}`,
-  TELEGRAM: (name) => `https://t.me/${name}`,
-  INSTAGRAM: (name) => `https://instagram.com/${name}`,
-  FACEBOOK: (name) => `https://facebook.com/${name}`,
-  TIKTOK: (name) => `https://tiktok.com/@${name}`,
-  THREADS: (name) => `https://threads.net/@${name}`,
-  MEDIUM: (name) => `https://medium.com/@${name}`,
-  YOUTUBE: (name) => `https://youtube.com/@${name}`,
-  GITHUB: (name) => `https://github.com/${name}`,
-  DISCORD: (name) => `https://discord.gg/${name}`,
-  BLUESKY: (name) => `https://bsky.app/profile/${name}`,
-  FARCASTER: (name) => `https://warpcast.com/${name}`,
-  SNAPCHAT: (name) => `https://snapchat.com/add/${name}`,
-  TWITCH: (name) => `https://twitch.tv/${name}`,
-  PATREON: (name) => `https://patreon.com/${name}`,
-  PINTEREST: (name) => `https://pinterest.com/${name}`,
-  CALENDLY: (name) => `https://calendly.com/${name}`,
-  SOUNDCLOUD: (name) => `https://soundcloud.com/${name}`,
-  DEVIANTART: (name) => `https://deviantart.com/${name}`,
-  BEHANCE: (name) => `https://behance.net/${name}`,
-  GALXE: (name) => `https://galxe.com/${name}`,
-  VELOG: (name) => `https://velog.io/@${name}`,
-  ZORA: (name) => `https://zora.co/@${name}`,
-  NPM: (name) => `https://npmjs.com/package/${name}`,
-  PYPI: (name) => `https://pypi.org/project/${name}`,
-  RUST_PACKAGE: (name) => `https://crates.io/crates/${name}`,
-};
+/** How an asset type's bare handle (`@acme`) is written as the platform URL it stands for: the URL up to the name. */
+const HANDLE_URLS: Partial<Record<AssetType, string>> = HANDLE_URL_PREFIXES;
 /** Types whose handles may hold dots (Bluesky handles are domains; package names have dots). */
 const DOTTED_HANDLES = new Set<AssetType>(['BLUESKY', 'INSTAGRAM', 'NPM', 'PYPI']);
 const HANDLE = /^@?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
@@ -334,9 +308,9 @@ const fromTyped = (text: string, type: AssetType): CheckTarget | undefined => {
   if (type === 'ADDRESS' && BASE58_ADDRESS.test(text)) return single(text);
   if (type === 'EMAIL' && !SCHEME.test(text) && text.includes('@')) return fromEmail(text);
   if (type === 'PHONE_NUMBER' && !SCHEME.test(text)) return fromPhone(text);
-  const toUrl = HANDLE_URLS[type];
-  if (toUrl && HANDLE.test(text) && (DOTTED_HANDLES.has(type) || !text.includes('.'))) {
-    return fromUrl(toUrl(text.startsWith('@') ? text.slice(1) : text));
+  const urlPrefix = HANDLE_URLS[type];
+  if (urlPrefix && HANDLE.test(text) && (DOTTED_HANDLES.has(type) || !text.includes('.'))) {
+    return fromUrl(urlPrefix + (text.startsWith('@') ? text.slice(1) : text));
   }
   return undefined;
 };

@@ -1,7 +1,6 @@
 import { BadRequestError, GoneError } from '../../errors.ts';
 import type { AssetType } from '../asset-types.ts';
 import {
-  BIT,
   type ChangeFeed,
   isVersion,
   LOG_TIMING,
@@ -9,6 +8,7 @@ import {
   statusOf,
   timeOf,
   type VerdictChange,
+  watchStatusOf,
 } from './verdicts.ts';
 
 export type ChangelogQuery = { since: string; type?: AssetType; perPage: number; nextPage?: string };
@@ -17,7 +17,7 @@ const toChange = (change: VerdictChange) => ({
   content: change.key,
   type: change.type ?? null,
   status: statusOf(change.bits),
-  watchStatus: change.bits & BIT.watch ? 'ENABLED' : 'DISABLED',
+  watchStatus: watchStatusOf(change.bits),
   changedAt: change.changedAt,
   version: change.version,
 });

@@ -11,15 +11,20 @@ export const EXTERNAL_SOURCES: readonly ExternalSourceName[] = [
   'polkadot-phishing',
 ];
 
-type CheckReason =
-  | 'not-found'
-  | 'unsupported-type'
-  | 'source-error'
-  | 'parent-domain'
-  | 'hosting-domain'
-  | 'timeout'
-  | 'external-source';
-type CheckCode = 'parse-error' | 'internal-scheme' | 'internal-error';
+/** Why a verdict is what it is, when its source alone does not say. */
+export const CHECK_REASONS = [
+  'not-found',
+  'unsupported-type',
+  'source-error',
+  'parent-domain',
+  'hosting-domain',
+  'timeout',
+  'external-source',
+] as const;
+type CheckReason = (typeof CHECK_REASONS)[number];
+/** What kept the check from a full answer. */
+export const CHECK_CODES = ['parse-error', 'internal-scheme', 'internal-error'] as const;
+type CheckCode = (typeof CHECK_CODES)[number];
 
 /** One consulted source; `reason` says why a source that could not answer reports UNKNOWN. */
 export type SourceReport = { source: SourceName; status: CheckStatus; reason?: 'timeout' | 'source-error' };

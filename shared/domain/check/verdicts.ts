@@ -17,6 +17,9 @@ export const bitsOf = (entry: IndexEntry): number =>
 export const statusOf = (bits: number): CheckStatus =>
   bits & BIT.allow ? 'ALLOWED' : bits & BIT.block ? 'BLOCKED' : 'UNKNOWN';
 
+/** A watch flag as clients read it, with or without a verdict. */
+export const watchStatusOf = (bits: number): 'ENABLED' | 'DISABLED' => (bits & BIT.watch ? 'ENABLED' : 'DISABLED');
+
 export const isLive = (bits: number): boolean => (bits & (BIT.allow | BIT.block)) !== 0;
 
 /** One index entry per bit pattern, shared, so a lookup allocates nothing. */

@@ -4,6 +4,7 @@ import { createHandler as createDeleteGroup } from '../../../functions/asset-gro
 import { createHandler as createListGroups } from '../../../functions/asset-groups/list.ts';
 import { createHandler as createRenameGroup } from '../../../functions/asset-groups/update.ts';
 import type { GroupStore } from '../../../shared/domain/groups.ts';
+import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { fakeKeys, inMemoryStores, orgKey, userKey } from '../../fixtures/fakes.ts';
 
@@ -288,5 +289,22 @@ describe('the group id repeated in the body', () => {
 
     expect(renamed.body).toEqual({ id: group.id, name: 'Same 2' });
     expect(removed.body).toEqual({ success: true, id: group.id, unassignedAssetCount: 0 });
+  });
+});
+
+describe('when the table is unavailable', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After, as documented', async () => {
+    const unavailable: GroupStore = {
+      ...inMemoryStores().groups,
+      list: async () => {
+        throw new ServiceUnavailableError('The data store is unavailable');
+      },
+    };
+
+    const response = await endpoints(unavailable).list(KEYS.acme);
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('2');
+    expect(response.body).toEqual(errorBody('SERVICE_UNAVAILABLE', 'The data store is unavailable'));
   });
 });
