@@ -1,5 +1,5 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
-import { EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 
 /**
@@ -196,6 +196,12 @@ export const ROUTES: readonly Route[] = [
     name: 'list-reports',
     entry: 'functions/reports/list.ts',
     access: 'read',
+    indexes: [
+      ACTIVITY_INDEX.list1.name,
+      ACTIVITY_INDEX.list2.name,
+      ACTIVITY_INDEX.list3.name,
+      ACTIVITY_INDEX.list4.name,
+    ],
     readsCursorKey: true,
   },
   {
@@ -211,6 +217,12 @@ export const ROUTES: readonly Route[] = [
     name: 'list-threats',
     entry: 'functions/threats/list.ts',
     access: 'read',
+    indexes: [
+      ACTIVITY_INDEX.list1.name,
+      ACTIVITY_INDEX.list2.name,
+      ACTIVITY_INDEX.list3.name,
+      ACTIVITY_INDEX.list4.name,
+    ],
     readsCursorKey: true,
   },
   {
@@ -219,6 +231,7 @@ export const ROUTES: readonly Route[] = [
     name: 'list-takedowns',
     entry: 'functions/takedowns/list.ts',
     access: 'read',
+    indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.list2.name],
     readsCursorKey: true,
   },
   {
@@ -236,6 +249,7 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     readsCheckLists: true,
     files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.byAsset.name],
   },
   {
     method: 'POST',
@@ -243,6 +257,7 @@ export const ROUTES: readonly Route[] = [
     name: 'search-asset',
     entry: 'functions/lookups/search.ts',
     access: 'read',
+    indexes: [ACTIVITY_INDEX.byAsset.name],
   },
 ];
 
