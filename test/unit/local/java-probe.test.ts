@@ -29,7 +29,7 @@ describe('the Java check before DynamoDB Local starts', () => {
 
     expect(() => assertJava()).toThrow(
       new Error(
-        'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled at start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless',
+        'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled on first start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless',
       ),
     );
   });
