@@ -130,7 +130,10 @@ export class ServiceStack extends Stack {
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: lists.bucket.bucketName } : {}),
         },
       });
-      if (route.readsVerdicts) verdictSnapshots.grantReadSnapshots(fn);
+      if (route.readsVerdicts) {
+        verdictSnapshots.grantReadSnapshots(fn);
+        verdictSnapshots.runsBefore(fn);
+      }
       if (route.readsCursorKey) cursorSecret.grantRead(fn);
       if (route.readsCheckLists) lists.grantReadLists(fn);
       const integration = new HttpLambdaIntegration(`${route.name}-integration`, fn);

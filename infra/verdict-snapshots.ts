@@ -1,6 +1,6 @@
-import { Duration } from 'aws-cdk-lib';
+import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -17,11 +17,13 @@ export type VerdictSnapshotsProps = { table: ITable; bucket: IBucket; settings: 
  * Snapshots of the service's verdicts for the check's replicas: a function, run every 5 minutes,
  * that carries the last snapshot forward through the verdict log (reading the whole index again
  * once a day or on a gap, the only Scan in the stack) and stores it under `verdicts/` in the
- * given bucket. Replicas are granted `grantReadSnapshots` and given VERDICTS_BUCKET.
+ * given bucket. Replicas are granted `grantReadSnapshots`, given VERDICTS_BUCKET, and created
+ * after the first snapshot (`runsBefore`).
  */
 export class VerdictSnapshots extends Construct {
   readonly function: NodejsFunction;
   readonly #bucket: IBucket;
+  readonly #firstSnapshot: CustomResource;
 
   constructor(scope: Construct, id: string, props: VerdictSnapshotsProps) {
     super(scope, id);
@@ -39,6 +41,20 @@ export class VerdictSnapshots extends Construct {
     grantPrefixWrite(props.bucket, PREFIX, this.function);
     // Replicas follow the log between snapshots.
     everyFiveMinutes(this, 'Schedule', this.function, 'Snapshots the service verdicts for the asset check replicas');
+    // Replicas have no Scan grant, so without a snapshot they cannot start. The function itself is
+    // a custom resource: the deployment that creates this construct (a new stack, or one that had
+    // no snapshots) runs it once, after its role and grants exist. No provider function: its
+    // CDK-made role would carry the managed basic-execution policy.
+    this.#firstSnapshot = new CustomResource(this, 'FirstSnapshot', {
+      serviceToken: this.function.functionArn,
+      resourceType: 'Custom::VerdictSnapshot',
+    });
+    this.#firstSnapshot.node.addDependency(this.function, this.function.role as IRole);
+  }
+
+  /** Creates `replica` only once the first snapshot is stored, so it never starts without one. */
+  runsBefore(replica: Construct) {
+    replica.node.addDependency(this.#firstSnapshot);
   }
 
   /** Read access to the snapshots. */

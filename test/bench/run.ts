@@ -213,6 +213,12 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
       m.benchGateway(endpoint),
     );
   },
+  feed: async (endpoint) => {
+    section(
+      'verdict feed (freshness and reads through the local gateway on DynamoDB Local; a 1,000,000-entry replica in a process of its own)',
+    );
+    await optional<{ benchFeed: (endpoint: string) => Promise<Row[]> }>('./feed.ts', (m) => m.benchFeed(endpoint));
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);

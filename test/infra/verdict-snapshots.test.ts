@@ -4,7 +4,7 @@ import { synthStack } from '../fixtures/stack.ts';
 
 const prod = synthStack('prod');
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
 const resources = (type: string) => prod.findResources(type) as Record<string, Resource>;
 const policyOf = (prefix: string): string =>
   JSON.stringify(Object.entries(resources('AWS::IAM::Policy')).find(([id]) => id.startsWith(prefix))?.[1]);
@@ -23,6 +23,25 @@ describe('verdict snapshots in the stack', () => {
         RetryPolicy: { MaximumRetryAttempts: 0 },
       }),
     });
+  });
+
+  it('takes the first snapshot when the stack is created, after the snapshot grants and before the replica functions', () => {
+    const [firstSnapshot, resource] = Object.entries(resources('Custom::VerdictSnapshot'))[0] ?? [];
+    const logicalIds = (type: string) => Object.keys(resources(type));
+    const snapshotFunction = logicalIds('AWS::Lambda::Function').find((id) =>
+      id.startsWith('VerdictSnapshotsSnapshot'),
+    );
+    const snapshotPolicy = logicalIds('AWS::IAM::Policy').find((id) => id.startsWith('VerdictSnapshotsSnapshotRole'));
+    const dependentsOf = (prefix: string) =>
+      Object.entries(resources('AWS::Lambda::Function')).find(([id]) => id.startsWith(prefix))?.[1].DependsOn;
+
+    expect(Object.keys(resources('Custom::VerdictSnapshot'))).toHaveLength(1);
+    expect(resource?.Properties).toEqual({ ServiceToken: { 'Fn::GetAtt': [snapshotFunction, 'Arn'] } });
+    expect(resource?.DependsOn).toEqual(expect.arrayContaining([snapshotFunction, snapshotPolicy]));
+    for (const name of ['checkasset', 'getblocklistversion']) {
+      expect(dependentsOf(`${name}Function`)).toContain(firstSnapshot);
+    }
+    expect(dependentsOf('getchangelogFunction')).not.toContain(firstSnapshot);
   });
 
   it('lets the snapshot function write snapshots under verdicts/ and read the index and its log', () => {

@@ -21,8 +21,8 @@ const SOURCE_ERROR: Failure = Object.freeze({ failure: 'source-error' });
 
 const isFailure = (value: object): value is Failure => 'failure' in value;
 
-const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
-  typeof (value as { then?: unknown } | undefined)?.then === 'function';
+/** `instanceof`, not a look for `then`: answers of many shapes pass here on every check, and the lookup would go megamorphic. */
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
 
 /** Settles with the promise's value, or TIMEOUT after `ms`, or SOURCE_ERROR if it rejects. */
 const withinBudget = <T>(promise: Promise<T>, ms: number): Promise<T | Failure> =>
@@ -188,8 +188,12 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     return ordered.to;
   };
 
-  /** Asks the check index and every external source at once; a source that throws or rejects answers SOURCE_ERROR. */
-  const consult = async (target: KeyTarget): Promise<Answers> => {
+  /**
+   * Asks the check index and every external source at once; a source that throws or rejects
+   * answers SOURCE_ERROR. When every answer is in memory the answers come back synchronously, with
+   * no promise made.
+   */
+  const consult = (target: KeyTarget): Answers | Promise<Answers> => {
     let lookup: ReturnType<CheckIndexStore['lookup']> | Failure;
     try {
       lookup = index.lookup(target.keys);
@@ -197,7 +201,17 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
       lookup = SOURCE_ERROR;
     }
     const available = sources();
-    const externals = inOrder(isPromise(available) ? await available : available);
+    return isPromise(available)
+      ? available.then((list) => gather(target, lookup, list))
+      : gather(target, lookup, available);
+  };
+
+  const gather = (
+    target: KeyTarget,
+    lookup: ReturnType<CheckIndexStore['lookup']> | Failure,
+    available: readonly ExternalSource[],
+  ): Answers | Promise<Answers> => {
+    const externals = inOrder(available);
     const outcomes: (Outcome | undefined)[] = new Array(externals.length);
     let pending: Promise<void>[] | undefined;
     for (let i = 0; i < externals.length; i++) {
@@ -220,14 +234,20 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
         outcomes[i] = answer;
       }
     }
-    const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
-    if (pending) await Promise.all(pending);
-    return { entries, externals, outcomes };
+    if (pending === undefined && !isPromise(lookup)) return { entries: lookup, externals, outcomes };
+    return (async () => {
+      const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
+      if (pending) await Promise.all(pending);
+      return { entries, externals, outcomes };
+    })();
   };
 
   const checkTarget = (target: CheckTarget): Promise<CheckResult> => {
     if (target.kind === 'keys') {
-      return consult(target).then((answers) => decide(target, answers, index.stale?.() === true));
+      const answers = consult(target);
+      return isPromise(answers)
+        ? answers.then((known) => decide(target, known, index.stale?.() === true))
+        : Promise.resolve(decide(target, answers, index.stale?.() === true));
     }
     if (target.kind === 'hosting-domain') {
       return Promise.resolve(

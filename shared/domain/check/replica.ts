@@ -16,12 +16,62 @@ import {
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'gap';
 
+/** FNV-1a over the UTF-16 code units. */
+const hashOf = (text: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+};
+
+/** Three bits of one 32-bit word, from the hash's bits the word index does not use. */
+const bitsOfHash = (hash: number): number => {
+  const mixed = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b);
+  return (1 << (mixed & 31)) | (1 << ((mixed >>> 5) & 31)) | (1 << ((mixed >>> 10) & 31));
+};
+
+const BITS_PER_KEY = 16;
+const MIN_FILTER_KEYS = 1 << 16;
+
+/**
+ * Which keys may be held: a Bloom filter with each key's three bits in one 32-bit word, 16 bits
+ * per key (about 1% false positives, never a false negative). At a million keys a Map lookup
+ * misses the CPU caches several times over, and most candidate keys of a check are not held; this
+ * answers those from 2 MB.
+ */
+class KeyFilter {
+  readonly #words: Uint32Array;
+  readonly #mask: number;
+  readonly capacity: number;
+
+  constructor(keys: Iterable<string>, count: number) {
+    const words = 2 ** Math.ceil(Math.log2((Math.max(2 * count, MIN_FILTER_KEYS) * BITS_PER_KEY) / 32));
+    this.#words = new Uint32Array(words);
+    this.#mask = words - 1;
+    this.capacity = (words * 32) / BITS_PER_KEY;
+    for (const key of keys) this.add(key);
+  }
+
+  add(key: string): void {
+    const hash = hashOf(key);
+    const at = hash & this.#mask;
+    this.#words[at] = (this.#words[at] as number) | bitsOfHash(hash);
+  }
+
+  mayHold(key: string): boolean {
+    const hash = hashOf(key);
+    const bits = bitsOfHash(hash);
+    return ((this.#words[hash & this.#mask] as number) & bits) === bits;
+  }
+}
+
 /**
  * The verdicts in memory: one Map entry per key, its value `seq * 8 + bits` (a small integer,
- * stored unboxed), so a million keys cost the strings and the table and nothing per entry besides.
+ * stored unboxed), so a million keys cost the strings, the table and the key filter, and nothing
+ * per entry besides.
  */
 export class VerdictState {
   readonly #states: Map<string, number>;
+  #filter: KeyFilter;
   #live = 0;
   /** Every change stamped before this position has been applied. */
   position: string;
@@ -44,6 +94,7 @@ export class VerdictState {
       this.#states.set(base.keys[i] as string, packed);
       if (isLive(bitsOfPacked(packed))) this.#live++;
     }
+    this.#filter = new KeyFilter(this.#states.keys(), this.#states.size);
     this.position = base.position;
     this.base = base.position;
     this.version = base.version;
@@ -76,13 +127,19 @@ export class VerdictState {
     const nowLive = isLive(change.bits);
     if (wasLive !== nowLive) this.#live += nowLive ? 1 : -1;
     this.#states.set(change.key, pack(change.seq, change.bits));
+    if (held === undefined) {
+      if (this.#states.size > this.#filter.capacity)
+        this.#filter = new KeyFilter(this.#states.keys(), this.#states.size);
+      else this.#filter.add(change.key);
+    }
     return change.seq === heldSeq + 1 ? 'applied' : 'gap';
   }
 
   lookup(keys: readonly string[]): (IndexEntry | undefined)[] {
     const answers: (IndexEntry | undefined)[] = new Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
-      const packed = this.#states.get(keys[i] as string);
+      const key = keys[i] as string;
+      const packed = this.#filter.mayHold(key) ? this.#states.get(key) : undefined;
       answers[i] = packed === undefined ? undefined : entryOfBits(bitsOfPacked(packed));
     }
     return answers;
@@ -159,7 +216,7 @@ export const nextSnapshot = async (
 
 type ReplicaOptions = {
   log: VerdictLog;
-  /** Where snapshots are read from; without one (or before the first is written) the index is read. */
+  /** Where snapshots are read from; without a store (locally, in tests) the index itself is read. */
   snapshots?: VerdictSnapshotStore;
   /** At most one poll per this interval. */
   pollMs?: number;
@@ -234,14 +291,27 @@ export const replicatedIndex = ({
   let syncedAt = Number.NEGATIVE_INFINITY;
   let pollStartedAt = Number.NEGATIVE_INFINITY;
 
-  const fromSnapshot = async (): Promise<VerdictState | undefined> => {
-    try {
-      const snapshot = await snapshots?.latest();
-      return snapshot && !expired(snapshot.position, now()) ? VerdictState.of(snapshot) : undefined;
-    } catch (error) {
+  const newestSnapshot = async (): Promise<VerdictState | undefined> => {
+    const snapshot = await snapshots?.latest();
+    return snapshot && !expired(snapshot.position, now()) ? VerdictState.of(snapshot) : undefined;
+  };
+
+  const fromSnapshot = (): Promise<VerdictState | undefined> =>
+    newestSnapshot().catch((error: unknown) => {
       onError(error);
       return undefined;
-    }
+    });
+
+  /**
+   * Where a replica starts: the newest snapshot. A replica with a snapshot store never reads the
+   * whole index (in AWS it may not Scan): without a usable snapshot it has no verdicts to answer
+   * with, fails, and tries again at the next lookup a poll interval later.
+   */
+  const start = async (): Promise<VerdictState> => {
+    if (snapshots === undefined) return scanned(log, now);
+    const state = await newestSnapshot();
+    if (state === undefined) throw new Error('No verdict snapshot within the log retention to start from');
+    return state;
   };
 
   /** Applies the log to `current`; on a gap, moves to a newer snapshot if there is one. */
@@ -265,7 +335,7 @@ export const replicatedIndex = ({
     if (loadFailed && now() - loadFailed.at < pollMs) return Promise.reject(loadFailed.error);
     loading ??= (async () => {
       pollStartedAt = now();
-      const loaded = (await fromSnapshot()) ?? (await scanned(log, now));
+      const loaded = await start();
       state = loaded;
       await catchUp(loaded).catch(onError);
       return state;
@@ -284,7 +354,7 @@ export const replicatedIndex = ({
     pollStartedAt = now();
     polling = (async () => {
       if (expired(current.position, now())) {
-        const fresh = (await fromSnapshot()) ?? (await scanned(log, now));
+        const fresh = await start();
         state = fresh;
         await catchUp(fresh);
       } else {
