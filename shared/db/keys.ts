@@ -150,6 +150,8 @@ export type ActivityPartitions = {
   createdAt: string;
   updatedAt: string;
   deleted: boolean;
+  /** Reports still being written: in no listing yet. */
+  incomplete?: boolean;
   /** Reports: whether a proposal awaits review, whether one was rejected. */
   pending?: boolean;
   rejected?: boolean;
@@ -164,10 +166,10 @@ export type ActivityPartitions = {
  * The index attributes of an activity record: reports by `createdAt` (all, with a pending
  * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
  * type, takedowns by `updatedAt` and `createdAt`, and threats and takedowns by asset. A
- * deleted record is in none of them.
+ * deleted record, or a report still being written, is in none of them.
  */
 export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
-  if (record.deleted) return {};
+  if (record.deleted || record.incomplete) return {};
   const org = orgPk(record.organization);
   const id = idSort(record.id);
   const attributes: Record<string, string> = {};

@@ -75,6 +75,8 @@ const reportDetails = {
   title: optionalText('title', 512),
   description: optionalText('description', 16_384),
   status: v.optional(v.picklist(REPORT_STATUSES)),
+  /** Written before its proposals and cleared with the last of them; until then it counts nowhere and no listing shows it. */
+  incomplete: v.optional(v.boolean('incomplete must be a boolean')),
   proposals: v.optional(
     v.array(
       v.object({
@@ -245,7 +247,7 @@ class Ledger {
 
   /** Adds (sign 1) or withdraws (sign -1) everything a record contributes. */
   record(record: ActivityRecord | undefined, sign: 1 | -1): void {
-    if (record === undefined || record.deleted) return;
+    if (record === undefined || record.deleted || (record.kind === 'report' && record.incomplete)) return;
     const org = record.organization;
     const everywhere = (day: string, name: string, brandDay = day) => {
       this.count(org, undefined, day, name, sign);

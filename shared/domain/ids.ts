@@ -11,3 +11,13 @@ export const stableId = (name: string): number =>
 
 /** Time-ordered ids for new records (reports, proposals, reviews, takedowns); collisions are caught by the write's condition. */
 export const newRecordId = (now: number = Date.now()): number => now * 1000 + randomInt(1000);
+
+/**
+ * `count` distinct ids of one moment (at most 1,000): a report and its proposals. Drawn one by one,
+ * 101 ids of the same millisecond would repeat a suffix almost always (the birthday bound).
+ */
+export const newRecordIds = (count: number, now: number = Date.now()): number[] => {
+  const suffixes = new Set<number>();
+  while (suffixes.size < count) suffixes.add(randomInt(1000));
+  return [...suffixes].map((suffix) => now * 1000 + suffix);
+};

@@ -4,7 +4,7 @@ import { detectAssetType } from './asset-detection.ts';
 import type { AssetType } from './asset-types.ts';
 import { canonicalize } from './check/canonical.ts';
 import type { CheckIndexStore } from './check/types.ts';
-import { newRecordId, stableId } from './ids.ts';
+import { newRecordIds, stableId } from './ids.ts';
 import type { LifecycleStore } from './lifecycle-store.ts';
 import type { DirectoryStore } from './organizations.ts';
 
@@ -87,7 +87,7 @@ const checkAssets = async (
   deps: ReportDeps,
   orgId: string,
   assets: NewReport['assets'],
-): Promise<{ errors: ReportAssetError[]; checked: Checked[] }> => {
+): Promise<{ errors: ReportAssetError[]; checked: Checked[]; holders: ReadonlyMap<string, string> }> => {
   const errors: ReportAssetError[] = [];
   const checked: Checked[] = [];
   const seen = new Set<string>();
@@ -127,7 +127,7 @@ const checkAssets = async (
       errors.push(failure(asset.content, 'ALREADY_PENDING_REVIEW'));
     }
   });
-  return { errors, checked };
+  return { errors, checked, holders };
 };
 
 const rejection = (errors: ReportAssetError[], total: number) =>
@@ -137,6 +137,7 @@ const rejection = (errors: ReportAssetError[], total: number) =>
   );
 
 export type ReportIds = { reportId: number; proposalIds: number[] };
+type ReportRecord = Extract<ActivityRecord, { kind: 'report' }>;
 
 const buildRecords = (orgId: string, report: NewReport, checked: Checked[], ids: ReportIds, now: string) => {
   const proposals: ActivityRecord[] = checked.map((asset, i) => ({
@@ -159,7 +160,7 @@ const buildRecords = (orgId: string, report: NewReport, checked: Checked[], ids:
     ...(report.attachmentUrls === undefined ? {} : { attachmentUrls: report.attachmentUrls }),
     ...(report.externalReporter === undefined ? {} : { externalReporter: report.externalReporter }),
   };
-  const record: ActivityRecord = {
+  const record: ReportRecord = {
     kind: 'report',
     organization: orgId,
     id: String(ids.reportId),
@@ -182,63 +183,131 @@ const buildRecords = (orgId: string, report: NewReport, checked: Checked[], ids:
   return { record, proposals };
 };
 
+const idsFor = (proposals: number): ReportIds => {
+  const [reportId, ...proposalIds] = newRecordIds(proposals + 1) as [number, ...number[]];
+  return { reportId, proposalIds };
+};
+
+type Written = { record: ReportRecord; proposals: ActivityRecord[]; checked: Checked[] };
+
 /**
- * Writes the proposals (with their pending claims) and then the report, which is what the
- * metrics count. Up to 49 assets this is one transaction; a larger report takes one per 49
- * proposals, and a claim lost to a concurrent report withdraws the proposals written before it.
+ * Writes the proposals (with their pending claims) and the report, which is what the metrics
+ * count. Up to 49 assets this is one transaction. A larger report takes one per 49 proposals: the
+ * report goes first, `incomplete` (counted nowhere, listed nowhere), with the first proposals, and
+ * is completed (1 ms later, so no write meant for the incomplete one can apply to it) with the
+ * last ones. A claim lost to a concurrent report rolls back what was written. A write that fails
+ * may or may not have applied, so nothing is rolled back then: the incomplete report left in the
+ * table is what the next report of one of its contents (the retry, typically) finds and rolls back
+ * (`recoverAbandoned`).
  */
 const writeReport = async (
   store: LifecycleStore,
   orgId: string,
-  record: ActivityRecord,
-  proposals: ActivityRecord[],
-  checked: Checked[],
+  { record, proposals, checked }: Written,
 ): Promise<'committed' | 'stale' | 'claimed'> => {
-  const written: number[] = [];
+  const chunked = proposals.length > PROPOSALS_PER_TRANSACTION;
+  const incomplete: ActivityRecord = { ...record, incomplete: true };
+  const complete: ActivityRecord = { ...record, updatedAt: later(record.updatedAt) };
+  const written: ActivityRecord[] = [];
   for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
-    const indexes = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION).map((_, i) => start + i);
+    const part = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION);
     const last = start + PROPOSALS_PER_TRANSACTION >= proposals.length;
-    const writes: RecordWrite[] = indexes.map((i) => ({ previous: undefined, next: proposals[i] as ActivityRecord }));
-    if (last) writes.push({ previous: undefined, next: record });
-    const claims = indexes.map((i) => {
-      const asset = checked[i] as Checked;
-      return { name: pendingClaim(orgId, asset.checkKey, asset.status), holder: (proposals[i] as ActivityRecord).id };
-    });
+    const writes: RecordWrite[] = part.map((next) => ({ previous: undefined, next }));
+    if (!chunked) writes.push({ previous: undefined, next: record });
+    else if (start === 0) writes.push({ previous: undefined, next: incomplete });
+    else if (last) writes.push({ previous: incomplete, next: complete });
+    const claims = part.map((proposal, i) => ({
+      name: claimOf(orgId, checked[start + i] as Checked),
+      holder: proposal.id,
+    }));
     const outcome = await store.commitMany(writes, effectsOfAll(writes), { claims });
     if (outcome !== 'committed') {
-      await withdraw(
-        store,
-        orgId,
-        written.map((i) => proposals[i] as ActivityRecord),
-        checked,
-        written,
-      );
+      await rollBack(store, orgId, written.length > 0 ? incomplete : undefined, written);
       return outcome === 'stale' ? 'stale' : 'claimed';
     }
-    written.push(...indexes);
+    written.push(...part);
   }
   return 'committed';
 };
 
-const withdraw = async (
+const claimOf = (orgId: string, asset: { checkKey: string; status: string }) =>
+  pendingClaim(orgId, asset.checkKey, asset.status);
+
+const later = (timestamp: string): string => new Date(Date.parse(timestamp) + 1).toISOString();
+const withdrawn = (record: ActivityRecord): ActivityRecord => ({
+  ...record,
+  deleted: true,
+  updatedAt: later(record.updatedAt),
+});
+
+/** Soft-deletes written proposals (releasing their claims) and then their incomplete report. */
+const rollBack = async (
   store: LifecycleStore,
   orgId: string,
+  report: ActivityRecord | undefined,
   proposals: ActivityRecord[],
-  checked: Checked[],
-  indexes: number[],
 ): Promise<void> => {
   for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
     const part = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION);
-    const writes = part.map((previous) => ({
-      previous,
-      next: { ...previous, deleted: true, updatedAt: new Date(Date.parse(previous.updatedAt) + 1).toISOString() },
-    }));
-    const releases = indexes.slice(start, start + part.length).map((i) => {
-      const asset = checked[i] as Checked;
-      return pendingClaim(orgId, asset.checkKey, asset.status);
-    });
+    const writes = part.map((previous) => ({ previous, next: withdrawn(previous) }));
+    const releases = part.flatMap((proposal) =>
+      proposal.kind === 'threat' ? [claimOf(orgId, { checkKey: checkKeyOf(proposal), status: 'BLOCKED' })] : [],
+    );
     await store.commitMany(writes, effectsOfAll(writes), { releases });
   }
+  if (report !== undefined) {
+    const writes = [{ previous: report, next: withdrawn(report) }];
+    await store.commitMany(writes, effectsOfAll(writes));
+  }
+};
+
+/** The check-index key a proposal claims, as `checkAssets` derived it from the reported content. */
+const checkKeyOf = (proposal: ActivityRecord & { kind: 'threat' }): string => {
+  const target = canonicalize(proposal.content, proposal.assetType);
+  return target.kind === 'keys' ? (target.keys[0] as string) : proposal.content;
+};
+
+/**
+ * An incomplete report older than this was abandoned: functions run for at most 10 s, so its
+ * request ended long ago and nothing writes it any more.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
+
+/**
+ * Rolls back the abandoned incomplete reports whose proposals hold any of `holders` (claim name →
+ * proposal id). Returns whether one was rolled back, so the claims are read again.
+ */
+const recoverAbandoned = async (
+  store: LifecycleStore,
+  orgId: string,
+  holders: ReadonlyMap<string, string>,
+  now: string,
+): Promise<boolean> => {
+  const holding = await Promise.all(
+    [...new Set(holders.values())].map((id) => store.find({ organization: orgId, kind: 'threat', id })),
+  );
+  const reportIds = new Set(
+    holding.flatMap((proposal) => (proposal?.kind === 'threat' && proposal.reportId ? [proposal.reportId] : [])),
+  );
+  let recovered = false;
+  for (const reportId of reportIds) {
+    const report = await store.find({ organization: orgId, kind: 'report', id: reportId });
+    const abandoned =
+      report?.kind === 'report' &&
+      report.incomplete === true &&
+      !report.deleted &&
+      Date.parse(report.createdAt) <= Date.parse(now) - ABANDONED_AFTER_MS;
+    if (!abandoned) continue;
+    const proposals = await Promise.all(
+      (report.proposals ?? []).map(({ id }) => store.find({ organization: orgId, kind: 'threat', id: String(id) })),
+    );
+    const written = proposals.flatMap((proposal) =>
+      proposal?.kind === 'threat' && !proposal.deleted && proposal.reportId === reportId ? [proposal] : [],
+    );
+    await rollBack(store, orgId, report, written);
+    recovered = true;
+  }
+  return recovered;
 };
 
 /**
@@ -255,11 +324,14 @@ export const createReport = async (
   const organization = await deps.directory.findOrganization(orgId);
   if (!organization) throw new ForbiddenError(NO_REPORT_ACCESS);
   for (let attempt = 1; ; attempt++) {
-    const { errors, checked } = await checkAssets(deps, orgId, report.assets);
+    let { errors, checked, holders } = await checkAssets(deps, orgId, report.assets);
+    if (holders.size > 0 && (await recoverAbandoned(deps.store, orgId, holders, now))) {
+      ({ errors, checked, holders } = await checkAssets(deps, orgId, report.assets));
+    }
     if (errors.length > 0) throw rejection(errors, report.assets.length);
-    const reportIds = ids ?? { reportId: newRecordId(), proposalIds: checked.map(() => newRecordId()) };
+    const reportIds = ids ?? idsFor(checked.length);
     const { record, proposals } = buildRecords(orgId, report, checked, reportIds, now);
-    const outcome = await writeReport(deps.store, orgId, record, proposals, checked);
+    const outcome = await writeReport(deps.store, orgId, { record, proposals, checked });
     if (outcome === 'committed') {
       return {
         id: reportIds.reportId,

@@ -70,7 +70,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   return {
     asset: assetId === undefined ? null : assetView(assetId, records),
     reports: reports.flatMap((report) =>
-      report?.kind === 'report' && !report.deleted
+      report?.kind === 'report' && !report.deleted && !report.incomplete
         ? [
             {
               id: publicId(report.id),

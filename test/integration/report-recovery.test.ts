@@ -1,0 +1,176 @@
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { checkIndexRepository } from '../../shared/db/check-repository.ts';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
+import type { ActivityRecord } from '../../shared/domain/activity.ts';
+import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/domain/reports.ts';
+import { AppError } from '../../shared/errors.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable } from '../fixtures/table.ts';
+
+const table = await createTestTable('report-recovery');
+const directory = directoryRepository(table.db, table.tableName);
+const verdicts = checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 });
+const lists = lifecycleRepository(table.db, table.tableName);
+const healthy = activityRepository(table.db, table.tableName);
+
+/** A store client whose `step`-th call fails: before it reaches the table, or after the table applied it. */
+const crashingClient = (step: number, when: 'before' | 'after') => {
+  const client = createDocumentClient(table.endpoint);
+  let calls = 0;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      calls++;
+      if (calls === step && when === 'before') throw new Error(`crash before call ${step}`);
+      const result = await next(args);
+      if (calls === step && when === 'after') throw new Error(`crash after call ${step}`);
+      return result;
+    },
+    { step: 'initialize', name: 'crash' },
+  );
+  return { client, calls: () => calls };
+};
+
+/** 100 assets: three transactions (49, 49 and 2 proposals). */
+const ASSETS = 100;
+const CREATED = '2026-05-04T10:00:00.000Z';
+const contents = (org: string) => Array.from({ length: ASSETS }, (_, i) => `${org}-drainer-${i}.example`);
+const request = (org: string) => ({
+  title: 'Drainer campaign',
+  description: 'One hundred sites',
+  assets: contents(org).map((content) => ({ content, status: 'BLOCKED' as const })),
+});
+const deps = (store: ReturnType<typeof activityRepository>) => ({ store, verdicts, directory, ignoredHosts: [] });
+
+/** The store calls of one report of 100 assets: the claims read, then three transactions. */
+const STEPS = 4;
+const SCENARIOS = Array.from({ length: STEPS }, (_, i) => i + 1).flatMap((step) =>
+  (['before', 'after'] as const).map((when) => ({ org: `org-${step}-${when}`, step, when })),
+);
+
+/** Every activity record of the organization, straight from the table. */
+const recordsOf = async (org: string, kind: 'report' | 'threat'): Promise<ActivityRecord[]> => {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        FilterExpression: 'begins_with(PK, :prefix)',
+        ExpressionAttributeValues: { ':prefix': `ACTIVITY#${org}#${kind}#` },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items as ActivityRecord[];
+};
+
+const reportsCounted = async (org: string) => {
+  const { Items = [] } = await table.db.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': `METRICS#${org}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.reduce((sum, item) => sum + (typeof item.reports === 'number' ? item.reports : 0), 0);
+};
+
+beforeAll(async () => {
+  await seed(table.db, table.tableName, {
+    organizations: ['org-clean', 'org-lease', ...SCENARIOS.map(({ org }) => org)].map((org) => ({
+      slug: org,
+      name: org,
+    })),
+  });
+});
+
+describe('POST /report/create of more than 49 assets, interrupted', () => {
+  it('writes a report of 100 assets with one claims read and three transactions when nothing fails', async () => {
+    const { client, calls } = crashingClient(0, 'before');
+
+    const created = await createReport(
+      deps(activityRepository(client, table.tableName)),
+      'org-clean',
+      request('org-clean'),
+      {
+        now: CREATED,
+      },
+    );
+
+    expect(created).toEqual({
+      id: expect.any(Number),
+      createdAt: CREATED,
+      organization: { id: expect.any(Number), slug: 'org-clean', name: 'org-clean' },
+    });
+    expect(calls()).toBe(STEPS);
+    expect(await reportsCounted('org-clean')).toBe(1);
+  });
+
+  it.each(SCENARIOS)(
+    'leaves one complete report, counted once, after a crash $when store call $step and the retry of the same request',
+    async ({ org, step, when }) => {
+      const { client } = crashingClient(step, when);
+      const crashed = await createReport(deps(activityRepository(client, table.tableName)), org, request(org), {
+        now: CREATED,
+      }).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      const countedAfterCrash = await reportsCounted(org);
+      const listedAfterCrash = (
+        await lists.page({ listing: 'reports', orgId: org, descending: true, filter: {}, limit: 10 })
+      ).records;
+
+      const retry = await createReport(deps(healthy), org, request(org), {
+        now: new Date(Date.parse(CREATED) + ABANDONED_AFTER_MS).toISOString(),
+      }).then(
+        (created) => created.id,
+        (error: unknown) => (error instanceof AppError ? error.code : error),
+      );
+
+      const reports = (await recordsOf(org, 'report')).filter((report) => !report.deleted);
+      const proposals = (await recordsOf(org, 'threat')).filter((proposal) => !proposal.deleted);
+      const holders = await healthy.claimHolders(contents(org).map((content) => pendingClaim(org, content, 'BLOCKED')));
+      const listed = (await lists.page({ listing: 'reports', orgId: org, descending: true, filter: {}, limit: 10 }))
+        .records;
+
+      expect(crashed).toBe(`crash ${when} call ${step}`);
+      expect([countedAfterCrash, listedAfterCrash.length]).toEqual(
+        step === STEPS && when === 'after' ? [1, 1] : [0, 0],
+      );
+      // A crash after the last transaction applied it: the report exists, so the retry finds its claims held.
+      expect(retry).toEqual(step === STEPS && when === 'after' ? 'UNPROCESSABLE_CONTENT' : expect.any(Number));
+      expect(reports).toHaveLength(1);
+      const [report] = reports;
+      expect(report).toMatchObject({ kind: 'report', status: 'TODO' });
+      expect(report).not.toHaveProperty('incomplete', true);
+      expect(listed.map((record) => record.id)).toEqual([report?.id]);
+      expect(await reportsCounted(org)).toBe(1);
+      expect(proposals).toHaveLength(ASSETS);
+      expect(proposals.every((proposal) => proposal.kind === 'threat' && proposal.reportId === report?.id)).toBe(true);
+      expect(new Set(holders.values())).toEqual(new Set(proposals.map((proposal) => proposal.id)));
+    },
+  );
+
+  it('answers ALREADY_PENDING_REVIEW to a retry while the interrupted report may still be written', async () => {
+    const { client } = crashingClient(3, 'before');
+    await createReport(deps(activityRepository(client, table.tableName)), 'org-lease', request('org-lease'), {
+      now: CREATED,
+    }).catch(() => undefined);
+
+    const early = await createReport(deps(healthy), 'org-lease', request('org-lease'), {
+      now: new Date(Date.parse(CREATED) + ABANDONED_AFTER_MS - 1).toISOString(),
+    }).catch((error: unknown) => (error instanceof AppError ? error.code : error));
+
+    expect(early).toBe('UNPROCESSABLE_CONTENT');
+    expect(await reportsCounted('org-lease')).toBe(0);
+  });
+});
