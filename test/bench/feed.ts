@@ -484,9 +484,11 @@ const runReplica = async (): Promise<Row[]> => {
     for (const input of allInputs) checkDomain(input);
   }
   const perEntry = heap / entries;
+  let characters = 0;
+  for (let i = 0; i < ENTRIES; i++) characters += entry(i).key.length;
   const rows: Row[] = [
     {
-      name: `replica of ${entries.toLocaleString('en')} entries: memory after load minus before (JS heap + array buffers, after GC)`,
+      name: `replica of ${entries.toLocaleString('en')} entries (keys of ${(characters / ENTRIES).toFixed(0)} characters on average): memory after load minus before (JS heap + array buffers, after GC)`,
       value: `${mb(heap)} (heap ${mb(after.heapUsed - before.heapUsed)}, array buffers ${mb(after.arrayBuffers - before.arrayBuffers)}): ${perEntry.toFixed(0)} bytes per entry; bound ${BOUND_BYTES_PER_ENTRY} bytes per entry (${mb(BOUND_BYTES_PER_ENTRY * 1e6)} per million): ${perEntry <= BOUND_BYTES_PER_ENTRY ? 'within' : 'OVER'}`,
     },
     {
