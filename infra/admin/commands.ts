@@ -5,6 +5,7 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { reindexExport } from '../../shared/db/verdict-log.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
@@ -30,6 +31,7 @@ With --table the named table in AWS is used (credentials and region from the usu
   asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
   asset assign <org> <assetId> <groupId|none>
   asset delete <org> <assetId>
+  verdicts reindex                     put check-index entries written before POST /asset/list existed into its index
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}`;
 
@@ -69,6 +71,7 @@ export const runAdminCommand = async (
   };
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
+  if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));
     return 'Done';

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandOutput,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/asset-types.ts';
 import {
   bitsOf,
@@ -48,6 +55,9 @@ const ENTRY_PROJECTION = {
 const MAX_CHANGE_QUERIES = 50;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+/** The export partition of an entry of `type` left in state `bits` by the change `version`. */
+const exportPartitionOf = (type: AssetType, bits: number, version: string): string =>
+  exportPartition(type, statusOf(bits), new Date(timeOf(version)).toISOString().slice(0, 7));
 const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
 const bucketStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
 
@@ -118,7 +128,6 @@ export const verdictChange = async (
     const stamp = typeof lastChange === 'string' ? Math.max(time, timeOf(lastChange)) : time;
     const version = versionOf(stamp, keyHash(change.checkKey), seq);
     const type = change.type ?? (current?.type as AssetType | undefined);
-    const month = new Date(stamp).toISOString().slice(0, 7);
     items[underflow ? `verdictFloor${i}` : (names[i] as string)] = {
       Update: {
         TableName: table,
@@ -145,7 +154,7 @@ export const verdictChange = async (
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
           ...(type === undefined
             ? {}
-            : { ':type': type, ':exportPK': exportPartition(type, statusOf(bitsOf(after)), month) }),
+            : { ':type': type, ':exportPK': exportPartitionOf(type, bitsOf(after), version) }),
         },
       },
     };
@@ -304,3 +313,50 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     return { changes };
   },
 });
+
+/**
+ * Puts every check-index entry that has a type but no export partition (written before the
+ * export index existed) into it, each on the condition that it has not changed since it was
+ * read (a change sets the partition itself). An operator's one-off: it scans the table.
+ */
+export const reindexExport = async (db: DynamoDBDocumentClient, table: string) => {
+  let indexed = 0;
+  let changedMeanwhile = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'begins_with(#pk, :prefix) AND attribute_exists(#type) AND attribute_not_exists(#exportPK)',
+        ExpressionAttributeNames: { '#pk': ATTR.pk, '#type': 'type', '#exportPK': EXPORT_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const bits = bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) });
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] },
+            UpdateExpression: 'SET #exportPK = :exportPK',
+            ConditionExpression: '#version = :seq AND attribute_not_exists(#exportPK)',
+            ExpressionAttributeNames: { '#version': 'version', '#exportPK': EXPORT_INDEX.partitionKey },
+            ExpressionAttributeValues: {
+              ':seq': item.version,
+              ':exportPK': exportPartitionOf(item.type as AssetType, bits, item.lastChange as string),
+            },
+          }),
+        );
+        indexed++;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        changedMeanwhile++;
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { indexed, changedMeanwhile };
+};

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../infra/admin/commands.ts';
+import { key } from '../../shared/db/keys.ts';
 import { transactWithRetry } from '../../shared/db/transactions.ts';
 import { verdictExportRepository } from '../../shared/db/verdict-export-repository.ts';
 import { type VerdictDelta, verdictChange, verdictItemNames } from '../../shared/db/verdict-log.ts';
@@ -225,4 +227,42 @@ describe('POST /asset/list on DynamoDB Local', () => {
     expect(all.length).toBe(1_300);
     expect(new Set(all).size === 1_300 && [...all].sort().every((text, i) => text === content(i))).toBe(true);
   }, 120_000);
+
+  it('lists entries written before the index existed once the operator reindexes them, and leaves typeless ones out', async () => {
+    const time = Date.parse('2026-02-20T09:00:00Z');
+    await change([{ checkKey: 'export-older.example', type: 'DISCORD', block: 1, watch: 1 }], time);
+    await change([{ checkKey: 'export-typeless.example', block: 1 }], time);
+    // As an entry of a table from before the index: no export partition.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: key.checkEntry('export-older.example'),
+        UpdateExpression: 'REMOVE exportPK',
+      }),
+    );
+    const before = await listPage({ type: 'DISCORD', startDate: '2026-02-20', endDate: '2026-02-20' });
+
+    const outcome = await runAdminCommand(table.db, table.tableName, ['verdicts', 'reindex'], {});
+    const again = await runAdminCommand(table.db, table.tableName, ['verdicts', 'reindex'], {});
+
+    const after = await listPage({ type: 'DISCORD', startDate: '2026-02-20', endDate: '2026-02-20' });
+    expect(before.body).toEqual({ assets: [], next_page: null });
+    expect([outcome, again]).toEqual([
+      JSON.stringify({ indexed: 1, changedMeanwhile: 0 }),
+      JSON.stringify({ indexed: 0, changedMeanwhile: 0 }),
+    ]);
+    expect(after.body).toEqual({
+      assets: [
+        {
+          content: 'export-older.example',
+          type: 'DISCORD',
+          status: 'BLOCKED',
+          watchStatus: 'ENABLED',
+          updatedAt: '2026-02-20T09:00:00.000Z',
+          version: expect.stringMatching(/^1771578000000-[0-9a-f]{16}-000000000001$/),
+        },
+      ],
+      next_page: null,
+    });
+  });
 });
