@@ -1,5 +1,5 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
-import { EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
 
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
@@ -194,6 +194,13 @@ export const ROUTES: readonly Route[] = [
     name: 'list-reports',
     entry: 'functions/reports/list.ts',
     access: 'read',
+    indexes: [
+      ACTIVITY_INDEX.list1.name,
+      ACTIVITY_INDEX.list2.name,
+      ACTIVITY_INDEX.list3.name,
+      ACTIVITY_INDEX.list4.name,
+    ],
+    readsCursorKey: true,
   },
   {
     method: 'POST',
@@ -202,13 +209,28 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/proposals/review.ts',
     access: 'write',
   },
-  { method: 'POST', path: '/threats/list', name: 'list-threats', entry: 'functions/threats/list.ts', access: 'read' },
+  {
+    method: 'POST',
+    path: '/threats/list',
+    name: 'list-threats',
+    entry: 'functions/threats/list.ts',
+    access: 'read',
+    indexes: [
+      ACTIVITY_INDEX.list1.name,
+      ACTIVITY_INDEX.list2.name,
+      ACTIVITY_INDEX.list3.name,
+      ACTIVITY_INDEX.list4.name,
+    ],
+    readsCursorKey: true,
+  },
   {
     method: 'POST',
     path: '/takedowns/list',
     name: 'list-takedowns',
     entry: 'functions/takedowns/list.ts',
     access: 'read',
+    indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.list2.name],
+    readsCursorKey: true,
   },
   {
     method: 'GET',
@@ -224,6 +246,7 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/lookups/details.ts',
     access: 'read',
     readsCheckLists: true,
+    indexes: [ACTIVITY_INDEX.byAsset.name],
   },
   {
     method: 'POST',
@@ -231,6 +254,7 @@ export const ROUTES: readonly Route[] = [
     name: 'search-asset',
     entry: 'functions/lookups/search.ts',
     access: 'read',
+    indexes: [ACTIVITY_INDEX.byAsset.name],
   },
 ];
 

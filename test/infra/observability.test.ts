@@ -190,7 +190,10 @@ describe('least privilege', () => {
     expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, ''))).toEqual(
       ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', '')),
     );
-    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(['listassets', 'listverdicts']);
+    expect(withArn.map((id) => id.replace(/Function.*$/, ''))).toEqual(
+      ROUTES.filter((route) => route.readsCursorKey).map((route) => route.name.replaceAll('-', '')),
+    );
+    expect(withArn.length).toBe(5);
     expect(JSON.stringify(prod.toJSON())).not.toContain('resolve:secretsmanager');
   });
 
@@ -215,6 +218,9 @@ describe('least privilege', () => {
     expect(policiesOf('deleteassetgroupFunctionRole')).toContain('/index/liveByGroup');
     expect(policiesOf('listassetgroupsFunctionRole')).not.toContain('/index/');
     expect(policiesOf('checkassetFunctionRole')).not.toContain('/index/');
+    expect(policiesOf('listthreatsFunctionRole')).toContain('/index/list4');
+    expect(policiesOf('listtakedownsFunctionRole')).toContain('/index/list2');
+    expect(policiesOf('searchassetFunctionRole')).toContain('/index/byAsset');
     expect(policiesOf('listverdictsFunctionRole')).toMatch(/\/index\/verdictsByMonth"\]/);
     expect(policiesOf('listverdictsFunctionRole').match(/\/index\//g)).toHaveLength(1);
   });

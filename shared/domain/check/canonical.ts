@@ -257,9 +257,11 @@ const fromUrl = (text: string): CheckTarget => {
   } catch {
     return PARSE_ERROR;
   }
-  if (url.hostname === '') return PARSE_ERROR;
-  if (url.hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(url.hostname, url);
-  const host = cleanHost(url.hostname);
+  // Each read of `hostname` makes a new string.
+  const hostname = url.hostname;
+  if (hostname === '') return PARSE_ERROR;
+  if (hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(hostname, url);
+  const host = cleanHost(hostname);
   if (host === undefined) return PARSE_ERROR;
   const ip = IPV4.exec(host);
   if (ip) return isPrivateIpv4(Number(ip[1]), Number(ip[2])) ? PRIVATE : fromIp(host, url);
@@ -330,6 +332,8 @@ export const canonicalize = (content: string, type?: AssetType): CheckTarget => 
     const typed = fromTyped(text, type);
     if (typed) return typed;
   }
+  // The common case, without the scheme's regular expression, its lower-casing and its lookup.
+  if (text.startsWith('https://') || text.startsWith('http://')) return fromUrl(text);
   const scheme = SCHEME.exec(text);
   if (scheme) {
     const name = (scheme[1] as string).toLowerCase();
