@@ -37,6 +37,11 @@ export type Route = {
   readsVerdicts?: boolean;
 };
 
+/** The four sparse listing indexes of the threat lifecycle (reports, threats, takedowns). */
+const LIFECYCLE_LISTS = [ACTIVITY_INDEX.list1, ACTIVITY_INDEX.list2, ACTIVITY_INDEX.list3, ACTIVITY_INDEX.list4].map(
+  (index) => index.name,
+);
+
 export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
@@ -196,12 +201,7 @@ export const ROUTES: readonly Route[] = [
     name: 'list-reports',
     entry: 'functions/reports/list.ts',
     access: 'read',
-    indexes: [
-      ACTIVITY_INDEX.list1.name,
-      ACTIVITY_INDEX.list2.name,
-      ACTIVITY_INDEX.list3.name,
-      ACTIVITY_INDEX.list4.name,
-    ],
+    indexes: LIFECYCLE_LISTS,
     readsCursorKey: true,
   },
   {
@@ -217,12 +217,7 @@ export const ROUTES: readonly Route[] = [
     name: 'list-threats',
     entry: 'functions/threats/list.ts',
     access: 'read',
-    indexes: [
-      ACTIVITY_INDEX.list1.name,
-      ACTIVITY_INDEX.list2.name,
-      ACTIVITY_INDEX.list3.name,
-      ACTIVITY_INDEX.list4.name,
-    ],
+    indexes: LIFECYCLE_LISTS,
     readsCursorKey: true,
   },
   {

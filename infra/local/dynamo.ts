@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -14,9 +15,9 @@ import {
 import { createTableInput } from '../table-definition.ts';
 
 const JAVA_HINT =
-  'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled at start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless';
+  'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled on first start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless';
 
-/** Fails with one clear line when `java`, or the compiler its source-file mode needs, is missing, instead of a spawn error later. */
+/** Fails with one clear line when `java`, or the compiler the launcher needs, is missing, instead of a spawn error later. */
 export const assertJava = (): void => {
   const probe = spawnSync('java', ['--describe-module', 'jdk.compiler'], { stdio: 'ignore' });
   if (probe.error || probe.status !== 0) throw new Error(JAVA_HINT);
@@ -33,12 +34,36 @@ const dynamoLocalJar = (): { jar: string; nativeLibs: string } => {
 const LAUNCHER = join(import.meta.dirname, 'dynamo-loopback.java');
 
 /**
+ * The launcher's compiled class, built once per launcher source and jar into node_modules/.cache
+ * (compiling at every start costs seconds on a busy machine). It is compiled into a fresh folder
+ * that is then renamed into place, so two starts at once never read a half-written class.
+ */
+const compiledLauncher = (jar: string): string => {
+  const source = readFileSync(LAUNCHER);
+  const version = createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16);
+  const dir = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'dynamo-loopback', version);
+  if (existsSync(join(dir, 'DynamoLoopback.class'))) return dir;
+  const scratch = `${dir}.${process.pid}`;
+  const javac = ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '-cp', jar, '-d', scratch, LAUNCHER];
+  const compiled = spawnSync('java', javac, { encoding: 'utf8' });
+  if (compiled.status !== 0) throw new Error(`The DynamoDB Local launcher did not compile: ${compiled.stderr.trim()}`);
+  try {
+    renameSync(scratch, dir);
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    if (!existsSync(join(dir, 'DynamoLoopback.class'))) throw error;
+  }
+  return dir;
+};
+
+/**
  * Runs the jar through `dynamo-loopback.java`, which binds it to 127.0.0.1 (the jar alone listens on
  * every interface and has no host option). IPv4 only, so the socket is `127.0.0.1:<port>` rather
  * than an IPv4-mapped address on an IPv6 socket; no telemetry leaves the machine.
  */
 const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess => {
   const { jar, nativeLibs } = dynamoLocalJar();
+  const classPath = [jar, compiledLauncher(jar)].join(delimiter);
   const storage = path ? ['-dbPath', path] : ['-inMemory'];
   return spawn(
     'java',
@@ -46,8 +71,8 @@ const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess 
       '-Djava.net.preferIPv4Stack=true',
       `-Djava.library.path=${nativeLibs}`,
       '-cp',
-      jar,
-      LAUNCHER,
+      classPath,
+      'DynamoLoopback',
       '-port',
       String(port),
       ...storage,

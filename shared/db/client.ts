@@ -16,7 +16,17 @@ export const FAILURE_POLICY = {
   callBudgetMs: 4000,
 } as const;
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Socket errors, and name lookups that failed (EAI_AGAIN) or found nothing (ENOTFOUND) for now. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const UNAVAILABLE_NAMES = new Set([
   'TimeoutError',
   'AbortError',
