@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CheckIndexStore, IndexEntry } from '../domain/check/types.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, key } from './keys.ts';
+import { entryCounts } from './verdict-log.ts';
 
 type Cached = { entry: IndexEntry | undefined; expires: number };
 
@@ -10,11 +11,9 @@ const PROJECTION = {
   names: { '#pk': ATTR.pk, '#allow': 'allow', '#block': 'block', '#watch': 'watch' },
 };
 
-const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
-
 /** An item whose counters all dropped to zero (every asset removed, every threat withdrawn) is no entry. */
 const entryOf = (item: Record<string, unknown>): IndexEntry | undefined => {
-  const entry = { allow: count(item.allow), block: count(item.block), watch: count(item.watch) };
+  const entry = entryCounts(item);
   return entry.allow > 0 || entry.block > 0 ? entry : undefined;
 };
 

@@ -6,6 +6,7 @@ import { nextDay } from '../domain/dates.ts';
 import { BadRequestError } from '../errors.ts';
 import { ATTR, EXPORT_INDEX, exportPartition } from './keys.ts';
 import { decodePosition } from './position.ts';
+import { entryCounts } from './verdict-log.ts';
 
 /**
  * Query calls one page may make before it answers with what it has. Each reads at most what is
@@ -24,11 +25,10 @@ const nextMonth = (month: string): string => {
 };
 const midnight = (day: string): string => positionAt(Date.parse(`${day}T00:00:00Z`));
 
-const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 const toEntry = (item: Record<string, unknown>): ExportedEntry => ({
   key: item.key as string,
   type: item.type as ExportedEntry['type'],
-  bits: bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) }),
+  bits: bitsOf(entryCounts(item)),
   version: item[EXPORT_INDEX.sortKey] as string,
 });
 

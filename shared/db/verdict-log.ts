@@ -55,6 +55,12 @@ const ENTRY_PROJECTION = {
 const MAX_CHANGE_QUERIES = 50;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+/** The counters of a check-index entry as stored (a missing one is zero; a missing entry is all zero). */
+export const entryCounts = (item: Record<string, unknown> | undefined) => ({
+  allow: count(item?.allow),
+  block: count(item?.block),
+  watch: count(item?.watch),
+});
 /** The export partition of an entry of `type` left in state `bits` by the change `version`. */
 const exportPartitionOf = (type: AssetType, bits: number, version: string): string =>
   exportPartition(type, statusOf(bits), new Date(timeOf(version)).toISOString().slice(0, 7));
@@ -115,7 +121,7 @@ export const verdictChange = async (
   changes.forEach((change, i) => {
     const entryKey = key.checkEntry(change.checkKey);
     const current = byPk.get(entryKey.PK);
-    const before = { allow: count(current?.allow), block: count(current?.block), watch: count(current?.watch) };
+    const before = entryCounts(current);
     const after = {
       allow: before.allow + (change.allow ?? 0),
       block: before.block + (change.block ?? 0),
@@ -272,9 +278,8 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
             }),
           );
           for (const item of page.Items ?? []) {
-            const counts = { allow: count(item.allow), block: count(item.block), watch: count(item.watch) };
             keys.push(item.key as string);
-            states.push(pack(count(item.version), bitsOf(counts)));
+            states.push(pack(count(item.version), bitsOf(entryCounts(item))));
             const change = item.lastChange as string | undefined;
             if (change !== undefined && (newest === undefined || change > newest)) newest = change;
           }
@@ -335,7 +340,7 @@ export const reindexExport = async (db: DynamoDBDocumentClient, table: string) =
       }),
     );
     for (const item of page.Items ?? []) {
-      const bits = bitsOf({ allow: count(item.allow), block: count(item.block), watch: count(item.watch) });
+      const bits = bitsOf(entryCounts(item));
       try {
         await db.send(
           new UpdateCommand({

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { createDocumentClient } from '../../shared/db/client.ts';
 import type { Asset } from '../../shared/domain/assets.ts';
+import { crashingClient } from '../fixtures/crashing-client.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('removal');
@@ -15,23 +15,6 @@ const groups = assetGroupRepository(table.db, table.tableName);
 const IN_DELETED = 105;
 const IN_KEPT = 4;
 const UNGROUPED = 3;
-
-/** A client whose `step`-th call fails: before it reaches the table, or after the table applied it (a crash before the answer). */
-const crashingClient = (step: number, when: 'before' | 'after') => {
-  const client = createDocumentClient(table.endpoint);
-  let calls = 0;
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      calls++;
-      if (calls === step && when === 'before') throw new Error(`crash before call ${step}`);
-      const result = await next(args);
-      if (calls === step && when === 'after') throw new Error(`crash after call ${step}`);
-      return result;
-    },
-    { step: 'initialize', name: 'crash' },
-  );
-  return client;
-};
 
 const seedOrganization = async (orgId: string) => {
   const doomed = await groups.create(orgId, 'Doomed');
@@ -91,7 +74,7 @@ describe('deleting a group interrupted at any step', () => {
         async (step, when, recovery) => {
           const orgId = `removal-${run++}`;
           const { doomed, kept } = await seedOrganization(orgId);
-          const crashing = assetGroupRepository(crashingClient(step, when), table.tableName);
+          const crashing = assetGroupRepository(crashingClient(table.endpoint, step, when).client, table.tableName);
 
           await crashing.remove(orgId, doomed).catch(() => undefined);
           const meanwhile = await listAll(orgId, { groupId: 'ungrouped' });
@@ -119,7 +102,7 @@ describe('deleting a group interrupted at any step', () => {
     const orgId = 'removal-leaver';
     const { doomed, kept } = await seedOrganization(orgId);
     const [leaver, deleted] = (await listAll(orgId, { groupId: doomed })).slice(0, 2) as [Asset, Asset];
-    const stalled = assetGroupRepository(crashingClient(3, 'before'), table.tableName);
+    const stalled = assetGroupRepository(crashingClient(table.endpoint, 3, 'before').client, table.tableName);
     await stalled.remove(orgId, doomed);
 
     await assets.update(leaver, { groupId: kept });

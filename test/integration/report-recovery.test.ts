@@ -2,12 +2,12 @@ import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
-import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/domain/reports.ts';
 import { AppError } from '../../shared/errors.ts';
+import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -16,23 +16,6 @@ const directory = directoryRepository(table.db, table.tableName);
 const verdicts = checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 });
 const lists = lifecycleRepository(table.db, table.tableName);
 const healthy = activityRepository(table.db, table.tableName);
-
-/** A store client whose `step`-th call fails: before it reaches the table, or after the table applied it. */
-const crashingClient = (step: number, when: 'before' | 'after') => {
-  const client = createDocumentClient(table.endpoint);
-  let calls = 0;
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      calls++;
-      if (calls === step && when === 'before') throw new Error(`crash before call ${step}`);
-      const result = await next(args);
-      if (calls === step && when === 'after') throw new Error(`crash after call ${step}`);
-      return result;
-    },
-    { step: 'initialize', name: 'crash' },
-  );
-  return { client, calls: () => calls };
-};
 
 /** 100 assets: three transactions (49, 49 and 2 proposals). */
 const ASSETS = 100;
@@ -94,7 +77,7 @@ beforeAll(async () => {
 
 describe('POST /report/create of more than 49 assets, interrupted', () => {
   it('writes a report of 100 assets with one claims read and three transactions when nothing fails', async () => {
-    const { client, calls } = crashingClient(0, 'before');
+    const { client, calls } = crashingClient(table.endpoint, 0, 'before');
 
     const created = await createReport(
       deps(activityRepository(client, table.tableName)),
@@ -117,7 +100,7 @@ describe('POST /report/create of more than 49 assets, interrupted', () => {
   it.each(SCENARIOS)(
     'leaves one complete report, counted once, after a crash $when store call $step and the retry of the same request',
     async ({ org, step, when }) => {
-      const { client } = crashingClient(step, when);
+      const { client } = crashingClient(table.endpoint, step, when);
       const crashed = await createReport(deps(activityRepository(client, table.tableName)), org, request(org), {
         now: CREATED,
       }).then(
@@ -161,7 +144,7 @@ describe('POST /report/create of more than 49 assets, interrupted', () => {
   );
 
   it('answers ALREADY_PENDING_REVIEW to a retry while the interrupted report may still be written', async () => {
-    const { client } = crashingClient(3, 'before');
+    const { client } = crashingClient(table.endpoint, 3, 'before');
     await createReport(deps(activityRepository(client, table.tableName)), 'org-lease', request('org-lease'), {
       now: CREATED,
     }).catch(() => undefined);
