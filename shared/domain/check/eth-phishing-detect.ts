@@ -41,6 +41,16 @@ const fuzzyForm = (domain: string): string => {
 
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
+const LISTED = { allow: 1, block: 2 } as const;
+
+/** Both lists in one map, so each suffix of a checked domain costs one lookup. */
+const listedOf = (lists: EthPhishingLists): Map<string, number> => {
+  const listed = new Map<string, number>();
+  for (const domain of lists.allow) listed.set(domain, LISTED.allow);
+  for (const domain of lists.block) listed.set(domain, (listed.get(domain) ?? 0) | LISTED.block);
+  return listed;
+};
+
 /**
  * eth-phishing-detect's verdicts with the library's semantics (a listed domain covers its
  * subdomains; the allowlist wins over the blocklist; a domain within `tolerance` edits of a
@@ -48,8 +58,7 @@ const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
  * answered with hash lookups of the domain's suffixes instead of the library's linear scan.
  */
 export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {}): ExternalSource => {
-  const allow = new Set(lists.allow);
-  const block = new Set(lists.block);
+  const listed = listedOf(lists);
   const targets = lists.fuzzy.map((domain) => ({ domain, form: fuzzyForm(domain) }));
   const { tolerance } = lists;
 
@@ -68,9 +77,12 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
   const verdictOf = (domain: string): SourceVerdict => {
     let blocked: string | undefined;
     for (let suffix = domain, dot = -1; ; suffix = domain.slice(dot + 1)) {
-      if (allow.has(suffix))
-        return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };
-      if (blocked === undefined && block.has(suffix)) blocked = suffix;
+      const flags = listed.get(suffix);
+      if (flags !== undefined) {
+        if (flags & LISTED.allow)
+          return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };
+        if (blocked === undefined) blocked = suffix;
+      }
       dot = domain.indexOf('.', dot + 1);
       if (dot < 0) break;
     }

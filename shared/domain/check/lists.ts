@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
-import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
+import type { CheckStatus, ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
 
 /**
@@ -32,14 +32,18 @@ export interface SnapshotStore {
 
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
-/** A key-based list: the most specific candidate key listed decides, an allow entry before a deny entry. */
+/**
+ * A key-based list: the most specific candidate key listed decides, an allow entry before a deny
+ * entry. Both lists are one map, so each candidate key costs one lookup.
+ */
 export const listSource = (
   name: ExternalSourceName,
   lists: { allow: readonly string[]; deny: readonly string[] },
   { budgetMs = 50 } = {},
 ): ExternalSource => {
-  const allow = new Set(lists.allow);
-  const deny = new Set(lists.deny);
+  const listed = new Map<string, CheckStatus>();
+  for (const key of lists.deny) listed.set(key, 'BLOCKED');
+  for (const key of lists.allow) listed.set(key, 'ALLOWED');
   return {
     name,
     budgetMs,
@@ -47,8 +51,9 @@ export const listSource = (
       const { keys, levels } = target;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
-        if (allow.has(key)) return { status: 'ALLOWED', key, level: levels[i], message: `${name} allowlists ${key}` };
-        if (deny.has(key)) return { status: 'BLOCKED', key, level: levels[i], message: `${name} lists ${key}` };
+        const status = listed.get(key);
+        if (status === 'ALLOWED') return { status, key, level: levels[i], message: `${name} allowlists ${key}` };
+        if (status === 'BLOCKED') return { status, key, level: levels[i], message: `${name} lists ${key}` };
       }
       return UNKNOWN;
     },
