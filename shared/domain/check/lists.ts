@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
-import type { CheckStatus, ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
+import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
 
 /**
@@ -32,33 +32,53 @@ export interface SnapshotStore {
 
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
+type KeyList = { name: ExternalSourceName; allow: readonly string[]; deny: readonly string[]; budgetMs?: number };
+
 /**
- * A key-based list: the most specific candidate key listed decides, an allow entry before a deny
- * entry. Both lists are one map, so each candidate key costs one lookup.
+ * Key-based lists, each a source of its own: the most specific candidate key a list holds
+ * decides, its allow entry before its deny entry. One map holds every list's entries (two bits
+ * per list), and the engine asks the lists one after another about the same target, so the
+ * first to be asked looks the target's keys up once for all of them.
  */
+export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
+  const listed = new Map<string, number>();
+  lists.forEach(({ allow, deny }, i) => {
+    for (const key of allow) listed.set(key, (listed.get(key) ?? 0) | (1 << (2 * i)));
+    for (const key of deny) listed.set(key, (listed.get(key) ?? 0) | (2 << (2 * i)));
+  });
+  let asked: KeyTarget | undefined;
+  let found: number[] = [];
+  const foundFor = (target: KeyTarget): number[] => {
+    if (target !== asked) {
+      found = target.keys.map((key) => listed.get(key) ?? 0);
+      asked = target;
+    }
+    return found;
+  };
+  return lists.map(({ name, budgetMs = 50 }, i) => ({
+    name,
+    budgetMs,
+    check: (target: KeyTarget): SourceVerdict => {
+      const { keys, levels } = target;
+      const flags = foundFor(target);
+      for (let k = 0; k < keys.length; k++) {
+        const bits = ((flags[k] as number) >> (2 * i)) & 3;
+        if (bits === 0) continue;
+        const key = keys[k] as string;
+        if (bits & 1) return { status: 'ALLOWED', key, level: levels[k], message: `${name} allowlists ${key}` };
+        return { status: 'BLOCKED', key, level: levels[k], message: `${name} lists ${key}` };
+      }
+      return UNKNOWN;
+    },
+  }));
+};
+
+/** One key-based list as a source (see `listSources`). */
 export const listSource = (
   name: ExternalSourceName,
   lists: { allow: readonly string[]; deny: readonly string[] },
   { budgetMs = 50 } = {},
-): ExternalSource => {
-  const listed = new Map<string, CheckStatus>();
-  for (const key of lists.deny) listed.set(key, 'BLOCKED');
-  for (const key of lists.allow) listed.set(key, 'ALLOWED');
-  return {
-    name,
-    budgetMs,
-    check: (target: KeyTarget) => {
-      const { keys, levels } = target;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        const status = listed.get(key);
-        if (status === 'ALLOWED') return { status, key, level: levels[i], message: `${name} allowlists ${key}` };
-        if (status === 'BLOCKED') return { status, key, level: levels[i], message: `${name} lists ${key}` };
-      }
-      return UNKNOWN;
-    },
-  };
-};
+): ExternalSource => listSources([{ name, ...lists, budgetMs }])[0] as ExternalSource;
 
 const sortedUnique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
@@ -160,12 +180,13 @@ export const loadExternalSources = async (
   );
   const ethSnapshot = snapshots[EXTERNAL_SOURCES.indexOf('eth-phishing-detect')];
   const ethLists = ethSnapshot ? ethListsOfSnapshot(ethSnapshot) : ethListsOf(await shippedEth());
-  return EXTERNAL_SOURCES.flatMap((name, i) => {
+  const keyLists = EXTERNAL_SOURCES.flatMap((name, i) => {
     const snapshot = snapshots[i];
-    const budget = { budgetMs: budgets[name] ?? 50 };
-    if (name === 'eth-phishing-detect') return [ethPhishingSource(ethLists, budget)];
-    return snapshot ? [listSource(name, snapshot, budget)] : [];
+    return name === 'eth-phishing-detect' || snapshot === undefined
+      ? []
+      : [{ name, allow: snapshot.allow, deny: snapshot.deny, budgetMs: budgets[name] ?? 50 }];
   });
+  return [ethPhishingSource(ethLists, { budgetMs: budgets['eth-phishing-detect'] ?? 50 }), ...listSources(keyLists)];
 };
 
 type LoadOptions = { budgets?: SourceBudgets; onError?: (source: ExternalSourceName, error: unknown) => void };
