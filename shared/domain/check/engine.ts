@@ -1,8 +1,8 @@
 import { canonicalize } from './canonical.ts';
 import {
   type CheckIndexStore,
-  type CheckStatus,
   type CheckResult,
+  type CheckStatus,
   type CheckTarget,
   type ExternalSource,
   type IndexEntry,
