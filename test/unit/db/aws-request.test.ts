@@ -43,7 +43,7 @@ const sameRequest =
 const SAME_REQUEST = { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'sameRequest' } as const;
 /** The SDK's request and ours, in that order. */
 const sdkAndOurs = (): [Received, Received] => {
-  const [sdk, ours] = sdkAndOurs();
+  const [sdk, ours] = aws.received;
   if (!sdk || !ours) throw new Error(`expected two requests, received ${aws.received.length}`);
   return [sdk, ours];
 };
