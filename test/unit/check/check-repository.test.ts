@@ -93,7 +93,7 @@ describe('list snapshot stores', () => {
   });
   beforeEach(() => {
     bucket.clear();
-    s3.received.length = 0;
+    s3.reset();
     s3.otherwise(objectsIn(bucket));
   });
   afterAll(() => s3.close());

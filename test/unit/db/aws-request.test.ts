@@ -73,8 +73,7 @@ beforeAll(async () => {
   aws = await loopbackAws();
 });
 beforeEach(() => {
-  aws.received.length = 0;
-  aws.otherwise(reply(200));
+  aws.reset();
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -13,7 +13,7 @@ afterAll(() => secrets.close());
 
 describe('the cursor key set from Secrets Manager', () => {
   beforeEach(() => {
-    secrets.received.length = 0;
+    secrets.reset();
     secrets.otherwise(reply(200, JSON.stringify({ ARN, Name: 'CursorSecret', SecretString: KEY_SET })));
   });
   const target = () => ({ endpoint: secrets.endpoint });
