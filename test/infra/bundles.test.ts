@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { esbuildOptions } from '../../infra/bundling.ts';
+import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
 type BundleContents = { packages: Set<string>; modules: Set<string> };
@@ -66,4 +70,25 @@ describe('the bundle of each route, as deployed', () => {
     },
     30_000,
   );
+});
+
+describe('the source map of a bundle, as deployed', () => {
+  it('leads a stack trace back to the source file and line, and carries positions only, not the sources', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-map-'));
+    writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    const entry = join(dir, 'fails.ts');
+    writeFileSync(entry, "export const fail = (): never => {\n  throw new Error('fails here');\n};\n");
+    await build(esbuildOptions(entry, join(dir, 'index.js')));
+
+    const stack = execFileSync(
+      process.execPath,
+      ['-e', `try { require(${JSON.stringify(join(dir, 'index.js'))}).fail() } catch (e) { console.log(e.stack) }`],
+      { env: { ...process.env, NODE_OPTIONS }, encoding: 'utf8' },
+    );
+    const map = JSON.parse(readFileSync(join(dir, 'index.js.map'), 'utf8')) as { sourcesContent?: unknown };
+    rmSync(dir, { recursive: true, force: true });
+
+    expect(stack).toContain(`${entry}:2:`);
+    expect(map.sourcesContent).toBeUndefined();
+  });
 });
