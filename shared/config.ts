@@ -60,6 +60,10 @@ export const config = {
   get tableName(): string {
     return required('TABLE_NAME');
   },
+  /** The region of the S3 and Secrets Manager requests (set by Lambda; the SDK clients read it themselves). */
+  get awsRegion(): string {
+    return required('AWS_REGION');
+  },
   /** DynamoDB Local's address; unset in AWS. */
   get dynamoEndpoint(): string | undefined {
     return optional('DYNAMODB_ENDPOINT');

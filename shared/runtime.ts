@@ -12,6 +12,7 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { s3Objects } from './db/s3.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
@@ -33,6 +34,8 @@ const once = <T>(build: () => T): (() => T) => {
 const documentClient = /* @__PURE__ */ once(() =>
   lazyDocumentClient(() => createDocumentClient(config.dynamoEndpoint)),
 );
+/** The S3 objects of the snapshot stores, over the container's one connection pool. */
+const objects = /* @__PURE__ */ once(() => s3Objects());
 const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>
   once(() => repository(documentClient(), config.tableName));
 
@@ -63,7 +66,9 @@ export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
-  return 'bucket' in location ? s3VerdictSnapshotStore(location.bucket) : fileVerdictSnapshotStore(location.dir);
+  return 'bucket' in location
+    ? s3VerdictSnapshotStore(objects(), location.bucket)
+    : fileVerdictSnapshotStore(location.dir);
 });
 /**
  * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
@@ -96,7 +101,7 @@ export const cursors = /* @__PURE__ */ once(() => {
 });
 export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
-  return 'bucket' in location ? s3SnapshotStore(location.bucket) : fileSnapshotStore(location.dir);
+  return 'bucket' in location ? s3SnapshotStore(objects(), location.bucket) : fileSnapshotStore(location.dir);
 });
 /** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
 export const externalSources = /* @__PURE__ */ once(() => {

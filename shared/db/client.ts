@@ -88,7 +88,7 @@ const failurePolicy =
 const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
 
 /** The policy in force: the defaults, or the overrides of the local configuration. */
-const policy = () => {
+export const policy = () => {
   const { attemptMs, callBudgetMs } = config.storeTimeouts;
   return {
     callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
@@ -124,6 +124,13 @@ export const underFailurePolicy = <C extends AwsClient>(
   client.middlewareStack.add(failurePolicy(dependency, callBudgetMs), POLICY_STEP);
   return client;
 };
+
+/**
+ * One call of a client that makes its own attempts (see aws-request.ts) under the same budget and
+ * translation to ServiceUnavailableError as the SDK clients' calls.
+ */
+export const withinCallBudget = <R>(dependency: string, call: () => Promise<R>): Promise<R> =>
+  failurePolicy(dependency, policy().callBudgetMs)(call)(undefined);
 
 /** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
 export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient => {

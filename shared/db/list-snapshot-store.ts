@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { EthPhishingConfig } from '../domain/check/eth-phishing-detect.ts';
 import type { ListSnapshot, SnapshotPointer, SnapshotStore } from '../domain/check/lists.ts';
 import type { ExternalSourceName } from '../domain/check/types.ts';
-import { s3Sdk } from './s3.ts';
+import type { ObjectStore } from './s3.ts';
 
 /**
  * The list eth-phishing-detect ships, relative to the working directory: the project root locally,
@@ -27,30 +27,14 @@ const pointerOf = (snapshot: ListSnapshot): SnapshotPointer => ({
 /**
  * List snapshots in S3: `lists/<source>/<version>.json`, immutable, and `lists/<source>/latest.json`,
  * the pointer to the current one (written last, so a reader never sees a pointer without its snapshot).
- * The S3 client loads on first use, not at cold start.
  */
-export const s3SnapshotStore = (bucket: string, prefix = 'lists'): SnapshotStore => {
+export const s3SnapshotStore = (objects: ObjectStore, bucket: string, prefix = 'lists'): SnapshotStore => {
   const getJson = async <T>(objectKey: string): Promise<T | undefined> => {
-    const { s3, GetObjectCommand, NoSuchKey } = await s3Sdk();
-    try {
-      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
-      return Body ? (JSON.parse(await Body.transformToString()) as T) : undefined;
-    } catch (error) {
-      if (error instanceof NoSuchKey) return undefined;
-      throw error;
-    }
+    const bytes = await objects.getObject(bucket, objectKey);
+    return bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as T) : undefined;
   };
-  const putJson = async (objectKey: string, value: unknown) => {
-    const { s3, PutObjectCommand } = await s3Sdk();
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: bucket,
-        Key: objectKey,
-        Body: JSON.stringify(value),
-        ContentType: 'application/json',
-      }),
-    );
-  };
+  const putJson = (objectKey: string, value: unknown) =>
+    objects.putObject(bucket, objectKey, Buffer.from(JSON.stringify(value)), 'application/json');
   const pointer = (source: ExternalSourceName) => getJson<SnapshotPointer>(`${prefix}/${source}/latest.json`);
 
   return {

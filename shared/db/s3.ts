@@ -1,18 +1,47 @@
-import type * as S3 from '@aws-sdk/client-s3';
-import { underFailurePolicy } from './client.ts';
+import { extendedEncodeURIComponent } from '@smithy/core/protocols';
+import { AwsServiceError, type AwsTarget, awsService } from './aws-request.ts';
 
-type S3Sdk = typeof S3 & { s3: S3.S3Client };
-let sdk: Promise<S3Sdk> | undefined;
+/** The two S3 operations the snapshot stores use. */
+export type ObjectStore = {
+  /** The object's bytes, or undefined when the bucket holds no such key (NoSuchKey, or a 404 that names no error). */
+  getObject(bucket: string, key: string): Promise<Uint8Array | undefined>;
+  putObject(bucket: string, key: string, body: Uint8Array, contentType: string): Promise<void>;
+};
+
+/** Each segment of the key encoded once, as S3 signs paths (without a second encoding). */
+const objectPath = (key: string): string => `/${key.split('/').map(extendedEncodeURIComponent).join('/')}`;
 
 /**
- * The S3 SDK and the container's one client, under the same failure policy as the table's (see
- * client.ts), loaded on first use: only a cold start that reads a snapshot pays for them, and not
- * before the first request.
+ * S3 objects over signed HTTPS requests (see aws-request.ts), virtual-hosted style in AWS
+ * (`<bucket>.s3.<region>.amazonaws.com/<key>`), path-style at an endpoint override.
  */
-export const s3Sdk = (): Promise<S3Sdk> => {
-  sdk ??= import('@aws-sdk/client-s3').then((module) => {
-    const s3 = underFailurePolicy('snapshot store', (transport) => new module.S3Client(transport));
-    return { ...module, s3 };
-  });
-  return sdk;
+export const s3Objects = (target?: AwsTarget): ObjectStore => {
+  const send = awsService(
+    {
+      dependency: 'snapshot store',
+      signingName: 's3',
+      uriEscapePath: false,
+      errorCode: ({ body }) => /<Code>([^<]+)<\/Code>/.exec(Buffer.from(body).toString('utf8'))?.[1],
+    },
+    target,
+  );
+  return {
+    async getObject(bucket, key) {
+      try {
+        return (await send({ method: 'GET', virtualHost: bucket, path: objectPath(key) })).body;
+      } catch (error) {
+        if (error instanceof AwsServiceError && ['NoSuchKey', 'Http404'].includes(error.name)) return undefined;
+        throw error;
+      }
+    },
+    async putObject(bucket, key, body, contentType) {
+      await send({
+        method: 'PUT',
+        virtualHost: bucket,
+        path: objectPath(key),
+        headers: { 'content-type': contentType },
+        body,
+      });
+    },
+  };
 };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { VerdictSnapshot, VerdictSnapshotStore } from '../domain/check/verdicts.ts';
-import { s3Sdk } from './s3.ts';
+import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);
 const unzip = promisify(gunzip);
@@ -21,29 +21,16 @@ const decode = async (bytes: Uint8Array): Promise<VerdictSnapshot> => {
  * bucket keeps the previous ones).
  */
 export const s3VerdictSnapshotStore = (
+  objects: ObjectStore,
   bucket: string,
   objectKey = 'verdicts/snapshot.json.gz',
 ): VerdictSnapshotStore => ({
   async latest() {
-    const { s3, GetObjectCommand, NoSuchKey } = await s3Sdk();
-    try {
-      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
-      return Body ? decode(await Body.transformToByteArray()) : undefined;
-    } catch (error) {
-      if (error instanceof NoSuchKey) return undefined;
-      throw error;
-    }
+    const bytes = await objects.getObject(bucket, objectKey);
+    return bytes ? decode(bytes) : undefined;
   },
   async save(snapshot) {
-    const { s3, PutObjectCommand } = await s3Sdk();
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: bucket,
-        Key: objectKey,
-        Body: await encode(snapshot),
-        ContentType: 'application/gzip',
-      }),
-    );
+    await objects.putObject(bucket, objectKey, await encode(snapshot), 'application/gzip');
   },
 });
 

@@ -7,38 +7,45 @@ import { describe, expect, it } from 'vitest';
 import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
-/** The packages whose code a route's bundle, built as deployed, holds (esbuild's metafile). */
-const bundlePackages = async (entry: string): Promise<Set<string>> => {
+type BundleContents = { packages: Set<string>; modules: Set<string> };
+
+/** The packages, and the project's own modules, whose code a route's bundle, built as deployed, holds (esbuild's metafile). */
+const bundleContents = async (entry: string): Promise<BundleContents> => {
   const { metafile } = await build({ ...esbuildOptions(entry, 'bundle/index.js'), write: false, metafile: true });
-  const packages = new Set<string>();
+  const contents = { packages: new Set<string>(), modules: new Set<string>() };
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, input] of Object.entries(output.inputs)) {
+      if (input.bytesInOutput === 0) continue;
       const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
-      if (name && input.bytesInOutput > 0) packages.add(name);
+      if (name) contents.packages.add(name);
+      else contents.modules.add(path);
     }
   }
-  return packages;
+  return contents;
 };
-const built = new Map<string, Promise<Set<string>>>();
-const packagesOf = (entry: string): Promise<Set<string>> => {
-  if (!built.has(entry)) built.set(entry, bundlePackages(entry));
-  return built.get(entry) as Promise<Set<string>>;
+const built = new Map<string, Promise<BundleContents>>();
+const contentsOf = (entry: string): Promise<BundleContents> => {
+  if (!built.has(entry)) built.set(entry, bundleContents(entry));
+  return built.get(entry) as Promise<BundleContents>;
 };
+const packagesOf = async (entry: string): Promise<Set<string>> => (await contentsOf(entry)).packages;
 
 describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
-    '$name holds the S3 client only when it reads snapshots, Secrets Manager only when it reads the cursor key, never SQS',
+    '$name holds no S3, Secrets Manager or SQS client, and the signed requests only when it reads snapshots or the cursor key',
     async (route) => {
-      const packages = await packagesOf(route.entry);
+      const { packages, modules } = await contentsOf(route.entry);
 
       expect({
-        s3: packages.has('@aws-sdk/client-s3'),
-        secretsManager: packages.has('@aws-sdk/client-secrets-manager'),
-        sqs: packages.has('@aws-sdk/client-sqs'),
+        clients: [...packages].filter((name) =>
+          ['@aws-sdk/client-s3', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs'].includes(name),
+        ),
+        s3: modules.has('shared/db/s3.ts'),
+        secretsManager: modules.has('shared/db/cursor-key-secret.ts'),
       }).toEqual({
+        clients: [],
         s3: Boolean(route.readsCheckLists || route.readsVerdicts),
         secretsManager: Boolean(route.readsCursorKey),
-        sqs: false,
       });
     },
     30_000,

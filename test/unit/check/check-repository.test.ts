@@ -1,23 +1,19 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkIndexRepository } from '../../../shared/db/check-repository.ts';
 import { key } from '../../../shared/db/keys.ts';
 import { fileSnapshotStore, s3SnapshotStore } from '../../../shared/db/list-snapshot-store.ts';
+import { s3Objects } from '../../../shared/db/s3.ts';
+import { s3VerdictSnapshotStore } from '../../../shared/db/verdict-snapshot-store.ts';
 import { snapshotOf } from '../../../shared/domain/check/lists.ts';
+import type { VerdictSnapshot } from '../../../shared/domain/check/verdicts.ts';
+import { type LoopbackAws, loopbackAws, objectsIn } from '../../fixtures/loopback-aws.ts';
 
 const ddb = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
 const TABLE = 'check-table';
 
 const item = (checkKey: string, counts: Record<string, number>) => ({ PK: key.checkEntry(checkKey).PK, ...counts });
@@ -78,46 +74,51 @@ describe('check index repository', () => {
   });
 });
 
-/** The part of an S3 response body stream the store reads. */
-const body = (text: string) =>
-  ({ transformToString: async () => text }) as unknown as NonNullable<GetObjectCommandOutput['Body']>;
-
 describe('list snapshot stores', () => {
   const snapshot = snapshotOf('seal', 'evil.example.com', 'https://seal.example', new Date('2026-01-01T00:00:00Z'));
+  const pointer = {
+    source: 'seal',
+    version: snapshot.version,
+    fetchedAt: snapshot.fetchedAt,
+    sha256: snapshot.sha256,
+    entries: 1,
+  };
+  /** The bucket's objects by path (`/<bucket>/<key>`), behind an S3 on 127.0.0.1. */
+  const bucket = new Map<string, Buffer>();
+  let s3: LoopbackAws;
+  const s3Store = () => s3SnapshotStore(s3Objects({ endpoint: s3.endpoint }), 'lists-bucket');
 
-  beforeEach(() => s3.reset());
+  beforeAll(async () => {
+    s3 = await loopbackAws();
+  });
+  beforeEach(() => {
+    bucket.clear();
+    s3.reset();
+    s3.otherwise(objectsIn(bucket));
+  });
+  afterAll(() => s3.close());
 
   it('writes the versioned snapshot to S3 before the latest pointer', async () => {
-    s3.on(PutObjectCommand).resolves({});
+    await s3Store().save(snapshot);
 
-    await s3SnapshotStore('lists-bucket').save(snapshot);
-
-    expect(s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input.Key)).toEqual([
-      `lists/seal/${snapshot.version}.json`,
-      'lists/seal/latest.json',
+    expect(s3.received.map((request) => [request.method, request.url, request.headers['content-type']])).toEqual([
+      ['PUT', `/lists-bucket/lists/seal/${snapshot.version}.json`, 'application/json'],
+      ['PUT', '/lists-bucket/lists/seal/latest.json', 'application/json'],
     ]);
+    expect(JSON.parse(String(bucket.get('/lists-bucket/lists/seal/latest.json')))).toEqual(pointer);
   });
 
   it('reads the snapshot the latest pointer names', async () => {
-    const pointer = {
-      source: 'seal',
-      version: snapshot.version,
-      fetchedAt: snapshot.fetchedAt,
-      sha256: snapshot.sha256,
-      entries: 1,
-    };
-    s3.on(GetObjectCommand, { Key: 'lists/seal/latest.json' }).resolves({ Body: body(JSON.stringify(pointer)) });
-    s3.on(GetObjectCommand, { Key: `lists/seal/${snapshot.version}.json` }).resolves({
-      Body: body(JSON.stringify(snapshot)),
-    });
+    bucket.set('/lists-bucket/lists/seal/latest.json', Buffer.from(JSON.stringify(pointer)));
+    bucket.set(`/lists-bucket/lists/seal/${snapshot.version}.json`, Buffer.from(JSON.stringify(snapshot)));
 
-    expect(await s3SnapshotStore('lists-bucket').latest('seal')).toEqual(snapshot);
+    expect(await s3Store().latest('seal')).toEqual(snapshot);
+    expect(await s3Store().pointer('seal')).toEqual(pointer);
   });
 
   it('has no snapshot of a list that was never synced', async () => {
-    s3.on(GetObjectCommand).rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }));
-
-    expect(await s3SnapshotStore('lists-bucket').latest('vendor')).toBeUndefined();
+    expect(await s3Store().latest('vendor')).toBeUndefined();
+    expect(s3.received.map((request) => request.url)).toEqual(['/lists-bucket/lists/vendor/latest.json']);
   });
 
   it('keeps snapshots as local files when there is no bucket', async () => {
@@ -134,5 +135,39 @@ describe('list snapshot stores', () => {
       entries: 1,
     });
     expect(await store.latest('vendor')).toBeUndefined();
+  });
+});
+
+describe('the verdict snapshot store in S3', () => {
+  const snapshot: VerdictSnapshot = {
+    format: 1,
+    position: '2026-01-01T00:00:00.000Z#0001',
+    version: '2026-01-01T00:00:00.000Z#0001',
+    createdAt: '2026-01-01T00:00:01.000Z',
+    scannedAt: '2026-01-01T00:00:01.000Z',
+    keys: ['evil.example.com'],
+    states: [9],
+  };
+  const bucket = new Map<string, Buffer>();
+  let s3: LoopbackAws;
+  const store = () => s3VerdictSnapshotStore(s3Objects({ endpoint: s3.endpoint }), 'verdicts-bucket');
+
+  beforeAll(async () => {
+    s3 = await loopbackAws();
+    s3.otherwise(objectsIn(bucket));
+  });
+  afterAll(() => s3.close());
+
+  it('has no snapshot before the first is saved, then reads back the gzipped one it saved', async () => {
+    expect(await store().latest()).toBeUndefined();
+
+    await store().save(snapshot);
+
+    expect(await store().latest()).toEqual(snapshot);
+    expect(s3.received.map((request) => [request.method, request.url, request.headers['content-type']])).toEqual([
+      ['GET', '/verdicts-bucket/verdicts/snapshot.json.gz', undefined],
+      ['PUT', '/verdicts-bucket/verdicts/snapshot.json.gz', 'application/gzip'],
+      ['GET', '/verdicts-bucket/verdicts/snapshot.json.gz', undefined],
+    ]);
   });
 });

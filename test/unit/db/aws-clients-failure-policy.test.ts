@@ -19,7 +19,6 @@ const stalled = createServer((socket) => {
 });
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:CursorSecret-abc';
 const ENV = [
-  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
   'AWS_ENDPOINT_URL_SQS',
   'DEAD_LETTER_QUEUE_URL',
   'STORE_ATTEMPT_TIMEOUT_MS',
@@ -27,6 +26,7 @@ const ENV = [
 ] as const;
 const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));
 const ddb = mockDb();
+let target: { endpoint: string };
 
 /** The policy's two bounds, scaled down so the test waits less than a second: an attempt, and the whole call. */
 const timeouts = (attemptMs: number, callBudgetMs: number) => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
   const address = stalled.address();
   const endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = endpoint;
+  target = { endpoint };
   process.env.AWS_ENDPOINT_URL_SQS = endpoint;
   process.env.DEAD_LETTER_QUEUE_URL = `${endpoint}/000000000000/dead-letters`;
 });
@@ -55,14 +55,14 @@ afterAll(async () => {
   await new Promise<void>((resolve) => stalled.close(() => resolve()));
 });
 
-describe('the Secrets Manager client of the cursor keys, under the failure policy', () => {
+describe('the Secrets Manager requests of the cursor keys, under the failure policy', () => {
   it('returns 503 SERVICE_UNAVAILABLE with Retry-After when the key read outlives the call budget', async () => {
     timeouts(20_000, 400);
     const list = createHandler({
       keys: runtime.keys(),
       assets: runtime.assets(),
       groups: runtime.groups(),
-      cursors: cursorCodec(secretCursorKeys(ARN)),
+      cursors: cursorCodec(secretCursorKeys(ARN, { target })),
     });
     const apiKey = givenApiKey(ddb, { orgId: 'acme' });
     ddb.on(QueryCommand).resolves({ Items: [], LastEvaluatedKey: { PK: 'ASSET#2' } });
@@ -78,7 +78,7 @@ describe('the Secrets Manager client of the cursor keys, under the failure polic
 
   it('cuts each attempt at the per-attempt timeout and gives up after 3 attempts, as unavailable', async () => {
     timeouts(150, 20_000);
-    const keys = secretCursorKeys(ARN);
+    const keys = secretCursorKeys(ARN, { target });
 
     const read = keys({ refresh: false });
 

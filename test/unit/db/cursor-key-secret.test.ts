@@ -1,29 +1,43 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { secretCursorKeys } from '../../../shared/db/cursor-key-secret.ts';
+import { type LoopbackAws, loopbackAws, reply } from '../../fixtures/loopback-aws.ts';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:CursorSecret-abc';
 const KEY_SET = '{"current":"1","1":"key-one"}';
-const secrets = mockClient(SecretsManagerClient);
+let secrets: LoopbackAws;
+
+beforeAll(async () => {
+  secrets = await loopbackAws();
+});
+afterAll(() => secrets.close());
 
 describe('the cursor key set from Secrets Manager', () => {
   beforeEach(() => {
     secrets.reset();
-    secrets.on(GetSecretValueCommand).resolves({ SecretString: KEY_SET });
+    secrets.otherwise(reply(200, JSON.stringify({ ARN, Name: 'CursorSecret', SecretString: KEY_SET })));
   });
+  const target = () => ({ endpoint: secrets.endpoint });
 
   it('is fetched once and then answered from the cache', async () => {
-    const keys = secretCursorKeys(ARN, { client: new SecretsManagerClient({}) });
+    const keys = secretCursorKeys(ARN, { target: target() });
 
     expect(await keys({ refresh: false })).toBe(KEY_SET);
     expect(await keys({ refresh: false })).toBe(KEY_SET);
-    expect(secrets.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([{ SecretId: ARN }]);
+    expect(secrets.received.map((request) => JSON.parse(request.body.toString()))).toEqual([{ SecretId: ARN }]);
+  });
+
+  it('is fetched again once its maximum age has passed', async () => {
+    const keys = secretCursorKeys(ARN, { target: target(), maxAgeSeconds: 0 });
+
+    await keys({ refresh: false });
+    await keys({ refresh: false });
+
+    expect(secrets.received).toHaveLength(2);
   });
 
   it('bypasses the cache for a refresh at most once a minute', async () => {
     let now = 1_000_000;
-    const keys = secretCursorKeys(ARN, { client: new SecretsManagerClient({}), now: () => now });
+    const keys = secretCursorKeys(ARN, { target: target(), now: () => now });
     await keys({ refresh: false });
 
     await keys({ refresh: true });
@@ -31,6 +45,14 @@ describe('the cursor key set from Secrets Manager', () => {
     now += 60_000;
     await keys({ refresh: true });
 
-    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(3);
+    expect(secrets.received).toHaveLength(3);
+  });
+
+  it('rejects a secret that holds no string', async () => {
+    secrets.otherwise(reply(200, JSON.stringify({ ARN, SecretBinary: 'AAEC' })));
+
+    await expect(secretCursorKeys(ARN, { target: target() })({ refresh: false })).rejects.toThrow(
+      `Secret ${ARN} holds no string`,
+    );
   });
 });
