@@ -1,25 +1,30 @@
-/** FNV-1a over the UTF-16 code units. */
+/** FNV-1a over the UTF-16 code units, as a signed 32-bit integer (what an `Int32Array` gives back). */
 const hashOf = (text: string): number => {
-  let hash = 0x811c9dc5;
+  let hash = 0x811c9dc5 | 0;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 };
 
-/** A slot is four int32s: the key's hash, where its characters start, its length + 1 (0: empty), its value. */
+/** A slot is four int32s: the key's hash, where its characters start, its length, its value. */
 const SLOT = 4;
 const MIN_SLOTS = 1 << 10;
 const MAX_VALUE = 0x7fffffff;
 
+/** A slot's tag: 1–255 from the hash bits the slot index does not use below 16 million slots; 0 is an empty slot. */
+const tagOf = (hash: number): number => 1 + ((hash >>> 24) % 255);
+
 /**
  * Keys to small non-negative integers, for a million keys and more. A check looks up a few keys
  * that are mostly not held, at random places of a table far larger than the CPU caches, so what
- * counts is how many places a lookup reads. A `Map` reads a bucket, an entry and the key's string
- * (each a cache miss at this size), and a filter in front of it one more. Here a slot holds the
- * key's hash, value and where its characters are, side by side: a key that is not held is
- * answered from its slot (open addressing, at most half full), a held one from its slot and its
- * characters, which live together in one array of UTF-16 code units.
+ * counts is how many places a lookup reads, and how far apart. A `Map` reads a bucket, an entry
+ * and the key's string (each a cache miss at this size), and a filter in front of it one more.
+ * Here, open addressing at most half full: a byte per slot (a tag of the key's hash, 2 MB at a
+ * million keys, small enough to stay in the CPU's last-level cache) answers most keys that are not
+ * held; a held key then reads its slot (hash, value and where its characters are, side by side) and
+ * its characters, which live together in one array of UTF-16 code units.
  */
 export class KeyTable {
+  #tags: Uint8Array;
   #slots: Int32Array;
   #mask: number;
   #chars: Uint16Array;
@@ -28,6 +33,7 @@ export class KeyTable {
 
   constructor(expectedKeys = 0, expectedChars = 0) {
     const slots = Math.max(MIN_SLOTS, 2 ** Math.ceil(Math.log2(2 * expectedKeys + 1)));
+    this.#tags = new Uint8Array(slots);
     this.#slots = new Int32Array(slots * SLOT);
     this.#mask = slots - 1;
     this.#chars = new Uint16Array(Math.max(expectedChars, 1024));
@@ -38,62 +44,61 @@ export class KeyTable {
   }
 
   get(key: string): number | undefined {
-    const at = this.#find(key, hashOf(key));
-    const slots = this.#slots;
-    return slots[at + 2] === 0 ? undefined : slots[at + 3];
+    const index = this.#find(key, hashOf(key));
+    return this.#tags[index] === 0 ? undefined : this.#slots[index * SLOT + 3];
   }
 
   set(key: string, value: number): void {
     if (!Number.isInteger(value) || value < 0 || value > MAX_VALUE) throw new RangeError(`${value} is out of range`);
     const hash = hashOf(key);
-    let at = this.#find(key, hash);
-    if (this.#slots[at + 2] === 0) {
-      if (2 * (this.#size + 1) > this.#slots.length / SLOT) {
+    let index = this.#find(key, hash);
+    if (this.#tags[index] === 0) {
+      if (2 * (this.#size + 1) > this.#tags.length) {
         this.#grow();
-        at = this.#find(key, hash);
+        index = this.#find(key, hash);
       }
-      this.#insert(at, hash, this.#append(key), key.length);
+      this.#insert(index, hash, this.#append(key), key.length);
       this.#size++;
     }
-    this.#slots[at + 3] = value;
+    this.#slots[index * SLOT + 3] = value;
   }
 
   /** Every key with its value, in no particular order. */
   *entries(): Generator<[string, number]> {
-    const slots = this.#slots;
-    for (let at = 0; at < slots.length; at += SLOT) {
-      const length = (slots[at + 2] as number) - 1;
-      if (length < 0) continue;
-      const start = slots[at + 1] as number;
-      yield [this.#text(start, length), slots[at + 3] as number];
-    }
-  }
-
-  /** The slot holding `key`, or the empty slot where it would go. */
-  #find(key: string, hash: number): number {
-    const slots = this.#slots;
-    const chars = this.#chars;
-    for (let index = hash & this.#mask; ; index = (index + 1) & this.#mask) {
+    for (let index = 0; index < this.#tags.length; index++) {
+      if (this.#tags[index] === 0) continue;
       const at = index * SLOT;
-      const stored = slots[at + 2] as number;
-      if (stored === 0) return at;
-      if (slots[at] !== hash || stored - 1 !== key.length) continue;
-      const start = slots[at + 1] as number;
-      let same = true;
-      for (let i = 0; i < key.length; i++) {
-        if (chars[start + i] !== key.charCodeAt(i)) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return at;
+      yield [this.#text(this.#slots[at + 1] as number, this.#slots[at + 2] as number), this.#slots[at + 3] as number];
     }
   }
 
-  #insert(at: number, hash: number, start: number, length: number): void {
+  /** The index of the slot holding `key`, or of the empty slot where it would go. */
+  #find(key: string, hash: number): number {
+    const tags = this.#tags;
+    const tag = tagOf(hash);
+    for (let index = hash & this.#mask; ; index = (index + 1) & this.#mask) {
+      const held = tags[index] as number;
+      if (held === 0) return index;
+      if (held === tag && this.#holds(index, key, hash)) return index;
+    }
+  }
+
+  #holds(index: number, key: string, hash: number): boolean {
+    const at = index * SLOT;
+    const slots = this.#slots;
+    if (slots[at] !== hash || slots[at + 2] !== key.length) return false;
+    const chars = this.#chars;
+    const start = slots[at + 1] as number;
+    for (let i = 0; i < key.length; i++) if (chars[start + i] !== key.charCodeAt(i)) return false;
+    return true;
+  }
+
+  #insert(index: number, hash: number, start: number, length: number): void {
+    const at = index * SLOT;
+    this.#tags[index] = tagOf(hash);
     this.#slots[at] = hash;
     this.#slots[at + 1] = start;
-    this.#slots[at + 2] = length + 1;
+    this.#slots[at + 2] = length;
   }
 
   #append(key: string): number {
@@ -109,14 +114,17 @@ export class KeyTable {
   }
 
   #grow(): void {
-    const old = this.#slots;
-    this.#slots = new Int32Array(old.length * 2);
-    this.#mask = (this.#slots.length / SLOT - 1) | 0;
-    for (let from = 0; from < old.length; from += SLOT) {
-      if (old[from + 2] === 0) continue;
-      let index = (old[from] as number) & this.#mask;
-      while (this.#slots[index * SLOT + 2] !== 0) index = (index + 1) & this.#mask;
-      this.#slots.set(old.subarray(from, from + SLOT), index * SLOT);
+    const tags = this.#tags;
+    const slots = this.#slots;
+    this.#tags = new Uint8Array(tags.length * 2);
+    this.#slots = new Int32Array(slots.length * 2);
+    this.#mask = this.#tags.length - 1;
+    for (let from = 0; from < tags.length; from++) {
+      if (tags[from] === 0) continue;
+      let index = (slots[from * SLOT] as number) & this.#mask;
+      while (this.#tags[index] !== 0) index = (index + 1) & this.#mask;
+      this.#tags[index] = tags[from] as number;
+      this.#slots.set(slots.subarray(from * SLOT, (from + 1) * SLOT), index * SLOT);
     }
   }
 
