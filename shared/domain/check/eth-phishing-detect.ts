@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { canonicalHost } from './canonical.ts';
+import { KeyTable } from './key-table.ts';
 import type { ExternalSource, KeyTarget, SourceVerdict } from './types.ts';
 
 /** The library's configuration: the legacy shape (shipped in the npm package) or the current one. */
@@ -53,9 +54,9 @@ const piecesOf = (form: string, tolerance: number): string[] =>
 
 const LISTED = { allow: 1, block: 2 } as const;
 
-/** Both lists in one map, so each suffix of a checked domain costs one lookup. */
-const listedOf = (lists: EthPhishingLists): Map<string, number> => {
-  const listed = new Map<string, number>();
+/** Both lists in one table, so each suffix of a checked domain costs one lookup. */
+const listedOf = (lists: EthPhishingLists): KeyTable => {
+  const listed = new KeyTable(lists.allow.length + lists.block.length);
   for (const domain of lists.allow) listed.set(domain, LISTED.allow);
   for (const domain of lists.block) listed.set(domain, (listed.get(domain) ?? 0) | LISTED.block);
   return listed;
