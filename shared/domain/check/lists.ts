@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
+import { KeyTable } from './key-table.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
 import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
@@ -36,12 +37,12 @@ type KeyList = { name: ExternalSourceName; allow: readonly string[]; deny: reado
 
 /**
  * Key-based lists, each a source of its own: the most specific candidate key a list holds
- * decides, its allow entry before its deny entry. One map holds every list's entries (two bits
+ * decides, its allow entry before its deny entry. One table holds every list's entries (two bits
  * per list), and the engine asks the lists one after another about the same target, so the
  * first to be asked looks the target's keys up once for all of them.
  */
 export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
-  const listed = new Map<string, number>();
+  const listed = new KeyTable(lists.reduce((count, { allow, deny }) => count + allow.length + deny.length, 0));
   lists.forEach(({ allow, deny }, i) => {
     for (const key of allow) listed.set(key, (listed.get(key) ?? 0) | (1 << (2 * i)));
     for (const key of deny) listed.set(key, (listed.get(key) ?? 0) | (2 << (2 * i)));
