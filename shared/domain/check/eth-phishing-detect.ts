@@ -42,15 +42,32 @@ const fuzzyForm = (domain: string): string => {
 
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
+const ASCII = 128;
+/** The counts of one form's characters, by code unit: filled for one look-alike search at a time. */
+const formCounts = new Int32Array(ASCII);
+
+/** Each character of an ASCII form with its count, flattened (`code, count, code, count, …`); undefined otherwise. */
+const bagOf = (form: string): number[] | undefined => {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < form.length; i++) {
+    const code = form.charCodeAt(i);
+    if (code >= ASCII) return undefined;
+    counts.set(code, (counts.get(code) ?? 0) + 1);
+  }
+  return [...counts].flat();
+};
+
 /**
- * `form` cut into `tolerance + 1` consecutive pieces. Each edit touches at most one piece, so a
- * text within `tolerance` edits of `form` contains at least one piece unchanged: a text that
- * contains none is further away, and its distance need not be computed.
+ * A lower bound of the edit distance between a target form (its `bag`, `length` characters) and
+ * the form counted in `formCounts`: an edit adds, removes or replaces one character, so it takes
+ * at most one character off what either form has and the other lacks.
  */
-const piecesOf = (form: string, tolerance: number): string[] =>
-  Array.from({ length: tolerance + 1 }, (_, i) =>
-    form.slice(Math.floor((i * form.length) / (tolerance + 1)), Math.floor(((i + 1) * form.length) / (tolerance + 1))),
-  );
+const bagDistance = (bag: readonly number[], length: number, formLength: number): number => {
+  let shared = 0;
+  for (let i = 0; i < bag.length; i += 2)
+    shared += Math.min(bag[i + 1] as number, formCounts[bag[i] as number] as number);
+  return Math.max(length - shared, formLength - shared);
+};
 
 const LISTED = { allow: 1, block: 2 } as const;
 
@@ -73,7 +90,7 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
   const { tolerance } = lists;
   const targets = lists.fuzzy.map((domain) => {
     const form = fuzzyForm(domain);
-    return { domain, form, pieces: piecesOf(form, Math.max(tolerance, 0)) };
+    return { domain, form, bag: bagOf(form) };
   });
   // No form shorter or longer than these by more than the tolerance is within it of any target.
   const shortest = Math.min(...targets.map(({ form }) => form.length)) - tolerance;
@@ -85,12 +102,28 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
     const www = form.indexOf('www.');
     if (www >= 0) form = form.slice(0, www) + form.slice(www + 4);
     if (form.length < shortest || form.length > longest) return undefined;
+    let counted = 0;
+    while (counted < form.length && form.charCodeAt(counted) < ASCII) {
+      const code = form.charCodeAt(counted++);
+      formCounts[code] = (formCounts[code] as number) + 1;
+    }
+    const ascii = counted === form.length;
+    let like: string | undefined;
     for (const target of targets) {
       const gap = target.form.length - form.length;
-      if (gap > tolerance || -gap > tolerance || !target.pieces.some((piece) => form.includes(piece))) continue;
-      if (distance(form, target.form) <= tolerance) return target.domain;
+      if (gap > tolerance || -gap > tolerance) continue;
+      // The bound is cheaper than the distance and rules out most targets.
+      if (ascii && target.bag && bagDistance(target.bag, target.form.length, form.length) > tolerance) continue;
+      if (distance(form, target.form) <= tolerance) {
+        like = target.domain;
+        break;
+      }
     }
-    return undefined;
+    for (let i = 0; i < counted; i++) {
+      const code = form.charCodeAt(i);
+      formCounts[code] = (formCounts[code] as number) - 1;
+    }
+    return like;
   };
 
   const verdictOf = (domain: string): SourceVerdict => {
