@@ -2,6 +2,7 @@ import { domainToASCII } from 'node:url';
 import type { AssetType } from '../asset-types.ts';
 import HANDLE_URL_PREFIXES from './handle-urls.json' with { type: 'json' };
 import { appendParents, boundaryLength } from './hosting.ts';
+import { plainUrl } from './plain-url.ts';
 import { cidOf, platformRule } from './platforms.ts';
 import { type CheckTarget, type KeyLevel, LEVEL } from './types.ts';
 
@@ -53,6 +54,9 @@ const PATH_NEEDS_WORK = /%|\/\/|\/\.\.?(?:\/|$)/;
 /** Bytes GSB escapes in a path: controls, space, non-ASCII, `#` and `%` (everything outside `!`..`~`, and two inside). */
 const UNSAFE_PATH_BYTES = /[^!-~]|[#%]/g;
 const ESCAPE = /%([0-9a-fA-F]{2})/g;
+const LINE_BREAKS = /[\t\r\n]/;
+const LINE_BREAKS_ALL = /[\t\r\n]/g;
+const PLAIN_ASCII_HOST = /^[a-z0-9._-]+$/;
 
 /** Mailbox providers: an address there says nothing about the provider's domain. */
 const WEBMAIL = new Set([
@@ -140,7 +144,7 @@ const cleanHost = (hostname: string): string | undefined => {
 
 /** A list entry's or an email's host as WHATWG URL would give it: lower case, punycode, no trailing dot. */
 export const canonicalHost = (text: string): string | undefined => {
-  const ascii = /^[a-z0-9._-]+$/.test(text) ? text : domainToASCII(text.trim().toLowerCase());
+  const ascii = PLAIN_ASCII_HOST.test(text) ? text : domainToASCII(text.trim().toLowerCase());
   return ascii === '' ? undefined : cleanHost(ascii);
 };
 
@@ -177,26 +181,31 @@ const appendPathKeys = (hostKey: string, path: string, keys: string[], levels: K
   levels.push(LEVEL.host);
 };
 
-const fromIp = (ip: string, url: URL): CheckTarget => {
+const fromIp = (ip: string, pathname: string): CheckTarget => {
   const keys: string[] = [];
   const levels: KeyLevel[] = [];
-  appendPathKeys(ip, normalizePath(url.pathname), keys, levels);
+  appendPathKeys(ip, normalizePath(pathname), keys, levels);
   return keysTarget(keys, levels, ip);
 };
 
-const fromIpv6 = (host: string, url: URL): CheckTarget => {
+const fromIpv6 = (host: string, pathname: string): CheckTarget => {
   const embedded = IPV4_IN_IPV6.exec(host);
   if (embedded) {
     const high = Number.parseInt(embedded[1] as string, 16);
     const low = Number.parseInt(embedded[2] as string, 16);
     if (isPrivateIpv4(high >> 8, high & 255)) return PRIVATE;
-    return fromIp(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, url);
+    return fromIp(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, pathname);
   }
-  return PRIVATE_IPV6.test(host) ? PRIVATE : fromIp(host, url);
+  return PRIVATE_IPV6.test(host) ? PRIVATE : fromIp(host, pathname);
 };
 
-const fromPlatform = (rule: NonNullable<ReturnType<typeof platformRule>>, host: string, url: URL): CheckTarget => {
-  const path = normalizePath(url.pathname);
+const fromPlatform = (
+  rule: NonNullable<ReturnType<typeof platformRule>>,
+  host: string,
+  pathname: string,
+  url: () => URL,
+): CheckTarget => {
+  const path = normalizePath(pathname);
   const segments = path === '' ? [] : path.slice(1).split('/');
   const tenant = rule(segments, url);
   if (!tenant) return { kind: 'hosting-domain', host };
@@ -229,16 +238,16 @@ const cidLabel = (host: string): string | undefined => {
   return dot >= 59 ? cidOf(host.slice(0, dot)) : undefined;
 };
 
-const fromHost = (host: string, url: URL): CheckTarget => {
+const fromHost = (host: string, pathname: string, url: () => URL): CheckTarget => {
   const bare = host.startsWith('www.') ? host.slice(4) : host;
   const rule = platformRule(bare);
-  if (rule) return fromPlatform(rule, bare, url);
+  if (rule) return fromPlatform(rule, bare, pathname, url);
   const boundary = boundaryLength(host);
   if (boundary >= host.length) return { kind: 'hosting-domain', host };
   const hostKey = bare !== host && bare.length > boundary ? bare : host;
   const keys: string[] = [];
   const levels: KeyLevel[] = [];
-  const path = normalizePath(url.pathname);
+  const path = normalizePath(pathname);
   appendPathKeys(hostKey, path, keys, levels);
   const cid = path.startsWith('/ipfs/') ? cidOf(firstSegment(path, 6)) : cidLabel(hostKey);
   if (cid) {
@@ -250,25 +259,37 @@ const fromHost = (host: string, url: URL): CheckTarget => {
   return keysTarget(keys, levels, host);
 };
 
+/** The keys of a URL's clean host (see `cleanHost`) that is not an IP address. */
+const fromNamedHost = (host: string, pathname: string, url: () => URL): CheckTarget => {
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
+    return PRIVATE;
+  }
+  return fromHost(host, pathname, url);
+};
+
+/** The keys of a parsed URL; `url` gives the parsed URL itself to the platform rules that read its query. */
+const fromLocation = (hostname: string, pathname: string, url: () => URL): CheckTarget => {
+  if (hostname === '') return PARSE_ERROR;
+  if (hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(hostname, pathname);
+  const host = cleanHost(hostname);
+  if (host === undefined) return PARSE_ERROR;
+  const ip = IPV4.exec(host);
+  if (ip) return isPrivateIpv4(Number(ip[1]), Number(ip[2])) ? PRIVATE : fromIp(host, pathname);
+  return fromNamedHost(host, pathname, url);
+};
+
 const fromUrl = (text: string): CheckTarget => {
+  const plain = plainUrl(text);
+  // A plain URL's host is clean and ends in a letter, so it is no IP address.
+  if (plain) return fromNamedHost(plain.hostname, plain.pathname, () => new URL(text));
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return PARSE_ERROR;
   }
-  // Each read of `hostname` makes a new string.
-  const hostname = url.hostname;
-  if (hostname === '') return PARSE_ERROR;
-  if (hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(hostname, url);
-  const host = cleanHost(hostname);
-  if (host === undefined) return PARSE_ERROR;
-  const ip = IPV4.exec(host);
-  if (ip) return isPrivateIpv4(Number(ip[1]), Number(ip[2])) ? PRIVATE : fromIp(host, url);
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
-    return PRIVATE;
-  }
-  return fromHost(host, url);
+  // Each read of `hostname` or `pathname` makes a new string.
+  return fromLocation(url.hostname, url.pathname, () => url);
 };
 
 const fromEmail = (text: string): CheckTarget => {
@@ -324,7 +345,7 @@ const fromTyped = (text: string, type: AssetType): CheckTarget | undefined => {
  */
 export const canonicalize = (content: string, type?: AssetType): CheckTarget => {
   let text = content;
-  if (/[\t\r\n]/.test(text)) text = text.replace(/[\t\r\n]/g, '');
+  if (LINE_BREAKS.test(text)) text = text.replace(LINE_BREAKS_ALL, '');
   text = text.trim();
   if (text === '') return PARSE_ERROR;
   if (EVM_ADDRESS.test(text)) return single(text.toLowerCase());

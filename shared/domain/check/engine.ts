@@ -2,6 +2,7 @@ import { canonicalize } from './canonical.ts';
 import {
   type CheckIndexStore,
   type CheckResult,
+  type CheckStatus,
   type CheckTarget,
   type ExternalSource,
   type IndexEntry,
@@ -9,6 +10,7 @@ import {
   type KeyTarget,
   LEVEL,
   SOURCE_ORDER,
+  type SourceName,
   type SourceReport,
   type SourceVerdict,
 } from './types.ts';
@@ -19,7 +21,8 @@ type Outcome = SourceVerdict | Failure;
 const TIMEOUT: Failure = Object.freeze({ failure: 'timeout' });
 const SOURCE_ERROR: Failure = Object.freeze({ failure: 'source-error' });
 
-const isFailure = (value: object): value is Failure => 'failure' in value;
+/** Failures are these two constants only, so a comparison tells them from answers of any shape. */
+const isFailure = (value: unknown): value is Failure => value === TIMEOUT || value === SOURCE_ERROR;
 
 /** `instanceof`, not a look for `then`: answers of many shapes pass here on every check, and the lookup would go megamorphic. */
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
@@ -66,6 +69,22 @@ const FIXED: Record<Exclude<CheckTarget['kind'], 'keys' | 'hosting-domain'>, Che
     message: 'Private and local network addresses are not checked',
   }),
 };
+
+type Reports = Record<CheckStatus, SourceReport> & Record<Failure['failure'], SourceReport>;
+
+/** One frozen report per source and answer, shared by every result: a result's reports are never changed. */
+const REPORTS = Object.fromEntries(
+  SOURCE_ORDER.map((source) => [
+    source,
+    Object.freeze({
+      UNKNOWN: Object.freeze({ source, status: 'UNKNOWN' }),
+      ALLOWED: Object.freeze({ source, status: 'ALLOWED' }),
+      BLOCKED: Object.freeze({ source, status: 'BLOCKED' }),
+      timeout: Object.freeze({ source, status: 'UNKNOWN', reason: 'timeout' }),
+      'source-error': Object.freeze({ source, status: 'UNKNOWN', reason: 'source-error' }),
+    }),
+  ]),
+) as Record<SourceName, Reports>;
 
 type ServiceVerdict = { status: 'ALLOWED' | 'BLOCKED'; key: string; level: KeyLevel; watch: boolean };
 
@@ -120,24 +139,20 @@ const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers, in
   // A replica that could not sync for a while still answers what it knows, flagged.
   const stale = indexFailure === undefined && indexStale;
   const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
-  const sourceReports: SourceReport[] = [
-    indexFailure
-      ? { source: 'service', status: 'UNKNOWN', reason: indexFailure }
-      : { source: 'service', status: service?.status ?? 'UNKNOWN' },
-  ];
+  const sourceReports: SourceReport[] = [REPORTS.service[indexFailure ?? service?.status ?? 'UNKNOWN']];
   let allowed = -1;
   let blocked = -1;
   let failure = indexFailure;
   for (let i = 0; i < externals.length; i++) {
     const outcome = outcomes[i];
     if (outcome === undefined) continue;
-    const name = (externals[i] as ExternalSource).name;
+    const reports = REPORTS[(externals[i] as ExternalSource).name];
     if (isFailure(outcome)) {
-      sourceReports.push({ source: name, status: 'UNKNOWN', reason: outcome.failure });
+      sourceReports.push(reports[outcome.failure]);
       if (failure !== 'timeout') failure = outcome.failure;
       continue;
     }
-    sourceReports.push({ source: name, status: outcome.status });
+    sourceReports.push(reports[outcome.status]);
     if (outcome.status === 'ALLOWED' && allowed < 0) allowed = i;
     if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
   }
@@ -170,7 +185,8 @@ export type CheckerOptions = {
   indexBudgetMs?: number;
 };
 
-export type Checker = { check(content: string): Promise<CheckResult> };
+/** Answers without a promise when every source answers from memory; callers await either way. */
+export type Checker = { check(content: string): CheckResult | Promise<CheckResult> };
 
 const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
 
@@ -242,22 +258,20 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     })();
   };
 
-  const checkTarget = (target: CheckTarget): Promise<CheckResult> => {
+  const checkTarget = (target: CheckTarget): CheckResult | Promise<CheckResult> => {
     if (target.kind === 'keys') {
       const answers = consult(target);
       return isPromise(answers)
         ? answers.then((known) => decide(target, known, index.stale?.() === true))
-        : Promise.resolve(decide(target, answers, index.stale?.() === true));
+        : decide(target, answers, index.stale?.() === true);
     }
     if (target.kind === 'hosting-domain') {
-      return Promise.resolve(
-        unknownFromService({
-          reason: 'hosting-domain',
-          message: `${target.host} hosts content of many owners: check a page or subdomain on it`,
-        }),
-      );
+      return unknownFromService({
+        reason: 'hosting-domain',
+        message: `${target.host} hosts content of many owners: check a page or subdomain on it`,
+      });
     }
-    return Promise.resolve(FIXED[target.kind]);
+    return FIXED[target.kind];
   };
 
   return { check: (content) => checkTarget(canonicalize(content)) };

@@ -42,25 +42,52 @@ const fuzzyForm = (domain: string): string => {
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
 /**
+ * `form` cut into `tolerance + 1` consecutive pieces. Each edit touches at most one piece, so a
+ * text within `tolerance` edits of `form` contains at least one piece unchanged: a text that
+ * contains none is further away, and its distance need not be computed.
+ */
+const piecesOf = (form: string, tolerance: number): string[] =>
+  Array.from({ length: tolerance + 1 }, (_, i) =>
+    form.slice(Math.floor((i * form.length) / (tolerance + 1)), Math.floor(((i + 1) * form.length) / (tolerance + 1))),
+  );
+
+const LISTED = { allow: 1, block: 2 } as const;
+
+/** Both lists in one map, so each suffix of a checked domain costs one lookup. */
+const listedOf = (lists: EthPhishingLists): Map<string, number> => {
+  const listed = new Map<string, number>();
+  for (const domain of lists.allow) listed.set(domain, LISTED.allow);
+  for (const domain of lists.block) listed.set(domain, (listed.get(domain) ?? 0) | LISTED.block);
+  return listed;
+};
+
+/**
  * eth-phishing-detect's verdicts with the library's semantics (a listed domain covers its
  * subdomains; the allowlist wins over the blocklist; a domain within `tolerance` edits of a
  * fuzzylist entry, TLD dropped and the first `www.` removed, is a look-alike and blocked), but
  * answered with hash lookups of the domain's suffixes instead of the library's linear scan.
  */
 export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {}): ExternalSource => {
-  const allow = new Set(lists.allow);
-  const block = new Set(lists.block);
-  const targets = lists.fuzzy.map((domain) => ({ domain, form: fuzzyForm(domain) }));
+  const listed = listedOf(lists);
   const { tolerance } = lists;
+  const targets = lists.fuzzy.map((domain) => {
+    const form = fuzzyForm(domain);
+    return { domain, form, pieces: piecesOf(form, Math.max(tolerance, 0)) };
+  });
+  // No form shorter or longer than these by more than the tolerance is within it of any target.
+  const shortest = Math.min(...targets.map(({ form }) => form.length)) - tolerance;
+  const longest = Math.max(...targets.map(({ form }) => form.length)) + tolerance;
 
   const lookalike = (domain: string): string | undefined => {
     if (tolerance <= 0) return undefined;
     let form = fuzzyForm(domain);
     const www = form.indexOf('www.');
     if (www >= 0) form = form.slice(0, www) + form.slice(www + 4);
+    if (form.length < shortest || form.length > longest) return undefined;
     for (const target of targets) {
       const gap = target.form.length - form.length;
-      if (gap <= tolerance && -gap <= tolerance && distance(form, target.form) <= tolerance) return target.domain;
+      if (gap > tolerance || -gap > tolerance || !target.pieces.some((piece) => form.includes(piece))) continue;
+      if (distance(form, target.form) <= tolerance) return target.domain;
     }
     return undefined;
   };
@@ -68,9 +95,12 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
   const verdictOf = (domain: string): SourceVerdict => {
     let blocked: string | undefined;
     for (let suffix = domain, dot = -1; ; suffix = domain.slice(dot + 1)) {
-      if (allow.has(suffix))
-        return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };
-      if (blocked === undefined && block.has(suffix)) blocked = suffix;
+      const flags = listed.get(suffix);
+      if (flags !== undefined) {
+        if (flags & LISTED.allow)
+          return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };
+        if (blocked === undefined) blocked = suffix;
+      }
       dot = domain.indexOf('.', dot + 1);
       if (dot < 0) break;
     }

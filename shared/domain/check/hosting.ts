@@ -57,20 +57,23 @@ const SUBDOMAIN_HOSTING = new Set([
   'zohosites.com',
 ]);
 
+/** The most labels of a curated hosting domain: no suffix of more labels can be one. */
+const MOST_HOSTING_LABELS = Math.max(...[...SUBDOMAIN_HOSTING].map((domain) => domain.split('.').length));
+
 /**
  * Length of the hosting boundary at the end of `host`: the longest of its public suffix
  * (ICANN or private) and a curated hosting domain. Equal to `host.length` when the host is
  * itself a boundary, i.e. a hosting platform's own domain or a bare public suffix.
  */
 export const boundaryLength = (host: string): number => {
-  let boundary = publicSuffixLength(host, true);
-  if (SUBDOMAIN_HOSTING.has(host)) return host.length;
-  for (let dot = host.indexOf('.'); dot >= 0; dot = host.indexOf('.', dot + 1)) {
+  const suffix = Math.min(publicSuffixLength(host, true), host.length);
+  let boundary = suffix;
+  let dot = host.length;
+  for (let labels = 1; labels <= MOST_HOSTING_LABELS && dot > 0; labels++) {
+    dot = host.lastIndexOf('.', dot - 1);
     const length = host.length - dot - 1;
-    if (length <= boundary) break;
-    if (SUBDOMAIN_HOSTING.has(host.slice(dot + 1))) return length;
+    if (length > suffix && SUBDOMAIN_HOSTING.has(host.slice(dot + 1))) boundary = length;
   }
-  if (boundary > host.length) boundary = host.length;
   return boundary;
 };
 

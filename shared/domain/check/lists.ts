@@ -32,28 +32,53 @@ export interface SnapshotStore {
 
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
-/** A key-based list: the most specific candidate key listed decides, an allow entry before a deny entry. */
+type KeyList = { name: ExternalSourceName; allow: readonly string[]; deny: readonly string[]; budgetMs?: number };
+
+/**
+ * Key-based lists, each a source of its own: the most specific candidate key a list holds
+ * decides, its allow entry before its deny entry. One map holds every list's entries (two bits
+ * per list), and the engine asks the lists one after another about the same target, so the
+ * first to be asked looks the target's keys up once for all of them.
+ */
+export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
+  const listed = new Map<string, number>();
+  lists.forEach(({ allow, deny }, i) => {
+    for (const key of allow) listed.set(key, (listed.get(key) ?? 0) | (1 << (2 * i)));
+    for (const key of deny) listed.set(key, (listed.get(key) ?? 0) | (2 << (2 * i)));
+  });
+  let asked: KeyTarget | undefined;
+  let found: number[] = [];
+  const foundFor = (target: KeyTarget): number[] => {
+    if (target !== asked) {
+      found = target.keys.map((key) => listed.get(key) ?? 0);
+      asked = target;
+    }
+    return found;
+  };
+  return lists.map(({ name, budgetMs = 50 }, i) => ({
+    name,
+    budgetMs,
+    check: (target: KeyTarget): SourceVerdict => {
+      const { keys, levels } = target;
+      const flags = foundFor(target);
+      for (let k = 0; k < keys.length; k++) {
+        const bits = ((flags[k] as number) >> (2 * i)) & 3;
+        if (bits === 0) continue;
+        const key = keys[k] as string;
+        if (bits & 1) return { status: 'ALLOWED', key, level: levels[k], message: `${name} allowlists ${key}` };
+        return { status: 'BLOCKED', key, level: levels[k], message: `${name} lists ${key}` };
+      }
+      return UNKNOWN;
+    },
+  }));
+};
+
+/** One key-based list as a source (see `listSources`). */
 export const listSource = (
   name: ExternalSourceName,
   lists: { allow: readonly string[]; deny: readonly string[] },
   { budgetMs = 50 } = {},
-): ExternalSource => {
-  const allow = new Set(lists.allow);
-  const deny = new Set(lists.deny);
-  return {
-    name,
-    budgetMs,
-    check: (target: KeyTarget) => {
-      const { keys, levels } = target;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        if (allow.has(key)) return { status: 'ALLOWED', key, level: levels[i], message: `${name} allowlists ${key}` };
-        if (deny.has(key)) return { status: 'BLOCKED', key, level: levels[i], message: `${name} lists ${key}` };
-      }
-      return UNKNOWN;
-    },
-  };
-};
+): ExternalSource => listSources([{ name, ...lists, budgetMs }])[0] as ExternalSource;
 
 const sortedUnique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
@@ -155,12 +180,13 @@ export const loadExternalSources = async (
   );
   const ethSnapshot = snapshots[EXTERNAL_SOURCES.indexOf('eth-phishing-detect')];
   const ethLists = ethSnapshot ? ethListsOfSnapshot(ethSnapshot) : ethListsOf(await shippedEth());
-  return EXTERNAL_SOURCES.flatMap((name, i) => {
+  const keyLists = EXTERNAL_SOURCES.flatMap((name, i) => {
     const snapshot = snapshots[i];
-    const budget = { budgetMs: budgets[name] ?? 50 };
-    if (name === 'eth-phishing-detect') return [ethPhishingSource(ethLists, budget)];
-    return snapshot ? [listSource(name, snapshot, budget)] : [];
+    return name === 'eth-phishing-detect' || snapshot === undefined
+      ? []
+      : [{ name, allow: snapshot.allow, deny: snapshot.deny, budgetMs: budgets[name] ?? 50 }];
   });
+  return [ethPhishingSource(ethLists, { budgetMs: budgets['eth-phishing-detect'] ?? 50 }), ...listSources(keyLists)];
 };
 
 type LoadOptions = { budgets?: SourceBudgets; onError?: (source: ExternalSourceName, error: unknown) => void };

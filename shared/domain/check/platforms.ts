@@ -12,7 +12,8 @@ type Tenant = {
   nested?: boolean;
 };
 
-type Rule = (seg: readonly string[], url: URL) => Tenant | undefined;
+/** `url` parses the checked URL on demand: only rules that read its query need it. */
+type Rule = (seg: readonly string[], url: () => URL) => Tenant | undefined;
 
 const CID = /^(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{58,})$/;
 
@@ -63,7 +64,7 @@ const query =
   (host: string, path: string, name: string, prefix: string): Rule =>
   (seg, url) => {
     if (seg.join('/').toLowerCase() !== path) return undefined;
-    const value = url.searchParams.get(name);
+    const value = url().searchParams.get(name);
     return value ? { key: `${host}/${prefix}${value}`, used: seg.length } : undefined;
   };
 
@@ -128,7 +129,7 @@ const youtubeVideo = (id: string | null | undefined): Tenant | undefined =>
 const youtube: Rule = (seg, url) => {
   const a = seg[0] === undefined ? undefined : lower(seg[0]);
   if (a === 'watch') {
-    const video = youtubeVideo(url.searchParams.get('v'));
+    const video = youtubeVideo(url().searchParams.get('v'));
     return video && { ...video, used: seg.length };
   }
   if ((a === 'shorts' || a === 'embed' || a === 'live') && seg[1]) {
@@ -220,7 +221,7 @@ const chromeExtension =
   };
 
 const whatsapp: Rule = (seg, url) => {
-  const phone = (seg[0] === undefined ? url.searchParams.get('phone') : seg[0])?.replace(/\D/g, '');
+  const phone = (seg[0] === undefined ? url().searchParams.get('phone') : seg[0])?.replace(/\D/g, '');
   return phone && phone.length >= 6 ? { key: `wa.me/${phone}`, used: seg.length } : undefined;
 };
 
@@ -251,7 +252,7 @@ const googleDrive: Rule = (seg, url) => {
       ? seg[2]
       : seg[0] === 'drive' && seg[1] === 'folders'
         ? seg[2]
-        : url.searchParams.get('id');
+        : url().searchParams.get('id');
   return id
     ? { key: `drive.google.com/${seg[1] === 'folders' ? 'folders' : 'file'}/${id}`, used: Math.min(seg.length, 3) }
     : undefined;

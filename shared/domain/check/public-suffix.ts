@@ -1,8 +1,12 @@
 import packed from './public-suffixes.json' with { type: 'json' };
 
-/** Each node of a trie by its path (`co.uk`, `*.ck`): 0 a step on the way, 1 an ICANN rule, 2 a private rule. */
+/**
+ * Each node of a trie by its path (`co.uk`, `*.ck`; the root is `''`): 0 a step on the way, 1 an
+ * ICANN rule, 2 a private rule, plus WILDCARD_BELOW when `*.<path>` is a node too.
+ */
 type Trie = Map<string, number>;
 
+const WILDCARD_BELOW = 4;
 const ICANN = 1;
 const ICANN_OR_PRIVATE = 3;
 const CHAR = { dot: 0x2e, open: 0x28, close: 0x29, comma: 0x2c, zero: 0x30 } as const;
@@ -30,6 +34,12 @@ const decode = (text: string): Trie => {
     trie.set(last, code - CHAR.zero);
     i = end;
   }
+  for (const [path] of trie) {
+    if (path === '*' || path.startsWith('*.')) {
+      const parent = path.slice(2);
+      trie.set(parent, (trie.get(parent) ?? 0) | WILDCARD_BELOW);
+    }
+  }
   return trie;
 };
 
@@ -42,24 +52,28 @@ const triesOf = () => {
 
 /**
  * Walks the labels of `host` from the right down `trie` (an exact label first, else `*` for a
- * non-empty one) and returns where the deepest node whose flag is in `mask` starts and ends.
+ * non-empty one) and returns where the deepest node whose flag is in `mask` starts, or -1.
  */
-const deepestMatch = (trie: Trie, host: string, mask: number): { start: number; end: number } | undefined => {
-  let match: { start: number; end: number } | undefined;
+const deepestMatch = (trie: Trie, host: string, mask: number): number => {
+  let match = -1;
   let path = '';
+  let flags = trie.get('') ?? 0;
+  // Until a wildcard is taken, the path is the host's tail, and the next node's path a longer tail.
+  let tail = true;
   let end = host.length;
   for (let i = host.length - 1; i >= -1; i--) {
     if (i >= 0 && host.charCodeAt(i) !== CHAR.dot) continue;
     const start = i + 1;
-    const exact = path === '' ? host.slice(start, end) : `${host.slice(start, end)}.${path}`;
-    const wildcard = path === '' ? '*' : `*.${path}`;
+    const exact = tail ? host.slice(start) : `${host.slice(start, end)}.${path}`;
     let flag = trie.get(exact);
     if (flag !== undefined) path = exact;
-    else if (start !== end && trie.has(wildcard)) {
-      flag = trie.get(wildcard) as number;
-      path = wildcard;
+    else if (start !== end && (flags & WILDCARD_BELOW) !== 0) {
+      path = path === '' ? '*' : `*.${path}`;
+      flag = trie.get(path) as number;
+      tail = false;
     } else break;
-    if ((flag & mask) !== 0) match = { start, end };
+    if ((flag & mask) !== 0) match = start;
+    flags = flag;
     end = i;
   }
   return match;
@@ -78,8 +92,11 @@ export const publicSuffixLength = (hostname: string, allowPrivateDomains: boolea
   const mask = allowPrivateDomains ? ICANN_OR_PRIVATE : ICANN;
   const { rules, exceptions } = triesOf();
   const exception = deepestMatch(exceptions, host, mask);
-  if (exception) return host.length - exception.end - 1;
+  if (exception >= 0) {
+    const labelEnd = host.indexOf('.', exception);
+    return labelEnd < 0 ? -1 : host.length - labelEnd - 1;
+  }
   const rule = deepestMatch(rules, host, mask);
-  if (rule) return host.length - rule.start;
+  if (rule >= 0) return host.length - rule;
   return host.length - host.lastIndexOf('.') - 1;
 };

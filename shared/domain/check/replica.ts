@@ -1,3 +1,4 @@
+import { KeyTable } from './key-table.ts';
 import type { CheckIndexStore, IndexEntry } from './types.ts';
 import {
   bitsOfPacked,
@@ -16,62 +17,12 @@ import {
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'gap';
 
-/** FNV-1a over the UTF-16 code units. */
-const hashOf = (text: string): number => {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash;
-};
-
-/** Three bits of one 32-bit word, from the hash's bits the word index does not use. */
-const bitsOfHash = (hash: number): number => {
-  const mixed = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b);
-  return (1 << (mixed & 31)) | (1 << ((mixed >>> 5) & 31)) | (1 << ((mixed >>> 10) & 31));
-};
-
-const BITS_PER_KEY = 16;
-const MIN_FILTER_KEYS = 1 << 16;
-
 /**
- * Which keys may be held: a Bloom filter with each key's three bits in one 32-bit word, 16 bits
- * per key (about 1% false positives, never a false negative). At a million keys a Map lookup
- * misses the CPU caches several times over, and most candidate keys of a check are not held; this
- * answers those from 2 MB.
- */
-class KeyFilter {
-  readonly #words: Uint32Array;
-  readonly #mask: number;
-  readonly capacity: number;
-
-  constructor(keys: Iterable<string>, count: number) {
-    const words = 2 ** Math.ceil(Math.log2((Math.max(2 * count, MIN_FILTER_KEYS) * BITS_PER_KEY) / 32));
-    this.#words = new Uint32Array(words);
-    this.#mask = words - 1;
-    this.capacity = (words * 32) / BITS_PER_KEY;
-    for (const key of keys) this.add(key);
-  }
-
-  add(key: string): void {
-    const hash = hashOf(key);
-    const at = hash & this.#mask;
-    this.#words[at] = (this.#words[at] as number) | bitsOfHash(hash);
-  }
-
-  mayHold(key: string): boolean {
-    const hash = hashOf(key);
-    const bits = bitsOfHash(hash);
-    return ((this.#words[hash & this.#mask] as number) & bits) === bits;
-  }
-}
-
-/**
- * The verdicts in memory: one Map entry per key, its value `seq * 8 + bits` (a small integer,
- * stored unboxed), so a million keys cost the strings, the table and the key filter, and nothing
- * per entry besides.
+ * The verdicts in memory: one table entry per key, its value `seq * 8 + bits`, so a million keys
+ * cost their characters and the table's slots, and nothing per entry besides.
  */
 export class VerdictState {
-  readonly #states: Map<string, number>;
-  #filter: KeyFilter;
+  readonly #states: KeyTable;
   #live = 0;
   /** Every change stamped before this position has been applied. */
   position: string;
@@ -88,13 +39,14 @@ export class VerdictState {
     version: string;
     scannedAt: string;
   }) {
-    this.#states = new Map();
+    let chars = 0;
+    for (const key of base.keys) chars += key.length;
+    this.#states = new KeyTable(base.keys.length, chars);
     for (let i = 0; i < base.keys.length; i++) {
       const packed = base.states[i] as number;
       this.#states.set(base.keys[i] as string, packed);
       if (isLive(bitsOfPacked(packed))) this.#live++;
     }
-    this.#filter = new KeyFilter(this.#states.keys(), this.#states.size);
     this.position = base.position;
     this.base = base.position;
     this.version = base.version;
@@ -127,11 +79,6 @@ export class VerdictState {
     const nowLive = isLive(change.bits);
     if (wasLive !== nowLive) this.#live += nowLive ? 1 : -1;
     this.#states.set(change.key, pack(change.seq, change.bits));
-    if (held === undefined) {
-      if (this.#states.size > this.#filter.capacity)
-        this.#filter = new KeyFilter(this.#states.keys(), this.#states.size);
-      else this.#filter.add(change.key);
-    }
     return change.seq === heldSeq + 1 ? 'applied' : 'gap';
   }
 
@@ -139,21 +86,27 @@ export class VerdictState {
     const answers: (IndexEntry | undefined)[] = new Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
-      const packed = this.#filter.mayHold(key) ? this.#states.get(key) : undefined;
+      const packed = this.#states.get(key);
       answers[i] = packed === undefined ? undefined : entryOfBits(bitsOfPacked(packed));
     }
     return answers;
   }
 
   toSnapshot(createdAt: string): VerdictSnapshot {
+    const keys: string[] = [];
+    const states: number[] = [];
+    for (const [key, packed] of this.#states.entries()) {
+      keys.push(key);
+      states.push(packed);
+    }
     return {
       format: 1,
       position: this.position,
       version: this.version,
       createdAt,
       scannedAt: this.scannedAt,
-      keys: [...this.#states.keys()],
-      states: [...this.#states.values()],
+      keys,
+      states,
     };
   }
 }

@@ -125,6 +125,39 @@ describe('loading the external sources', () => {
     expect(names(sources)).toEqual(['eth-phishing-detect', 'vendor', 'seal', 'polkadot-phishing']);
   });
 
+  it('reports each loaded list’s own answer for keys that several lists hold', async () => {
+    const store = memoryStore([
+      snapshotOf('vendor', JSON.stringify({ allow: ['shared.example'], deny: [] }), URL_OF, FETCHED_AT),
+      snapshotOf(
+        'seal',
+        JSON.stringify({ allow: [], deny: ['shared.example', 'seal-only.example'] }),
+        URL_OF,
+        FETCHED_AT,
+      ),
+      snapshotOf('polkadot-phishing', JSON.stringify({ allow: [], deny: ['deep.shared.example'] }), URL_OF, FETCHED_AT),
+    ]);
+    const sources = await loadExternalSources(store, () => shipped);
+    const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
+
+    const shared = await checker.check('https://deep.shared.example/');
+    const sealOnly = await checker.check('https://seal-only.example/');
+
+    expect(shared.sources).toEqual([
+      { source: 'service', status: 'UNKNOWN' },
+      { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+      { source: 'vendor', status: 'ALLOWED' },
+      { source: 'seal', status: 'BLOCKED' },
+      { source: 'polkadot-phishing', status: 'BLOCKED' },
+    ]);
+    expect(sealOnly.sources).toEqual([
+      { source: 'service', status: 'UNKNOWN' },
+      { source: 'eth-phishing-detect', status: 'UNKNOWN' },
+      { source: 'vendor', status: 'UNKNOWN' },
+      { source: 'seal', status: 'BLOCKED' },
+      { source: 'polkadot-phishing', status: 'UNKNOWN' },
+    ]);
+  });
+
   it('skips a list whose snapshot cannot be read and says which', async () => {
     const store: SnapshotStore = {
       ...memoryStore([snapshotOf('seal', 'seal.example.com', URL_OF, FETCHED_AT)]),
