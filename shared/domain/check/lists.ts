@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
-import { KeyTable } from './key-table.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
+import { KeyTable } from './key-table.ts';
 import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
 
