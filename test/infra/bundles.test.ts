@@ -7,18 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
-type BundleContents = { packages: Set<string>; modules: Set<string> };
+/** `packages` by name; `copies`, every package directory whose code is in the bundle (two for a name held twice). */
+type BundleContents = { packages: Set<string>; copies: Set<string>; modules: Set<string> };
 
 /** The packages, and the project's own modules, whose code a route's bundle, built as deployed, holds (esbuild's metafile). */
 const bundleContents = async (entry: string): Promise<BundleContents> => {
   const { metafile } = await build({ ...esbuildOptions(entry, 'bundle/index.js'), write: false, metafile: true });
-  const contents = { packages: new Set<string>(), modules: new Set<string>() };
+  const contents = { packages: new Set<string>(), copies: new Set<string>(), modules: new Set<string>() };
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, input] of Object.entries(output.inputs)) {
       if (input.bytesInOutput === 0) continue;
       const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
-      if (name) contents.packages.add(name);
-      else contents.modules.add(path);
+      const copy = /^.*node_modules\/(?:@[^/]+\/)?[^/]+/.exec(path)?.[0];
+      if (name && copy) {
+        contents.packages.add(name);
+        contents.copies.add(copy);
+      } else contents.modules.add(path);
     }
   }
   return contents;
@@ -47,6 +51,19 @@ describe('the bundle of each route, as deployed', () => {
         s3: Boolean(route.readsCheckLists || route.readsVerdicts),
         secretsManager: Boolean(route.readsCursorKey),
       });
+    },
+    30_000,
+  );
+
+  it.each(ROUTES)(
+    '$name holds one copy of each package, the signing and HTTP parts of the S3 and Secrets Manager requests included',
+    async (route) => {
+      const { packages, copies } = await contentsOf(route.entry);
+
+      const held = [...packages].filter((name) => [...copies].filter((copy) => copy.endsWith(`/${name}`)).length > 1);
+
+      // Powertools parameters (2.35, its newest release) depends on commons 2.35; logger and metrics use 2.36.
+      expect(held).toEqual(route.readsCursorKey ? ['@aws-lambda-powertools/commons'] : []);
     },
     30_000,
   );
