@@ -64,6 +64,16 @@ export const config = {
   get awsRegion(): string {
     return required('AWS_REGION');
   },
+  /**
+   * Whether Lambda initializes this environment ahead of its first request (provisioned
+   * concurrency, SnapStart). Only then does loading at init what the first request needs (the
+   * verdict replica, the external lists) spare that request anything: on demand, init and the
+   * first request run back to back, so the load waits for first use and the module loads sooner.
+   */
+  get initializedAhead(): boolean {
+    const type = optional('AWS_LAMBDA_INITIALIZATION_TYPE');
+    return type === 'provisioned-concurrency' || type === 'snap-start';
+  },
   /** DynamoDB Local's address; unset in AWS. */
   get dynamoEndpoint(): string | undefined {
     return optional('DYNAMODB_ENDPOINT');

@@ -71,8 +71,9 @@ export const verdictSnapshots = /* @__PURE__ */ once(() => {
     : fileVerdictSnapshotStore(location.dir);
 });
 /**
- * The check index as an in-memory replica of the service's verdicts, loading at once (at cold
- * start) from the newest snapshot and kept current from the verdict log.
+ * The check index as an in-memory replica of the service's verdicts, loaded from the newest
+ * snapshot (at init when Lambda initializes ahead of requests, else on first use) and kept current
+ * from the verdict log.
  */
 export const checkIndex = /* @__PURE__ */ once(() => {
   const replica = replicatedIndex({
@@ -81,7 +82,7 @@ export const checkIndex = /* @__PURE__ */ once(() => {
     onError: (error) => logger.warn('Verdict replica not synced', { error }),
     onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
   });
-  replica.warm();
+  if (config.initializedAhead) replica.warm();
   return replica;
 });
 /** Check-index reads that are never cached, for decisions that write (report, review). */
@@ -103,7 +104,7 @@ export const listSnapshots = /* @__PURE__ */ once(() => {
   const location = config.listSnapshots;
   return 'bucket' in location ? s3SnapshotStore(objects(), location.bucket) : fileSnapshotStore(location.dir);
 });
-/** The check's external lists, loading at once (at cold start, so the first check rarely waits) and refreshed in the background. */
+/** The check's external lists, loaded like the replica (at init only ahead of requests) and refreshed in the background. */
 export const externalSources = /* @__PURE__ */ once(() => {
   const snapshots = listSnapshots();
   const sources = refreshingSources(
@@ -113,7 +114,7 @@ export const externalSources = /* @__PURE__ */ once(() => {
       }),
     { onError: (error) => logger.error('External lists not loaded', { error }) },
   );
-  sources.warm();
+  if (config.initializedAhead) sources.warm();
   return sources.get;
 });
 export const now = (): number => Date.now();

@@ -225,7 +225,7 @@ export const refreshingSources = (
     return loading;
   };
   return {
-    /** Starts the first load at once (at cold start), before any request waits for it. */
+    /** Starts the first load now, before any request waits for it (at init, when Lambda initializes ahead of requests). */
     warm: (): void => {
       void reload();
     },

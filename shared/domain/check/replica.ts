@@ -187,7 +187,7 @@ type ReplicaOptions = {
 export type ReplicaStatus = { version: string; updatedAt: string; entries: number };
 
 export type ReplicatedIndex = CheckIndexStore & {
-  /** Starts loading at once (at cold start), before any request waits for it. */
+  /** Starts loading now, before any request waits for it (at init, when Lambda initializes ahead of requests). */
   warm(): void;
   /** Loads if needed and polls now, after any poll under way; resolves when done (failures are reported, not thrown). */
   sync(): Promise<void>;

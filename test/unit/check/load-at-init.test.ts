@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type LoopbackAws, loopbackAws } from '../../fixtures/loopback-aws.ts';
+
+/**
+ * When the check function's replica starts loading: at init only when Lambda initializes the
+ * environment ahead of requests. With no snapshot store configured, loading it scans the table,
+ * here a loopback server that records every command.
+ */
+describe('the verdict replica of a new container', () => {
+  let table: LoopbackAws;
+  beforeAll(async () => {
+    table = await loopbackAws();
+  });
+  afterAll(() => table.close());
+  beforeEach(() => {
+    table.reset();
+    vi.resetModules();
+    vi.stubEnv('DYNAMODB_ENDPOINT', table.endpoint);
+    vi.stubEnv('VERDICTS_DIR', undefined);
+    vi.stubEnv('VERDICTS_BUCKET', undefined);
+  });
+  afterEach(() => vi.unstubAllEnvs());
+
+  const commands = () => table.received.map((request) => String(request.headers['x-amz-target']).split('.')[1]);
+
+  /** The container's check index, built as the check function's module builds it at load. */
+  const initialize = async (type: string) => {
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', type);
+    const runtime = await import('../../../shared/runtime.ts');
+    const index = runtime.checkIndex();
+    await sleep(300);
+    return index;
+  };
+
+  it.each(['provisioned-concurrency', 'snap-start'])(
+    'starts loading at init when Lambda initializes ahead of requests (%s)',
+    async (type) => {
+      await initialize(type);
+
+      expect(commands()).toContain('Scan');
+    },
+  );
+
+  it('loads on first use on demand, where init and the first request run back to back', async () => {
+    const index = await initialize('on-demand');
+    const atInit = commands();
+    await Promise.resolve(index.lookup(['example.com'])).catch(() => undefined);
+
+    expect(atInit).toEqual([]);
+    expect(commands()).toContain('Scan');
+  });
+});
