@@ -177,7 +177,8 @@ describe('POST /asset/list on DynamoDB Local', () => {
   it('returns 400 for a tampered cursor and for a cursor replayed with other filters', async () => {
     const first = await listPage({ type: 'URL', status: 'BLOCKED', startDate: '2026-01-01', per_page: 1 });
     const cursor = (first.body as Page).next_page as string;
-    const flipped = `${cursor.slice(0, -2)}${cursor.endsWith('A') ? 'B' : 'A'}${cursor.slice(-1)}`;
+    const at = cursor.length - 2;
+    const flipped = `${cursor.slice(0, at)}${cursor[at] === 'A' ? 'B' : 'A'}${cursor.slice(at + 1)}`;
 
     const tampered = await listPage({ type: 'URL', status: 'BLOCKED', startDate: '2026-01-01', next_page: flipped });
     const otherType = await listPage({
