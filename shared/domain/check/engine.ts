@@ -128,35 +128,70 @@ type Answers = {
   externals: readonly ExternalSource[];
   /** By position in `externals`; undefined for a source that had no answer for this target. */
   outcomes: readonly (Outcome | undefined)[];
+  /** The frozen not-found results for these `externals`, by the bit set of those that answered. */
+  notFound: CheckResult[];
+};
+
+/** Bit sets of answering sources stay within a small integer. */
+const MOST_CACHED_SOURCES = 16;
+
+const reportsOf = (
+  service: SourceReport,
+  externals: readonly ExternalSource[],
+  outcomes: readonly (Outcome | undefined)[],
+): SourceReport[] => {
+  const reports = [service];
+  for (let i = 0; i < externals.length; i++) {
+    const outcome = outcomes[i];
+    if (outcome === undefined) continue;
+    const sourceReports = REPORTS[(externals[i] as ExternalSource).name];
+    reports.push(isFailure(outcome) ? sourceReports[outcome.failure] : sourceReports[outcome.status]);
+  }
+  return reports;
 };
 
 /**
  * The verdict from the answers: the service's own verdict wins; otherwise an external allowlisting
  * wins over an external block, and between equals the first source in SPEC order.
  */
-const decide = (target: KeyTarget, { entries, externals, outcomes }: Answers, indexStale: boolean): CheckResult => {
+const decide = (
+  target: KeyTarget,
+  { entries, externals, outcomes, notFound }: Answers,
+  indexStale: boolean,
+): CheckResult => {
   const indexFailure = isFailure(entries) ? entries.failure : undefined;
   // A replica that could not sync for a while still answers what it knows, flagged.
   const stale = indexFailure === undefined && indexStale;
   const service = isFailure(entries) ? undefined : serviceVerdict(target, entries);
-  const sourceReports: SourceReport[] = [REPORTS.service[indexFailure ?? service?.status ?? 'UNKNOWN']];
   let allowed = -1;
   let blocked = -1;
   let failure = indexFailure;
+  let answered = 0;
   for (let i = 0; i < externals.length; i++) {
     const outcome = outcomes[i];
     if (outcome === undefined) continue;
-    const reports = REPORTS[(externals[i] as ExternalSource).name];
+    answered |= 1 << i;
     if (isFailure(outcome)) {
-      sourceReports.push(reports[outcome.failure]);
       if (failure !== 'timeout') failure = outcome.failure;
       continue;
     }
-    sourceReports.push(reports[outcome.status]);
     if (outcome.status === 'ALLOWED' && allowed < 0) allowed = i;
     if (outcome.status === 'BLOCKED' && blocked < 0) blocked = i;
   }
 
+  const unknown = service === undefined && allowed < 0 && blocked < 0;
+  if (unknown && failure === undefined && !stale && externals.length <= MOST_CACHED_SOURCES) {
+    // The answer for content no one lists depends only on which sources answered (most checks):
+    // one frozen result each, made once, instead of a report array and a result per check.
+    notFound[answered] ??= Object.freeze({
+      status: 'UNKNOWN',
+      source: 'service',
+      sources: Object.freeze(reportsOf(REPORTS.service.UNKNOWN, externals, outcomes)) as SourceReport[],
+      reason: 'not-found',
+    });
+    return notFound[answered] as CheckResult;
+  }
+  const sourceReports = reportsOf(REPORTS.service[indexFailure ?? service?.status ?? 'UNKNOWN'], externals, outcomes);
   if (service) {
     const result = serviceResult(service, sourceReports);
     if (stale) result.code = 'internal-error';
@@ -198,10 +233,12 @@ const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
  * included) never fails the check: it is reported with `timeout` or `source-error`.
  */
 export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerOptions): Checker => {
-  let ordered: { from: readonly ExternalSource[]; to: readonly ExternalSource[] } | undefined;
-  const inOrder = (list: readonly ExternalSource[]): readonly ExternalSource[] => {
-    if (ordered?.from !== list) ordered = { from: list, to: [...list].sort((a, b) => orderOf(a) - orderOf(b)) };
-    return ordered.to;
+  let ordered: { from: readonly ExternalSource[]; to: readonly ExternalSource[]; notFound: CheckResult[] } | undefined;
+  const inOrder = (list: readonly ExternalSource[]) => {
+    if (ordered?.from !== list) {
+      ordered = { from: list, to: [...list].sort((a, b) => orderOf(a) - orderOf(b)), notFound: [] };
+    }
+    return ordered;
   };
 
   /**
@@ -227,7 +264,7 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     lookup: ReturnType<CheckIndexStore['lookup']> | Failure,
     available: readonly ExternalSource[],
   ): Answers | Promise<Answers> => {
-    const externals = inOrder(available);
+    const { to: externals, notFound } = inOrder(available);
     const outcomes: (Outcome | undefined)[] = new Array(externals.length);
     let pending: Promise<void>[] | undefined;
     for (let i = 0; i < externals.length; i++) {
@@ -250,11 +287,11 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
         outcomes[i] = answer;
       }
     }
-    if (pending === undefined && !isPromise(lookup)) return { entries: lookup, externals, outcomes };
+    if (pending === undefined && !isPromise(lookup)) return { entries: lookup, externals, outcomes, notFound };
     return (async () => {
       const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
       if (pending) await Promise.all(pending);
-      return { entries, externals, outcomes };
+      return { entries, externals, outcomes, notFound };
     })();
   };
 

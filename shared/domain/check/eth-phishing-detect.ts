@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { canonicalHost } from './canonical.ts';
-import { KeyTable } from './key-table.ts';
+import { KeyTable, recentHashOf } from './key-table.ts';
 import type { ExternalSource, KeyTarget, SourceVerdict } from './types.ts';
 
 /** The library's configuration: the legacy shape (shipped in the npm package) or the current one. */
@@ -129,7 +129,7 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
   const verdictOf = (domain: string): SourceVerdict => {
     let blocked: string | undefined;
     for (let suffix = domain, dot = -1; ; suffix = domain.slice(dot + 1)) {
-      const flags = listed.get(suffix);
+      const flags = listed.get(suffix, recentHashOf(suffix));
       if (flags !== undefined) {
         if (flags & LISTED.allow)
           return { status: 'ALLOWED', key: suffix, message: `eth-phishing-detect allowlists ${suffix}` };

@@ -5,6 +5,42 @@ const hashOf = (text: string): number => {
   return hash;
 };
 
+/** The candidate keys hashed last, the array they came in, and their hashes (see `hashesOf`). */
+const recent: { from: readonly string[]; keys: string[]; hashes: number[] } = { from: [], keys: [], hashes: [] };
+
+/**
+ * The hashes of a check's candidate keys, remembered until other keys are hashed: one check looks
+ * the same keys up in the check index and in the lists' table, and finds its host keys again
+ * among the domain suffixes eth-phishing-detect looks up, so each key is hashed once per check
+ * (most lookups miss, and then hashing is most of their cost). The answer is only valid until the
+ * next call.
+ */
+export const hashesOf = (keys: readonly string[]): readonly number[] => {
+  const held = recent.keys;
+  let same = keys === recent.from && held.length === keys.length;
+  for (let i = 0; same && i < keys.length; i++) same = held[i] === keys[i];
+  if (!same) {
+    recent.from = keys;
+    if (held.length !== keys.length) {
+      held.length = keys.length;
+      recent.hashes.length = keys.length;
+    }
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      held[i] = key;
+      recent.hashes[i] = hashOf(key);
+    }
+  }
+  return recent.hashes;
+};
+
+/** The hash of `key`, taken from the keys hashed last when it is one of them. */
+export const recentHashOf = (key: string): number => {
+  const held = recent.keys;
+  for (let i = 0; i < held.length; i++) if (held[i] === key) return recent.hashes[i] as number;
+  return hashOf(key);
+};
+
 /** A slot is four int32s: the key's hash, where its characters start, its length, its value. */
 const SLOT = 4;
 const MIN_SLOTS = 1 << 10;
@@ -43,8 +79,9 @@ export class KeyTable {
     return this.#size;
   }
 
-  get(key: string): number | undefined {
-    const index = this.#find(key, hashOf(key));
+  /** `hash`, when given, must be what `hashesOf` or `recentHashOf` gives for `key`. */
+  get(key: string, hash = hashOf(key)): number | undefined {
+    const index = this.#find(key, hash);
     return this.#tags[index] === 0 ? undefined : this.#slots[index * SLOT + 3];
   }
 

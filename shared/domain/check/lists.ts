@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
-import { KeyTable } from './key-table.ts';
+import { hashesOf, KeyTable } from './key-table.ts';
 import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
 
@@ -51,7 +51,8 @@ export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
   let found: number[] = [];
   const foundFor = (target: KeyTarget): number[] => {
     if (target !== asked) {
-      found = target.keys.map((key) => listed.get(key) ?? 0);
+      const hashes = hashesOf(target.keys);
+      found = target.keys.map((key, k) => listed.get(key, hashes[k]) ?? 0);
       asked = target;
     }
     return found;

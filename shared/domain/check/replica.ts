@@ -1,4 +1,4 @@
-import { KeyTable } from './key-table.ts';
+import { hashesOf, KeyTable } from './key-table.ts';
 import type { CheckIndexStore, IndexEntry } from './types.ts';
 import {
   bitsOfPacked,
@@ -84,9 +84,9 @@ export class VerdictState {
 
   lookup(keys: readonly string[]): (IndexEntry | undefined)[] {
     const answers: (IndexEntry | undefined)[] = new Array(keys.length);
+    const hashes = hashesOf(keys);
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string;
-      const packed = this.#states.get(key);
+      const packed = this.#states.get(keys[i] as string, hashes[i]);
       answers[i] = packed === undefined ? undefined : entryOfBits(bitsOfPacked(packed));
     }
     return answers;
