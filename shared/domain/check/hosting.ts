@@ -60,6 +60,18 @@ const SUBDOMAIN_HOSTING = new Set([
 /** The most labels of a curated hosting domain: no suffix of more labels can be one. */
 const MOST_HOSTING_LABELS = Math.max(...[...SUBDOMAIN_HOSTING].map((domain) => domain.split('.').length));
 
+/** The curated hosting domains by length: a host's suffix is compared in place, with no string made for it. */
+const HOSTING_BY_LENGTH: string[][] = [];
+for (const domain of SUBDOMAIN_HOSTING) (HOSTING_BY_LENGTH[domain.length] ??= []).push(domain);
+
+/** Whether the last `length` characters of `host` are a curated hosting domain. */
+const endsInHosting = (host: string, length: number): boolean => {
+  const domains = HOSTING_BY_LENGTH[length];
+  if (domains === undefined) return false;
+  for (const domain of domains) if (host.endsWith(domain)) return true;
+  return false;
+};
+
 /**
  * Length of the hosting boundary at the end of `host`: the longest of its public suffix
  * (ICANN or private) and a curated hosting domain. Equal to `host.length` when the host is
@@ -72,7 +84,7 @@ export const boundaryLength = (host: string): number => {
   for (let labels = 1; labels <= MOST_HOSTING_LABELS && dot > 0; labels++) {
     dot = host.lastIndexOf('.', dot - 1);
     const length = host.length - dot - 1;
-    if (length > suffix && SUBDOMAIN_HOSTING.has(host.slice(dot + 1))) boundary = length;
+    if (length > suffix && endsInHosting(host, length)) boundary = length;
   }
   return boundary;
 };
