@@ -1,35 +1,45 @@
+const OFFSET_BASIS = 0x811c9dc5 | 0;
+const PRIME = 0x01000193;
+
 /** FNV-1a over the UTF-16 code units, as a signed 32-bit integer (what an `Int32Array` gives back). */
 const hashOf = (text: string): number => {
-  let hash = 0x811c9dc5 | 0;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  let hash = OFFSET_BASIS;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), PRIME);
   return hash;
 };
 
 /** The candidate keys hashed last, the array they came in, and their hashes (see `hashesOf`). */
 const recent: { from: readonly string[]; keys: string[]; hashes: number[] } = { from: [], keys: [], hashes: [] };
+/** FNV-1a reads left to right: `prefixHashes[n - 1]` is the hash of the first key's first `n` characters. */
+let prefixHashes = new Int32Array(256);
 
 /**
  * The hashes of a check's candidate keys, remembered until other keys are hashed: one check looks
  * the same keys up in the check index and in the lists' table, and finds its host keys again
  * among the domain suffixes eth-phishing-detect looks up, so each key is hashed once per check
- * (most lookups miss, and then hashing is most of their cost). The answer is only valid until the
- * next call.
+ * (most lookups miss, and then hashing is most of their cost). A key that begins the first one
+ * (a page's page and host keys begin its exact key) takes its hash from the first one's. The
+ * answer is only valid until the next call.
  */
 export const hashesOf = (keys: readonly string[]): readonly number[] => {
   const held = recent.keys;
   let same = keys === recent.from && held.length === keys.length;
   for (let i = 0; same && i < keys.length; i++) same = held[i] === keys[i];
-  if (!same) {
-    recent.from = keys;
-    if (held.length !== keys.length) {
-      held.length = keys.length;
-      recent.hashes.length = keys.length;
-    }
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string;
-      held[i] = key;
-      recent.hashes[i] = hashOf(key);
-    }
+  if (same) return recent.hashes;
+  recent.from = keys;
+  held.length = keys.length;
+  recent.hashes.length = keys.length;
+  const first = keys[0] ?? '';
+  if (prefixHashes.length < first.length) prefixHashes = new Int32Array(2 * first.length);
+  let hash = OFFSET_BASIS;
+  for (let i = 0; i < first.length; i++) {
+    hash = Math.imul(hash ^ first.charCodeAt(i), PRIME);
+    prefixHashes[i] = hash;
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    held[i] = key;
+    recent.hashes[i] = key.length > 0 && first.startsWith(key) ? (prefixHashes[key.length - 1] as number) : hashOf(key);
   }
   return recent.hashes;
 };

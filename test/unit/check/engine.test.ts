@@ -165,6 +165,35 @@ describe('asset check results', () => {
     });
   });
 
+  it('reports the sources that answered for each unlisted content, when they differ from one check to the next', async () => {
+    let sources: ExternalSource[] = [eth, seal];
+    const checker = createChecker({ index, sources: () => sources });
+    const notFound = (...answered: ExternalSource['name'][]) => ({
+      status: 'UNKNOWN',
+      source: 'service',
+      sources: [
+        { source: 'service', status: 'UNKNOWN' },
+        ...answered.map((source) => ({ source, status: 'UNKNOWN' })),
+      ],
+      reason: 'not-found',
+    });
+
+    const results = [
+      await checker.check('https://nothing-here.org/a'),
+      await checker.check('0x1234567890123456789012345678901234567890'),
+      await checker.check('https://nothing-there.org/b'),
+    ];
+    sources = [seal, listSource('polkadot-phishing', { allow: [], deny: [] })];
+    results.push(await checker.check('https://nothing-here.org/a'));
+
+    expect(results).toEqual([
+      notFound('eth-phishing-detect', 'seal'),
+      notFound('seal'),
+      notFound('eth-phishing-detect', 'seal'),
+      notFound('seal', 'polkadot-phishing'),
+    ]);
+  });
+
   it('names the parent domain a verdict is inherited from', async () => {
     const checker = createChecker({ index, sources: () => [] });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeyTable } from '../../../shared/domain/check/key-table.ts';
+import { hashesOf, KeyTable, recentHashOf } from '../../../shared/domain/check/key-table.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 
@@ -31,6 +31,38 @@ describe('key table', () => {
         expect(new Map(table.entries())).toEqual(map);
       }),
       { numRuns: 60, seed: SEED },
+    );
+  });
+
+  it("answers by a check's remembered key hashes as by the keys alone, for keys that begin one another, repeat or change in place", () => {
+    // A check's keys: the first, some that begin it (page and host keys), others (parents).
+    const checkKeys = fc
+      .tuple(key, fc.array(fc.oneof(fc.nat(6), key), { maxLength: 5 }))
+      .map(([first, rest]) => [first, ...rest.map((k) => (typeof k === 'number' ? first.slice(0, k) : k))]);
+    const step = fc.record({ keys: checkKeys, inPlace: fc.boolean(), held: fc.array(fc.boolean(), { maxLength: 6 }) });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 20 }), (steps) => {
+        const table = new KeyTable();
+        let keys: string[] = [];
+        for (const { keys: next, inPlace, held } of steps) {
+          // The same array with other keys in it must not be answered with the hashes of the old ones.
+          if (inPlace) keys.splice(0, keys.length, ...next);
+          else keys = [...next];
+          keys.forEach((k, i) => held[i] && table.set(k, i));
+          const others = keys.map((k) => `${k}x`);
+
+          const byKey = keys.map((k) => table.get(k));
+          const first = hashesOf(keys).slice();
+          hashesOf(keys);
+          const again = hashesOf(keys);
+
+          expect(keys.map((k, i) => table.get(k, first[i]))).toEqual(byKey);
+          expect(keys.map((k, i) => table.get(k, again[i]))).toEqual(byKey);
+          expect(keys.map((k) => table.get(k, recentHashOf(k)))).toEqual(byKey);
+          expect(others.map((k) => table.get(k, recentHashOf(k)))).toEqual(others.map((k) => table.get(k)));
+        }
+      }),
+      { numRuns: 200, seed: SEED },
     );
   });
 
