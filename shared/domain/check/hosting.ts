@@ -62,7 +62,10 @@ const MOST_HOSTING_LABELS = Math.max(...[...SUBDOMAIN_HOSTING].map((domain) => d
 
 /** The curated hosting domains by length: a host's suffix is compared in place, with no string made for it. */
 const HOSTING_BY_LENGTH: string[][] = [];
-for (const domain of SUBDOMAIN_HOSTING) (HOSTING_BY_LENGTH[domain.length] ??= []).push(domain);
+for (const domain of SUBDOMAIN_HOSTING) {
+  HOSTING_BY_LENGTH[domain.length] ??= [];
+  HOSTING_BY_LENGTH[domain.length]?.push(domain);
+}
 
 /** Whether the last `length` characters of `host` are a curated hosting domain. */
 const endsInHosting = (host: string, length: number): boolean => {

@@ -171,10 +171,7 @@ describe('asset check results', () => {
     const notFound = (...answered: ExternalSource['name'][]) => ({
       status: 'UNKNOWN',
       source: 'service',
-      sources: [
-        { source: 'service', status: 'UNKNOWN' },
-        ...answered.map((source) => ({ source, status: 'UNKNOWN' })),
-      ],
+      sources: [{ source: 'service', status: 'UNKNOWN' }, ...answered.map((source) => ({ source, status: 'UNKNOWN' }))],
       reason: 'not-found',
     });
 

@@ -48,7 +48,7 @@ describe('key table', () => {
           // The same array with other keys in it must not be answered with the hashes of the old ones.
           if (inPlace) keys.splice(0, keys.length, ...next);
           else keys = [...next];
-          keys.forEach((k, i) => held[i] && table.set(k, i));
+          for (const [i, k] of keys.entries()) if (held[i]) table.set(k, i);
           const others = keys.map((k) => `${k}x`);
 
           const byKey = keys.map((k) => table.get(k));
