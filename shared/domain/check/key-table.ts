@@ -8,8 +8,11 @@ const hashOf = (text: string): number => {
   return hash;
 };
 
-/** The candidate keys hashed last, the array they came in, and their hashes (see `hashesOf`). */
-const recent: { from: readonly string[]; keys: string[]; hashes: number[] } = { from: [], keys: [], hashes: [] };
+/**
+ * The candidate keys hashed last (the first `count` of `keys`), the array they came in, and their
+ * hashes (see `hashesOf`). The arrays only grow: keys change in number from one check to the next.
+ */
+const recent = { from: [] as readonly string[], count: 0, keys: [] as string[], hashes: new Int32Array(16) };
 /** FNV-1a reads left to right: `prefixHashes[n - 1]` is the hash of the first key's first `n` characters. */
 let prefixHashes = new Int32Array(256);
 
@@ -19,24 +22,30 @@ let prefixHashes = new Int32Array(256);
  * among the domain suffixes eth-phishing-detect looks up, so each key is hashed once per check
  * (most lookups miss, and then hashing is most of their cost). A key that begins the first one
  * (a page's page and host keys begin its exact key) takes its hash from the first one's. The
- * answer is only valid until the next call.
+ * answer, `keys.length` hashes long, is only valid until the next call.
  */
-export const hashesOf = (keys: readonly string[]): readonly number[] => {
+export const hashesOf = (keys: readonly string[]): ArrayLike<number> => {
   const held = recent.keys;
-  let same = keys === recent.from && held.length === keys.length;
+  let same = keys === recent.from && recent.count === keys.length;
   for (let i = 0; same && i < keys.length; i++) same = held[i] === keys[i];
   if (same) return recent.hashes;
   recent.from = keys;
-  held.length = keys.length;
-  recent.hashes.length = keys.length;
+  recent.count = keys.length;
+  if (recent.hashes.length < keys.length) recent.hashes = new Int32Array(2 * keys.length);
   const first = keys[0] ?? '';
+  held[0] = first;
+  if (keys.length === 1) {
+    recent.hashes[0] = hashOf(first);
+    return recent.hashes;
+  }
   if (prefixHashes.length < first.length) prefixHashes = new Int32Array(2 * first.length);
   let hash = OFFSET_BASIS;
   for (let i = 0; i < first.length; i++) {
     hash = Math.imul(hash ^ first.charCodeAt(i), PRIME);
     prefixHashes[i] = hash;
   }
-  for (let i = 0; i < keys.length; i++) {
+  recent.hashes[0] = hash;
+  for (let i = 1; i < keys.length; i++) {
     const key = keys[i] as string;
     held[i] = key;
     recent.hashes[i] = key.length > 0 && first.startsWith(key) ? (prefixHashes[key.length - 1] as number) : hashOf(key);
@@ -47,7 +56,7 @@ export const hashesOf = (keys: readonly string[]): readonly number[] => {
 /** The hash of `key`, taken from the keys hashed last when it is one of them. */
 export const recentHashOf = (key: string): number => {
   const held = recent.keys;
-  for (let i = 0; i < held.length; i++) if (held[i] === key) return recent.hashes[i] as number;
+  for (let i = 0; i < recent.count; i++) if (held[i] === key) return recent.hashes[i] as number;
   return hashOf(key);
 };
 

@@ -48,12 +48,12 @@ export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
     for (const key of deny) listed.set(key, (listed.get(key) ?? 0) | (2 << (2 * i)));
   });
   let asked: KeyTarget | undefined;
+  // Only grows: the first `keys.length` entries are the target's.
   const found: number[] = [];
   const foundFor = (target: KeyTarget): number[] => {
     if (target !== asked) {
       const { keys } = target;
       const hashes = hashesOf(keys);
-      found.length = keys.length;
       for (let k = 0; k < keys.length; k++) found[k] = listed.get(keys[k] as string, hashes[k]) ?? 0;
       asked = target;
     }

@@ -52,7 +52,7 @@ describe('key table', () => {
           const others = keys.map((k) => `${k}x`);
 
           const byKey = keys.map((k) => table.get(k));
-          const first = hashesOf(keys).slice();
+          const first = Array.from(hashesOf(keys));
           hashesOf(keys);
           const again = hashesOf(keys);
 
