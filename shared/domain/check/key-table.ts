@@ -1,10 +1,7 @@
-const OFFSET_BASIS = 0x811c9dc5 | 0;
-const PRIME = 0x01000193;
-
 /** FNV-1a over the UTF-16 code units, as a signed 32-bit integer (what an `Int32Array` gives back). */
 const hashOf = (text: string): number => {
-  let hash = OFFSET_BASIS;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), PRIME);
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 };
 
@@ -13,16 +10,13 @@ const hashOf = (text: string): number => {
  * hashes (see `hashesOf`). The arrays only grow: keys change in number from one check to the next.
  */
 const recent = { from: [] as readonly string[], count: 0, keys: [] as string[], hashes: new Int32Array(16) };
-/** FNV-1a reads left to right: `prefixHashes[n - 1]` is the hash of the first key's first `n` characters. */
-let prefixHashes = new Int32Array(256);
 
 /**
  * The hashes of a check's candidate keys, remembered until other keys are hashed: one check looks
  * the same keys up in the check index and in the lists' table, and finds its host keys again
  * among the domain suffixes eth-phishing-detect looks up, so each key is hashed once per check
- * (most lookups miss, and then hashing is most of their cost). A key that begins the first one
- * (a page's page and host keys begin its exact key) takes its hash from the first one's. The
- * answer, `keys.length` hashes long, is only valid until the next call.
+ * (most lookups miss, and then hashing is most of their cost). The answer, `keys.length` hashes
+ * long, is only valid until the next call.
  */
 export const hashesOf = (keys: readonly string[]): ArrayLike<number> => {
   const held = recent.keys;
@@ -32,23 +26,10 @@ export const hashesOf = (keys: readonly string[]): ArrayLike<number> => {
   recent.from = keys;
   recent.count = keys.length;
   if (recent.hashes.length < keys.length) recent.hashes = new Int32Array(2 * keys.length);
-  const first = keys[0] ?? '';
-  held[0] = first;
-  if (keys.length === 1) {
-    recent.hashes[0] = hashOf(first);
-    return recent.hashes;
-  }
-  if (prefixHashes.length < first.length) prefixHashes = new Int32Array(2 * first.length);
-  let hash = OFFSET_BASIS;
-  for (let i = 0; i < first.length; i++) {
-    hash = Math.imul(hash ^ first.charCodeAt(i), PRIME);
-    prefixHashes[i] = hash;
-  }
-  recent.hashes[0] = hash;
-  for (let i = 1; i < keys.length; i++) {
+  for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     held[i] = key;
-    recent.hashes[i] = key.length > 0 && first.startsWith(key) ? (prefixHashes[key.length - 1] as number) : hashOf(key);
+    recent.hashes[i] = hashOf(key);
   }
   return recent.hashes;
 };
