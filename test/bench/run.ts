@@ -41,6 +41,7 @@ export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Second
 export const injectLambdaContext = middleware;
 export const logMetrics = middleware;
 export class SecretsProvider { async get() { return ''; } }
+export class BaseProvider { async get() { return ''; } }
 `;
 const withoutPowertools: Plugin = {
   name: 'without-powertools',
