@@ -43,11 +43,33 @@ const decode = (text: string): Trie => {
   return trie;
 };
 
-let tries: { rules: Trie; exceptions: Trie } | undefined;
+/**
+ * The labels an exception's path can end in (`ck`, `jp`), or undefined when a wildcard at the top
+ * lets any label start one. A host whose last label is none of them has no exception, and is
+ * answered without a walk of the exceptions (most hosts).
+ */
+const lastLabelsOf = (trie: Trie): string[] | undefined =>
+  ((trie.get('') ?? 0) & WILDCARD_BELOW) !== 0
+    ? undefined
+    : [...trie.keys()].filter((path) => path !== '' && !path.includes('.'));
+
+let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefined } | undefined;
 /** Decoded on the first lookup, not at load: a route that never looks a suffix up never pays for it. */
 const triesOf = () => {
-  tries ??= { rules: decode(packed.rules), exceptions: decode(packed.exceptions) };
+  if (tries === undefined) {
+    const exceptions = decode(packed.exceptions);
+    tries = { rules: decode(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
+  }
   return tries;
+};
+
+/** Whether the last label of `host` is one of `labels`, compared in place. */
+const endsInLabel = (host: string, labels: readonly string[]): boolean => {
+  for (const label of labels) {
+    const before = host.length - label.length - 1;
+    if (host.endsWith(label) && (before < 0 || host.charCodeAt(before) === CHAR.dot)) return true;
+  }
+  return false;
 };
 
 /**
@@ -90,8 +112,9 @@ export const publicSuffixLength = (hostname: string, allowPrivateDomains: boolea
   while (length > 1 && hostname.charCodeAt(length - 1) === CHAR.dot) length--;
   const host = length === hostname.length ? hostname : hostname.slice(0, length);
   const mask = allowPrivateDomains ? ICANN_OR_PRIVATE : ICANN;
-  const { rules, exceptions } = triesOf();
-  const exception = deepestMatch(exceptions, host, mask);
+  const { rules, exceptions, exceptionLabels } = triesOf();
+  const exception =
+    exceptionLabels === undefined || endsInLabel(host, exceptionLabels) ? deepestMatch(exceptions, host, mask) : -1;
   if (exception >= 0) {
     const labelEnd = host.indexOf('.', exception);
     return labelEnd < 0 ? -1 : host.length - labelEnd - 1;
