@@ -74,8 +74,8 @@ const LISTED = { allow: 1, block: 2 } as const;
 /** Both lists in one table, so each suffix of a checked domain costs one lookup. */
 const listedOf = (lists: EthPhishingLists): KeyTable => {
   const listed = new KeyTable(lists.allow.length + lists.block.length);
-  for (const domain of lists.allow) listed.set(domain, LISTED.allow);
-  for (const domain of lists.block) listed.set(domain, (listed.get(domain) ?? 0) | LISTED.block);
+  for (const domain of lists.allow) listed.flag(domain, LISTED.allow);
+  for (const domain of lists.block) listed.flag(domain, LISTED.block);
   return listed;
 };
 

@@ -46,6 +46,12 @@ const SLOT = 4;
 const MIN_SLOTS = 1 << 10;
 const MAX_VALUE = 0x7fffffff;
 
+/** `value`, if a slot can hold it (a non-negative 31-bit integer, so ORing two stays one). */
+const holdable = (value: number): number => {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_VALUE) throw new RangeError(`${value} is out of range`);
+  return value;
+};
+
 /** A slot's tag: 1–255 from the hash bits the slot index does not use below 16 million slots; 0 is an empty slot. */
 const tagOf = (hash: number): number => 1 + ((hash >>> 24) % 255);
 
@@ -86,7 +92,21 @@ export class KeyTable {
   }
 
   set(key: string, value: number): void {
-    if (!Number.isInteger(value) || value < 0 || value > MAX_VALUE) throw new RangeError(`${value} is out of range`);
+    const held = holdable(value);
+    // Found first: finding may grow the table, which replaces `#slots`.
+    const at = this.#valueAt(key);
+    this.#slots[at] = held;
+  }
+
+  /** Adds `bits` to the key's value (0 for a new key), with one lookup. */
+  flag(key: string, bits: number): void {
+    const added = holdable(bits);
+    const at = this.#valueAt(key);
+    this.#slots[at] = (this.#slots[at] as number) | added;
+  }
+
+  /** Where the key's value is kept; a new key is inserted with value 0. */
+  #valueAt(key: string): number {
     const hash = hashOf(key);
     let index = this.#find(key, hash);
     if (this.#tags[index] === 0) {
@@ -97,7 +117,7 @@ export class KeyTable {
       this.#insert(index, hash, this.#append(key), key.length);
       this.#size++;
     }
-    this.#slots[index * SLOT + 3] = value;
+    return index * SLOT + 3;
   }
 
   /** Every key with its value, in no particular order. */

@@ -44,8 +44,8 @@ type KeyList = { name: ExternalSourceName; allow: readonly string[]; deny: reado
 export const listSources = (lists: readonly KeyList[]): ExternalSource[] => {
   const listed = new KeyTable(lists.reduce((count, { allow, deny }) => count + allow.length + deny.length, 0));
   lists.forEach(({ allow, deny }, i) => {
-    for (const key of allow) listed.set(key, (listed.get(key) ?? 0) | (1 << (2 * i)));
-    for (const key of deny) listed.set(key, (listed.get(key) ?? 0) | (2 << (2 * i)));
+    for (const key of allow) listed.flag(key, 1 << (2 * i));
+    for (const key of deny) listed.flag(key, 2 << (2 * i));
   });
   let asked: KeyTarget | undefined;
   // Only grows: the first `keys.length` entries are the target's.
