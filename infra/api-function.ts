@@ -6,7 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLING, NODE_OPTIONS } from './bundling.ts';
+import { BUNDLING } from './bundling.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
@@ -41,7 +41,7 @@ const copyFiles = (files: readonly string[]) => ({
 
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
- * (`BUNDLING`: minified CJS, names kept so error classes survive, source maps enabled at runtime), with
+ * (`BUNDLING`: minified CJS, names kept so error classes survive, a source map read at the first stack trace), with
  * its own log group kept for a month, and a role that may write to that log group and nothing
  * else until a grant adds to it (instead of the managed AWSLambdaBasicExecutionRole, which
  * allows every log group of the account).
@@ -68,7 +68,6 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
     timeout: props.timeout ?? Duration.seconds(10),
     bundling: { ...BUNDLING, ...(props.files?.length ? { commandHooks: copyFiles(props.files) } : {}) },
     environment: {
-      NODE_OPTIONS,
       SERVICE_NAME: props.settings.serviceName,
       LOG_LEVEL: props.settings.logLevel,
       ...props.environment,

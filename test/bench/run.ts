@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { cpus, loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
+import { esbuildOptions } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
@@ -60,15 +60,16 @@ const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) =>
 type Sample = { load: number; first?: number; status?: number };
 
 /**
- * One fresh Node process, started as the function's runtime is (`NODE_OPTIONS`, so the bundle's
- * source map is read as in Lambda), with stdout, stderr and the console module set up first, as
- * the Lambda runtime has done before it loads a handler. It reports the CPU time (user + system)
+ * One fresh Node process, started as the function's runtime is (no `NODE_OPTIONS`: the bundle
+ * reads its own source map at the first stack trace; `nodeOptions` to measure otherwise), with
+ * stdout, stderr and the console module set up first, as the Lambda runtime has done before it
+ * loads a handler. It reports the CPU time (user + system)
  * spent in `require` of the bundle and, when given an event, the CPU time of the load plus the
  * first invocation of its handler: the time waiting for DynamoDB Local is not counted, its own
  * work (signing, HTTP, parsing, first-use initialization) is. Unlike wall-clock time, CPU time
  * stays comparable when other work shares the CPUs.
  */
-const sample = (file: string, event?: unknown): Sample => {
+const sample = (file: string, event?: unknown, nodeOptions = ''): Sample => {
   const script = `process.stdout;process.stderr;require('node:console');
 const c=process.cpuUsage();const m=require(${JSON.stringify(file)});const d=process.cpuUsage(c);
 const ms=(u)=>(u.user+u.system)/1e3;const load=ms(d);const event=${JSON.stringify(event ?? null)};
@@ -76,7 +77,7 @@ if(!event){console.log(JSON.stringify({load}));process.exit(0)}
 const context={functionName:'bench',functionVersion:'$LATEST',invokedFunctionArn:'arn:aws:lambda:local:000000000000:function:bench',memoryLimitInMB:'512',awsRequestId:'bench-request',logGroupName:'bench',logStreamName:'bench',callbackWaitsForEmptyEventLoop:false,getRemainingTimeInMillis:()=>29000};
 Promise.resolve(m.handler(event,context)).then((r)=>{console.log('\\n'+JSON.stringify({load,first:ms(process.cpuUsage(c)),status:r&&r.statusCode}));process.exit(0)});`;
   const output = execFileSync(process.execPath, ['-e', script], {
-    env: { ...process.env, NODE_OPTIONS },
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
     encoding: 'utf8',
   });
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as Sample;
@@ -86,10 +87,10 @@ Promise.resolve(m.handler(event,context)).then((r)=>{console.log('\\n'+JSON.stri
  * Median figures of several bundles measured in turns (a, b, c, a, b, c, …), so that a busy
  * machine slows each of them alike and their differences stay comparable.
  */
-const samplesInTurns = (runs: { file: string; event?: unknown }[], turns = 15) => {
+const samplesInTurns = (runs: { file: string; event?: unknown; nodeOptions?: string }[], turns = 15) => {
   const samples = runs.map((): Sample[] => []);
   for (let turn = 0; turn < turns; turn++) {
-    for (const [i, run] of runs.entries()) samples[i]?.push(sample(run.file, run.event));
+    for (const [i, run] of runs.entries()) samples[i]?.push(sample(run.file, run.event, run.nodeOptions));
   }
   return samples.map((list) => ({
     load: median(list.map((s) => s.load)),
@@ -168,7 +169,7 @@ const figure = (size: { bytes: number; gzip: number }, load: number, sdkLoad: nu
  */
 const benchBundles = async (endpoint: string) => {
   section(
-    'bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source maps read at load; CPU ms, median of 15 fresh processes)',
+    'bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source map read at the first stack trace; CPU ms, median of 15 fresh processes)',
   );
   add('machine at the start', loadAverage());
   const { dir, empty, sdk } = await prepareBundles(endpoint);
@@ -178,6 +179,21 @@ const benchBundles = async (endpoint: string) => {
     'SDK-only baseline (client-dynamodb + lib-dynamodb; first invocation: a client and one GetItem)',
     `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip)`,
   );
+  const check = ROUTES.find((route) => route.name === 'check-asset');
+  if (check) {
+    await bundle(check.entry, `${dir}/${check.name}.js`);
+    const runs = [`${dir}/sdk-only.js`, `${dir}/${check.name}.js`].flatMap((file) => [
+      { file },
+      { file, nodeOptions: '--enable-source-maps' },
+    ]);
+    const [sdkLazy, sdkAtLoad, checkLazy, checkAtLoad] = samplesInTurns(runs);
+    if (sdkLazy && sdkAtLoad && checkLazy && checkAtLoad) {
+      add(
+        'source map read by Node at load (--enable-source-maps) vs at the first stack trace',
+        `SDK-only ${sdkAtLoad.load.toFixed(1)} vs ${sdkLazy.load.toFixed(1)} ms (${signed(sdkAtLoad.load - sdkLazy.load)}), ${check.name} ${checkAtLoad.load.toFixed(1)} vs ${checkLazy.load.toFixed(1)} ms (${signed(checkAtLoad.load - checkLazy.load)})`,
+      );
+    }
+  }
   for (const route of ROUTES) {
     const size = await bundle(route.entry, `${dir}/${route.name}.js`);
     const [sdkRun, routeRun] = samplesInTurns([

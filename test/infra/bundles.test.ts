@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { esbuildOptions, NODE_OPTIONS } from '../../infra/bundling.ts';
+import { esbuildOptions } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
 
 /** `packages` by name; `copies`, every package directory whose code is in the bundle (two for a name held twice). */
@@ -90,22 +90,54 @@ describe('the bundle of each route, as deployed', () => {
 });
 
 describe('the source map of a bundle, as deployed', () => {
-  it('leads a stack trace back to the source file and line, and carries positions only, not the sources', async () => {
+  /** Bundles `source` as deployed into a fresh directory; the map is moved aside, to be put back by the script run. */
+  const bundled = async (source: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'bundle-map-'));
     writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
     const entry = join(dir, 'fails.ts');
-    writeFileSync(entry, "export const fail = (): never => {\n  throw new Error('fails here');\n};\n");
+    writeFileSync(entry, source);
     await build(esbuildOptions(entry, join(dir, 'index.js')));
-
-    const stack = execFileSync(
+    renameSync(join(dir, 'index.js.map'), join(dir, 'aside.map'));
+    return { dir, entry, bundle: join(dir, 'index.js') };
+  };
+  /** Loads the bundle with no map beside it, then puts the map back and runs `then` (a script using `m`, the module): its stdout and stderr. */
+  const loadThenRun = (dir: string, then: string) => {
+    const run = spawnSync(
       process.execPath,
-      ['-e', `try { require(${JSON.stringify(join(dir, 'index.js'))}).fail() } catch (e) { console.log(e.stack) }`],
-      { env: { ...process.env, NODE_OPTIONS }, encoding: 'utf8' },
+      [
+        '-e',
+        `const fs = require('node:fs'); const m = require(${JSON.stringify(join(dir, 'index.js'))});
+         fs.renameSync(${JSON.stringify(join(dir, 'aside.map'))}, ${JSON.stringify(join(dir, 'index.js.map'))}); ${then}`,
+      ],
+      { env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'INFO' }, encoding: 'utf8' },
     );
+    return `${run.stdout}${run.stderr}`;
+  };
+
+  it('leads a stack trace back to the source file and line, reading the map at the first trace rather than at load', async () => {
+    const { dir, entry } = await bundled("export const fail = (): never => {\n  throw new Error('fails here');\n};\n");
+
+    const stack = loadThenRun(dir, 'try { m.fail() } catch (e) { console.log(e.stack) }');
     const map = JSON.parse(readFileSync(join(dir, 'index.js.map'), 'utf8')) as { sourcesContent?: unknown };
     rmSync(dir, { recursive: true, force: true });
 
-    expect(stack).toContain(`${entry}:2:`);
+    expect(stack).toContain(`Error: fails here\n    at Object.fail (${entry}:2:9)`);
     expect(map.sourcesContent).toBeUndefined();
+  });
+
+  it('gives a logged error its source location and stack', async () => {
+    const logger = join(process.cwd(), 'shared/logger.ts');
+    const { dir, entry } = await bundled(
+      `import { logger } from ${JSON.stringify(logger)};\nexport const fail = () => {\n  logger.error('failed', { error: new Error('fails here') });\n};\n`,
+    );
+
+    const output = loadThenRun(dir, 'm.fail()');
+    rmSync(dir, { recursive: true, force: true });
+    const line = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
+      error?: { location?: string; stack?: string };
+    };
+
+    expect(line.error?.location).toBe(`${entry}:3`);
+    expect(line.error?.stack).toContain(`(${entry}:3:`);
   });
 });
