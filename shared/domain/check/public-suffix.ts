@@ -4,7 +4,15 @@ import packed from './public-suffixes.json' with { type: 'json' };
  * Each node of a trie by its path (`co.uk`, `*.ck`; the root is `''`): 0 a step on the way, 1 an
  * ICANN rule, 2 a private rule, plus WILDCARD_BELOW when `*.<path>` is a node too.
  */
-type Trie = Map<string, number>;
+type Paths = Map<string, number>;
+/** A node whose path has no wildcard label, found by `suffixHash` of its path. */
+type Suffix = { path: string; flag: number };
+/**
+ * `paths`, and its nodes without a wildcard label by the hash of their path: a walk up a host's
+ * labels looks each of the host's suffixes up with a hash made label by label, compared in place,
+ * with no string made for it (most walks take no wildcard).
+ */
+type Trie = { paths: Paths; suffixes: Map<number, Suffix[]> };
 
 const WILDCARD_BELOW = 4;
 const ICANN = 1;
@@ -13,9 +21,32 @@ const CHAR = { dot: 0x2e, open: 0x28, close: 0x29, comma: 0x2c, zero: 0x30 } as 
 
 const isSyntax = (code: number) => code === CHAR.open || code === CHAR.close || code === CHAR.comma;
 
+/** FNV-1a over a suffix's code units from its last to its first: extended to the left one character at a time. */
+const HASH_START = 0x811c9dc5 | 0;
+const hashLeft = (hash: number, code: number): number => Math.imul(hash ^ code, 0x01000193);
+/** A hash as a map key: 30 bits, a small integer to V8, so a lookup boxes no number. */
+const keyOf = (hash: number): number => hash & 0x3fffffff;
+const suffixHash = (text: string): number => {
+  let hash = HASH_START;
+  for (let i = text.length - 1; i >= 0; i--) hash = hashLeft(hash, text.charCodeAt(i));
+  return keyOf(hash);
+};
+
+const trieOf = (paths: Paths): Trie => {
+  const suffixes = new Map<number, Suffix[]>();
+  for (const [path, flag] of paths) {
+    if (path === '*' || path.startsWith('*.') || path.includes('.*')) continue;
+    const hash = suffixHash(path);
+    const same = suffixes.get(hash);
+    if (same) same.push({ path, flag });
+    else suffixes.set(hash, [{ path, flag }]);
+  }
+  return { paths, suffixes };
+};
+
 /** Reads the nested text `infra/local/public-suffixes.ts` writes: flag, label, `(children)`, comma-separated. */
 const decode = (text: string): Trie => {
-  const trie: Trie = new Map();
+  const trie: Paths = new Map();
   const parents = [''];
   let last = '';
   for (let i = 0; i < text.length; ) {
@@ -40,7 +71,7 @@ const decode = (text: string): Trie => {
       trie.set(parent, (trie.get(parent) ?? 0) | WILDCARD_BELOW);
     }
   }
-  return trie;
+  return trieOf(trie);
 };
 
 /**
@@ -48,10 +79,10 @@ const decode = (text: string): Trie => {
  * lets any label start one. A host whose last label is none of them has no exception, and is
  * answered without a walk of the exceptions (most hosts).
  */
-const lastLabelsOf = (trie: Trie): string[] | undefined =>
-  ((trie.get('') ?? 0) & WILDCARD_BELOW) !== 0
+const lastLabelsOf = ({ paths }: Trie): string[] | undefined =>
+  ((paths.get('') ?? 0) & WILDCARD_BELOW) !== 0
     ? undefined
-    : [...trie.keys()].filter((path) => path !== '' && !path.includes('.'));
+    : [...paths.keys()].filter((path) => path !== '' && !path.includes('.'));
 
 let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefined } | undefined;
 /** Decoded on the first lookup, not at load: a route that never looks a suffix up never pays for it. */
@@ -72,31 +103,58 @@ const endsInLabel = (host: string, labels: readonly string[]): boolean => {
   return false;
 };
 
+/** The flag of the node whose path is `host` from `start` on (`hash` its `suffixHash`), compared in place. */
+const suffixFlag = ({ suffixes }: Trie, host: string, start: number, hash: number): number | undefined => {
+  const same = suffixes.get(keyOf(hash));
+  if (same === undefined) return undefined;
+  const length = host.length - start;
+  for (let i = 0; i < same.length; i++) {
+    const { path, flag } = same[i] as Suffix;
+    if (path.length === length && host.endsWith(path)) return flag;
+  }
+  return undefined;
+};
+
 /**
  * Walks the labels of `host` from the right down `trie` (an exact label first, else `*` for a
  * non-empty one) and returns where the deepest node whose flag is in `mask` starts, or -1.
  */
 const deepestMatch = (trie: Trie, host: string, mask: number): number => {
   let match = -1;
-  let path = '';
-  let flags = trie.get('') ?? 0;
-  // Until a wildcard is taken, the path is the host's tail, and the next node's path a longer tail.
+  // Until a wildcard is taken, the path is the host's tail from `pathStart`, and the next node's path a longer tail.
   let tail = true;
+  let pathStart = host.length;
+  let path = '';
+  let flags = trie.paths.get('') ?? 0;
   let end = host.length;
+  let hash = HASH_START;
   for (let i = host.length - 1; i >= -1; i--) {
-    if (i >= 0 && host.charCodeAt(i) !== CHAR.dot) continue;
+    const code = i >= 0 ? host.charCodeAt(i) : CHAR.dot;
+    if (code !== CHAR.dot) {
+      hash = hashLeft(hash, code);
+      continue;
+    }
     const start = i + 1;
-    const exact = tail ? host.slice(start) : `${host.slice(start, end)}.${path}`;
-    let flag = trie.get(exact);
-    if (flag !== undefined) path = exact;
-    else if (start !== end && (flags & WILDCARD_BELOW) !== 0) {
+    let flag: number | undefined;
+    if (tail) {
+      flag = suffixFlag(trie, host, start, hash);
+      if (flag !== undefined) pathStart = start;
+    } else {
+      const exact = `${host.slice(start, end)}.${path}`;
+      flag = trie.paths.get(exact);
+      if (flag !== undefined) path = exact;
+    }
+    if (flag === undefined) {
+      if (start === end || (flags & WILDCARD_BELOW) === 0) break;
+      if (tail) path = host.slice(pathStart);
       path = path === '' ? '*' : `*.${path}`;
-      flag = trie.get(path) as number;
+      flag = trie.paths.get(path) as number;
       tail = false;
-    } else break;
+    }
     if ((flag & mask) !== 0) match = start;
     flags = flag;
     end = i;
+    hash = hashLeft(hash, CHAR.dot);
   }
   return match;
 };
