@@ -3,12 +3,13 @@
  * Budgets are checked here, never in `npm test`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { sampleEvent } from '../fixtures/sample-events.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
 process.env.CURSOR_SECRET ??= 'bench-secret';
@@ -51,8 +52,8 @@ const withoutPowertools: Plugin = {
   },
 };
 
-const bundle = async (entry: string, outfile: string, plugins: Plugin[] = []) => {
-  await build({ ...esbuildOptions(entry, outfile), plugins });
+const bundle = async (entry: string, outfile: string, plugins: Plugin[] = [], options: BuildOptions = {}) => {
+  await build({ ...esbuildOptions(entry, outfile), plugins, ...options });
   const bytes = statSync(outfile).size;
   return { bytes, gzip: gzipSync(readFileSync(outfile)).length };
 };
@@ -119,20 +120,6 @@ const loadAverage = () =>
 /** Over the budget when a route loads more than this much slower than the SDK-only bundle. */
 const COLD_LOAD_BUDGET_MS = 10;
 
-/** The sample event of a route: `events/<route>.json`, else the first event of its route key that is not a rejection. */
-const sampleEvent = (route: (typeof ROUTES)[number]): unknown => {
-  const files = readdirSync('events')
-    .filter((file) => file.endsWith('.json'))
-    .sort();
-  const events = files.map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) }));
-  const own = events.find(({ file }) => file === `${route.name}.json`);
-  const ofRoute = events.filter(({ file, event }) => {
-    const rejection = /invalid|forbidden|empty|missing/.test(file);
-    return !rejection && event.routeKey === `${route.method} ${route.path}`;
-  });
-  return (own ?? ofRoute[0])?.event;
-};
-
 const SDK_ONLY = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 const local = { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -164,7 +151,11 @@ const prepareBundles = async (endpoint: string) => {
   const empty = await bundle(`${OUT}/empty.ts`, `${dir}/empty.js`);
   writeFileSync(`${OUT}/sdk-only.ts`, SDK_ONLY);
   const sdk = await bundle(`${OUT}/sdk-only.ts`, `${dir}/sdk-only.js`);
-  return { dir, empty, sdk };
+  // esbuild's default for Node: packages' CommonJS builds (`main`) first, as the functions were bundled before.
+  const sdkCommonJs = await bundle(`${OUT}/sdk-only.ts`, `${dir}/sdk-only-cjs.js`, [], {
+    mainFields: ['main', 'module'],
+  });
+  return { dir, empty, sdk, sdkCommonJs };
 };
 
 /** `overSdk`: the route's load minus the SDK-only bundle's, turn by turn (`pairedDifference`). */
@@ -183,13 +174,20 @@ const benchBundles = async (endpoint: string) => {
     'bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source map read at the first stack trace; CPU ms, median of 15 fresh processes)',
   );
   add('machine at the start', loadAverage());
-  const { dir, empty, sdk } = await prepareBundles(endpoint);
+  const { dir, empty, sdk, sdkCommonJs } = await prepareBundles(endpoint);
   const [emptyRun] = samplesInTurns([{ file: `${dir}/empty.js` }]);
   add('empty module', `${kb(empty.bytes)}, load ${emptyRun?.load.toFixed(1)} ms`);
   add(
     'SDK-only baseline (client-dynamodb + lib-dynamodb; first invocation: a client and one GetItem)',
     `${kb(sdk.bytes)} (${kb(sdk.gzip)} gzip)`,
   );
+  const [esm, commonJs] = samplesInTurns([{ file: `${dir}/sdk-only.js` }, { file: `${dir}/sdk-only-cjs.js` }]);
+  if (esm && commonJs) {
+    add(
+      "SDK-only bundled from the SDK's ES module builds (as every function is) vs its CommonJS builds (esbuild's default for Node)",
+      `${kb(sdk.bytes)}, load ${esm.load.toFixed(1)} ms vs ${kb(sdkCommonJs.bytes)}, load ${commonJs.load.toFixed(1)} ms (${signed(pairedDifference(esm.loads, commonJs.loads))})`,
+    );
+  }
   const check = ROUTES.find((route) => route.name === 'check-asset');
   if (check) {
     await bundle(check.entry, `${dir}/${check.name}.js`);
