@@ -6,6 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/public-suffix.ts';
 import { BUNDLING } from './bundling.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
@@ -30,6 +31,13 @@ export type ServiceFunctionProps = {
   /** Files read at run time, relative to the project root; copied into the bundle at the same path. */
   files?: readonly string[];
 };
+
+/**
+ * The files a function reads at run time besides its bundle: its own, and the Public Suffix List,
+ * which every function that canonicalizes content reads on first use (shipped to all: 100 kB of
+ * the zip is cheaper than a list of who needs it that could fall behind the code).
+ */
+export const shippedFiles = (files: readonly string[] = []): string[] => [PUBLIC_SUFFIXES_FILE, ...files];
 
 /** Copies `files` into the bundle so the function finds them where it runs (`/var/task`). */
 const copyFiles = (files: readonly string[]) => ({
@@ -66,7 +74,7 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout ?? Duration.seconds(10),
-    bundling: { ...BUNDLING, ...(props.files?.length ? { commandHooks: copyFiles(props.files) } : {}) },
+    bundling: { ...BUNDLING, commandHooks: copyFiles(shippedFiles(props.files)) },
     environment: {
       SERVICE_NAME: props.settings.serviceName,
       LOG_LEVEL: props.settings.logLevel,

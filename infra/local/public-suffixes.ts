@@ -5,8 +5,7 @@ export const trie = (await import(
   'tldts/dist/es6/src/data/trie.js' as string
 )) as typeof import('tldts/dist/types/src/data/trie.d.ts');
 
-/** Where the compact Public Suffix List that `shared/domain/check/public-suffix.ts` reads is committed. */
-export const PUBLIC_SUFFIXES_FILE = 'shared/domain/check/public-suffixes.json';
+export { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/public-suffix.ts';
 
 const { version } = JSON.parse(readFileSync('node_modules/tldts/package.json', 'utf8')) as { version: string };
 

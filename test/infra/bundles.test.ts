@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/public-suffix.ts';
 
 /** `packages` by name; `copies`, every package directory whose code is in the bundle (two for a name held twice). */
 type BundleContents = { packages: Set<string>; copies: Set<string>; modules: Set<string> };
@@ -69,11 +70,12 @@ describe('the bundle of each route, as deployed', () => {
   );
 
   it.each(ROUTES)(
-    '$name holds neither tldts nor the list eth-phishing-detect ships (read from a file when needed)',
+    '$name holds neither tldts, nor the Public Suffix List, nor the list eth-phishing-detect ships (read from files when needed)',
     async (route) => {
-      const packages = await packagesOf(route.entry);
+      const { packages, modules } = await contentsOf(route.entry);
 
       expect([...packages].filter((name) => ['tldts', 'tldts-core', 'eth-phishing-detect'].includes(name))).toEqual([]);
+      expect(modules.has(PUBLIC_SUFFIXES_FILE)).toBe(false);
     },
     30_000,
   );

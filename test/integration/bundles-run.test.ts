@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedFiles } from '../../infra/api-function.ts';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
 import { ROUTES } from '../../infra/routes.ts';
@@ -32,7 +33,7 @@ const CONTEXT = {
   callbackWaitsForEmptyEventLoop: false,
 };
 
-describe('every route bundled as deployed (minified CJS, the SDK inside)', () => {
+describe('every route bundled as deployed (minified CJS, the SDK inside), with the files it ships', () => {
   let dir: string;
   let table: TestTable;
 
@@ -42,12 +43,16 @@ describe('every route bundled as deployed (minified CJS, the SDK inside)', () =>
     writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
     const [first] = ROUTES;
     if (!first) throw new Error('No routes');
+    // `<route>/index.js`: one directory per function, as `/var/task`, with the files it ships beside the bundle.
     await build({
       ...esbuildOptions(first.entry, join(dir, 'unused.js')),
       outfile: undefined,
       outdir: dir,
-      entryPoints: Object.fromEntries(ROUTES.map((route) => [route.name, route.entry])),
+      entryPoints: Object.fromEntries(ROUTES.map((route) => [`${route.name}/index`, route.entry])),
     });
+    for (const route of ROUTES) {
+      for (const file of shippedFiles(route.files)) cpSync(file, join(dir, route.name, file));
+    }
     table = await createTestTable('bundles');
     const demo = parseFixture(JSON.parse(readFileSync('infra/local/demo.json', 'utf8')));
     await loadFixture(table.db, table.tableName, demo, () => undefined);
@@ -56,20 +61,23 @@ describe('every route bundled as deployed (minified CJS, the SDK inside)', () =>
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each(ROUTES.map((route) => ({ name: route.name, route })))(
-    '$name loads in a fresh Node process and answers its sample event',
+    '$name loads in a fresh Node process in its own directory and answers its sample event',
     ({ route }) => {
-      const script = `const { handler } = require(${JSON.stringify(join(dir, `${route.name}.js`))});
+      const script = `const { handler } = require('./index.js');
         const context = { ...${JSON.stringify(CONTEXT)}, getRemainingTimeInMillis: () => 29000 };
         Promise.resolve(handler(${JSON.stringify(sampleEvent(route))}, context)).then((response) => {
           process.stdout.write('\\n' + JSON.stringify(response));
           process.exit(0);
         });`;
       const run = spawnSync(process.execPath, ['-e', script], {
+        cwd: join(dir, route.name),
         env: {
           ...process.env,
           NODE_OPTIONS: '',
           TABLE_NAME: table.tableName,
           DYNAMODB_ENDPOINT: table.endpoint,
+          // The list snapshots stand in for the S3 bucket; everything else the function reads, it ships.
+          LISTS_DIR: resolve('infra/local/lists'),
         },
         encoding: 'utf8',
         timeout: 60_000,

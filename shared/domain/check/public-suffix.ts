@@ -1,4 +1,14 @@
-import packed from './public-suffixes.json' with { type: 'json' };
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/**
+ * The compact Public Suffix List (`npm run public-suffixes` writes it), relative to the project
+ * root here and to the function's directory in Lambda: every function ships it beside its bundle
+ * (`infra/api-function.ts`) rather than in it, so that no function parses 100 kB of it at load.
+ */
+export const PUBLIC_SUFFIXES_FILE = 'shared/domain/check/public-suffixes.json';
+
+type Packed = { rules: string; exceptions: string };
 
 /**
  * Each node of a trie by its path (`co.uk`, `*.ck`; the root is `''`): 0 a step on the way, 1 an
@@ -88,6 +98,7 @@ let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefine
 /** Decoded on the first lookup, not at load: a route that never looks a suffix up never pays for it. */
 const triesOf = () => {
   if (tries === undefined) {
+    const packed = JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as Packed;
     const exceptions = decode(packed.exceptions);
     tries = { rules: decode(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
   }
