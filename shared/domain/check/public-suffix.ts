@@ -20,9 +20,12 @@ type Suffix = { path: string; flag: number };
 /**
  * `paths`, and its nodes without a wildcard label by the hash of their path: a walk up a host's
  * labels looks each of the host's suffixes up with a hash made label by label, compared in place,
- * with no string made for it (most walks take no wildcard).
+ * with no string made for it (most walks take no wildcard). A top-level label's subtree is decoded
+ * from `text` the first time a host ends in that label (`pending` holds where each one starts):
+ * decoding the whole list took about 20 ms of a function's first request, and a container meets
+ * few of the 1,500 top-level labels.
  */
-type Trie = { paths: Paths; suffixes: Map<number, Suffix[]> };
+type Trie = { paths: Paths; suffixes: Map<number, Suffix[]>; text: string; pending: Map<string, number> };
 
 const WILDCARD_BELOW = 4;
 const ICANN = 1;
@@ -42,25 +45,26 @@ const suffixHash = (text: string): number => {
   return keyOf(hash);
 };
 
-const trieOf = (paths: Paths): Trie => {
-  const suffixes = new Map<number, Suffix[]>();
-  for (const [path, flag] of paths) {
-    if (path === '*' || path.startsWith('*.') || path.includes('.*')) continue;
-    const hash = suffixHash(path);
-    const same = suffixes.get(hash);
-    if (same) same.push({ path, flag });
-    else suffixes.set(hash, [{ path, flag }]);
-  }
-  return { paths, suffixes };
+const addSuffix = (suffixes: Trie['suffixes'], path: string, flag: number): void => {
+  if (path === '*' || path.startsWith('*.') || path.includes('.*')) return;
+  const hash = suffixHash(path);
+  const same = suffixes.get(hash);
+  if (same) same.push({ path, flag });
+  else suffixes.set(hash, [{ path, flag }]);
 };
 
-/** Reads the nested text `infra/local/public-suffixes.ts` writes: flag, label, `(children)`, comma-separated. */
-const decode = (text: string): Trie => {
-  const trie: Paths = new Map();
+/**
+ * Decodes the top-level entry of `trie.text` that starts at `from` (flag, label, `(children)`,
+ * comma-separated, as `infra/local/public-suffixes.ts` writes them) into `paths` and `suffixes`.
+ */
+const decodeEntry = (trie: Trie, from: number): void => {
+  const { text, paths } = trie;
+  const added: string[] = [];
   const parents = [''];
   let last = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = from; i < text.length; ) {
     const code = text.charCodeAt(i);
+    if (code === CHAR.comma && parents.length === 1) break;
     if (code === CHAR.open) parents.push(last);
     else if (code === CHAR.close) parents.pop();
     if (isSyntax(code)) {
@@ -72,16 +76,57 @@ const decode = (text: string): Trie => {
     const label = text.slice(i + 1, end);
     const parent = parents[parents.length - 1] as string;
     last = parent === '' ? label : `${label}.${parent}`;
-    trie.set(last, code - CHAR.zero);
+    paths.set(last, code - CHAR.zero);
+    added.push(last);
     i = end;
   }
-  for (const [path] of trie) {
+  for (const path of added) {
     if (path === '*' || path.startsWith('*.')) {
       const parent = path.slice(2);
-      trie.set(parent, (trie.get(parent) ?? 0) | WILDCARD_BELOW);
+      paths.set(parent, (paths.get(parent) ?? 0) | WILDCARD_BELOW);
     }
   }
-  return trieOf(trie);
+  for (const path of added) addSuffix(trie.suffixes, path, paths.get(path) as number);
+};
+
+/** Where each top-level entry of `text` starts; a top-level `*` (any label) is decoded at once, for the root's flag. */
+const trieOf = (text: string): Trie => {
+  const trie: Trie = { paths: new Map(), suffixes: new Map(), text, pending: new Map() };
+  for (let i = 0; i < text.length; i++) {
+    let end = i + 1;
+    while (end < text.length && !isSyntax(text.charCodeAt(end))) end++;
+    const label = text.slice(i + 1, end);
+    if (label === '*') decodeEntry(trie, i);
+    else trie.pending.set(label, i);
+    for (let depth = 0, j = end; j <= text.length; j++) {
+      const code = text.charCodeAt(j);
+      if (code === CHAR.open) depth++;
+      else if (code === CHAR.close) depth--;
+      else if (j === text.length || (code === CHAR.comma && depth === 0)) {
+        i = j;
+        break;
+      }
+    }
+  }
+  return trie;
+};
+
+/** Decodes the subtree of the top-level label `host` ends in (from `start`) if it is still pending; whether it was. */
+const decodePending = (trie: Trie, host: string, start: number): boolean => {
+  if (trie.pending.size === 0) return false;
+  const label = host.slice(start);
+  const from = trie.pending.get(label);
+  if (from === undefined) return false;
+  trie.pending.delete(label);
+  decodeEntry(trie, from);
+  return true;
+};
+
+/** Every pending entry decoded (the exceptions: a few dozen characters). */
+const decodeAll = (trie: Trie): Trie => {
+  for (const from of trie.pending.values()) decodeEntry(trie, from);
+  trie.pending.clear();
+  return trie;
 };
 
 /**
@@ -99,8 +144,8 @@ let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefine
 const triesOf = () => {
   if (tries === undefined) {
     const packed = JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as Packed;
-    const exceptions = decode(packed.exceptions);
-    tries = { rules: decode(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
+    const exceptions = decodeAll(trieOf(packed.exceptions));
+    tries = { rules: trieOf(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
   }
   return tries;
 };
@@ -149,6 +194,10 @@ const deepestMatch = (trie: Trie, host: string, mask: number): number => {
     let flag: number | undefined;
     if (tail) {
       flag = suffixFlag(trie, host, start, hash);
+      // The first label from the right: its subtree may not be decoded yet.
+      if (flag === undefined && end === host.length && decodePending(trie, host, start)) {
+        flag = suffixFlag(trie, host, start, hash);
+      }
       if (flag !== undefined) pathStart = start;
     } else {
       const exact = `${host.slice(start, end)}.${path}`;
