@@ -261,5 +261,5 @@ export const WORKERS = {
   'ingest-activity': 'functions/activity/ingest.ts',
   'sync-lists': 'functions/check/sync.ts',
   'snapshot-verdicts': 'functions/check/snapshot.ts',
-  'resume-group-removals': 'functions/asset-groups/resume-removals.ts',
+  'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
 } as const;

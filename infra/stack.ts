@@ -8,7 +8,7 @@ import { ActivityIngest } from './activity-ingest.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
-import { GroupRemovals } from './group-removals.ts';
+import { InterruptedWrites } from './interrupted-writes.ts';
 import { apiAccessLog, Observability } from './observability.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
@@ -144,7 +144,7 @@ export class ServiceStack extends Stack {
     });
 
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
-    const removals = new GroupRemovals(this, 'GroupRemovals', { table, settings });
+    const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
 
     const observability = new Observability(this, 'Observability', {
       serviceName: settings.serviceName,
@@ -155,7 +155,7 @@ export class ServiceStack extends Stack {
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
-        'group-removals': removals.function,
+        'interrupted-writes': resumer.function,
       },
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },

@@ -7,6 +7,7 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
+import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
@@ -46,15 +47,16 @@ const main = async () => {
     snapshot().catch((error: unknown) => console.error(`Verdict snapshot failed: ${String(error)}`));
   }, LOCAL.snapshotEveryMs);
   snapshots.unref();
-  // The local stand-in for the scheduled removal function: finishes group deletes left unfinished.
+  // The local stand-in for the scheduled function: rolls back abandoned reports, finishes group deletes left unfinished.
   const groups = assetGroupRepository(db, LOCAL.tableName);
+  const reports = activityRepository(db, LOCAL.tableName);
   let resuming = false;
   const resumer = setInterval(() => {
     if (resuming) return;
     resuming = true;
-    groups
-      .resumeRemovals(Date.now() + RESUME_BUDGET_MS)
-      .catch((error: unknown) => console.error(`Group removals not resumed: ${String(error)}`))
+    rollBackAbandonedReports(reports, new Date().toISOString())
+      .then(() => groups.resumeRemovals(Date.now() + RESUME_BUDGET_MS))
+      .catch((error: unknown) => console.error(`Interrupted writes not resumed: ${String(error)}`))
       .finally(() => {
         resuming = false;
       });

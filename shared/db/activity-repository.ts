@@ -1,10 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEffects, ActivityRecord, CounterDelta, RecordWrite } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
-import { ATTR, activityIndexKeys, key } from './keys.ts';
+import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -214,6 +214,21 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
         names.map((name) => key.claim(name)),
       );
       return new Map(items.map((item) => [byPk.get(item.PK as string) as string, item.holder as string]));
+    },
+
+    async incompleteReports(before, limit) {
+      const { list1 } = ACTIVITY_INDEX;
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: list1.name,
+          KeyConditionExpression: '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: { '#pk': list1.partitionKey, '#sk': list1.sortKey },
+          ExpressionAttributeValues: { ':pk': INCOMPLETE_REPORTS, ':before': before },
+          Limit: limit,
+        }),
+      );
+      return Items.map((item) => ({ organization: item.organization as string, id: item.id as string }));
     },
   };
 };

@@ -162,16 +162,26 @@ export type ActivityPartitions = {
   assetId?: number;
 };
 
+/** The `list1` partition of the reports still being written, by `createdAt`: what the sweeper of abandoned ones reads. */
+export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';
+
 /**
  * The index attributes of an activity record: reports by `createdAt` (all, with a pending
  * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
  * type, takedowns by `updatedAt` and `createdAt`, and threats and takedowns by asset. A
- * deleted record, or a report still being written, is in none of them.
+ * deleted record is in none of them; a report still being written is in none of the listings,
+ * only in one partition of its own, by `createdAt`, that no listing reads.
  */
 export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
-  if (record.deleted || record.incomplete) return {};
+  if (record.deleted) return {};
   const org = orgPk(record.organization);
   const id = idSort(record.id);
+  if (record.incomplete) {
+    const { list1 } = ACTIVITY_INDEX;
+    return record.kind === 'report'
+      ? { [list1.partitionKey]: INCOMPLETE_REPORTS, [list1.sortKey]: `${record.createdAt}#${org}#${id}` }
+      : {};
+  }
   const attributes: Record<string, string> = {};
   const put = (index: ActivityIndex, partition: string, sort: string) => {
     attributes[index.partitionKey] = partition;

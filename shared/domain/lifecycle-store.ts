@@ -22,4 +22,6 @@ export interface LifecycleStore extends ActivityStore {
   commitMany(writes: readonly RecordWrite[], effects: ActivityEffects, guards?: CommitGuards): Promise<CommitOutcome>;
   /** The holders of those claims that are held. */
   claimHolders(names: readonly string[]): Promise<Map<string, string>>;
+  /** Reports still being written that were created before `before` (ISO 8601), oldest first, at most `limit`. */
+  incompleteReports(before: string, limit: number): Promise<{ organization: string; id: string }[]>;
 }

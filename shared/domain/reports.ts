@@ -274,6 +274,34 @@ const checkKeyOf = (proposal: ActivityRecord & { kind: 'threat' }): string => {
 export const ABANDONED_AFTER_MS = 60_000;
 
 /**
+ * Rolls back report `reportId` if it was abandoned: still incomplete, not withdrawn, and created
+ * `ABANDONED_AFTER_MS` or more before `now`. Its written proposals are withdrawn (their claims let
+ * go), then the report. Whether it was rolled back.
+ */
+const rollBackIfAbandoned = async (
+  store: LifecycleStore,
+  orgId: string,
+  reportId: string,
+  now: string,
+): Promise<boolean> => {
+  const report = await store.find({ organization: orgId, kind: 'report', id: reportId });
+  const abandoned =
+    report?.kind === 'report' &&
+    report.incomplete === true &&
+    !report.deleted &&
+    Date.parse(report.createdAt) <= Date.parse(now) - ABANDONED_AFTER_MS;
+  if (!abandoned) return false;
+  const proposals = await Promise.all(
+    (report.proposals ?? []).map(({ id }) => store.find({ organization: orgId, kind: 'threat', id: String(id) })),
+  );
+  const written = proposals.flatMap((proposal) =>
+    proposal?.kind === 'threat' && !proposal.deleted && proposal.reportId === reportId ? [proposal] : [],
+  );
+  await rollBack(store, orgId, report, written);
+  return true;
+};
+
+/**
  * Rolls back the abandoned incomplete reports whose proposals hold any of `holders` (claim name →
  * proposal id). Returns whether one was rolled back, so the claims are read again.
  */
@@ -291,23 +319,26 @@ const recoverAbandoned = async (
   );
   let recovered = false;
   for (const reportId of reportIds) {
-    const report = await store.find({ organization: orgId, kind: 'report', id: reportId });
-    const abandoned =
-      report?.kind === 'report' &&
-      report.incomplete === true &&
-      !report.deleted &&
-      Date.parse(report.createdAt) <= Date.parse(now) - ABANDONED_AFTER_MS;
-    if (!abandoned) continue;
-    const proposals = await Promise.all(
-      (report.proposals ?? []).map(({ id }) => store.find({ organization: orgId, kind: 'threat', id: String(id) })),
-    );
-    const written = proposals.flatMap((proposal) =>
-      proposal?.kind === 'threat' && !proposal.deleted && proposal.reportId === reportId ? [proposal] : [],
-    );
-    await rollBack(store, orgId, report, written);
-    recovered = true;
+    if (await rollBackIfAbandoned(store, orgId, reportId, now)) recovered = true;
   }
   return recovered;
+};
+
+/** Incomplete reports one sweep looks at, oldest first; the next sweep takes the rest. */
+const SWEEP_LIMIT = 50;
+
+/**
+ * The scheduled sweep: rolls back the reports abandoned before `now` (their request ended, a
+ * crash or a timeout between two of their transactions), so that none stays in the table waiting
+ * for a report of one of its contents to find it. Returns how many were rolled back.
+ */
+export const rollBackAbandonedReports = async (store: LifecycleStore, now: string): Promise<number> => {
+  const before = new Date(Date.parse(now) - ABANDONED_AFTER_MS).toISOString();
+  let rolledBack = 0;
+  for (const { organization, id } of await store.incompleteReports(before, SWEEP_LIMIT)) {
+    if (await rollBackIfAbandoned(store, organization, id, now)) rolledBack++;
+  }
+  return rolledBack;
 };
 
 /**

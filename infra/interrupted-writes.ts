@@ -1,0 +1,63 @@
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Construct } from 'constructs';
+import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
+import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
+import { WORKERS } from './routes.ts';
+
+export type InterruptedWritesProps = { table: ITable; settings: FunctionSettings };
+
+/**
+ * Finishes or undoes the multi-step writes their requests left unfinished: a group delete ungroups
+ * what it can in a bounded time and records the rest, and a report of more than 49 assets can be
+ * abandoned between two of its transactions. This function, run every minute, ungroups the rest
+ * in exact steps and rolls the abandoned reports back. A run is given a minute, so two runs rarely
+ * overlap (and overlapping runs are harmless: every step is conditional).
+ */
+export class InterruptedWrites extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, { table, settings }: InterruptedWritesProps) {
+    super(scope, id);
+    this.function = serviceFunction(this, 'Function', {
+      entry: WORKERS['resume-interrupted-writes'],
+      memorySize: 256,
+      timeout: Duration.minutes(1),
+      settings,
+      environment: { TABLE_NAME: table.tableName },
+    });
+    // Group removals: reads them and the group's index partition, ungroups through TransactWriteItems (Update), drops finished
+    // removals. Reports: reads the incomplete ones' partition of `list1`, the report and its proposals, and withdraws them in
+    // transactions (Put, counter Updates, claim Deletes, the verdict log's conditions and reads).
+    grantTable(
+      table,
+      this.function,
+      [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      [INDEX.byGroup.name, ACTIVITY_INDEX.list1.name],
+    );
+    new Schedule(this, 'Schedule', {
+      description: 'Finishes the ungrouping of deleted asset groups and rolls back abandoned reports',
+      schedule: ScheduleExpression.rate(Duration.minutes(1)),
+      // The next run is a minute away and resumes where this one stopped.
+      target: new LambdaInvoke(this.function, { retryAttempts: 0 }),
+    });
+    const stack = Stack.of(this);
+    const functionId = stack.resolve(stack.getLogicalId(this.function.node.defaultChild as CfnElement)) as string;
+    Validations.of(stack).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
+      reason:
+        "The schedule's role may invoke the resuming function's versions and aliases (qualified ARNs), and no other function.",
+    });
+  }
+}
