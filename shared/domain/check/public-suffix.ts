@@ -140,7 +140,7 @@ const lastLabelsOf = ({ paths }: Trie): string[] | undefined =>
     : [...paths.keys()].filter((path) => path !== '' && !path.includes('.'));
 
 let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefined } | undefined;
-/** Decoded on the first lookup, not at load: a route that never looks a suffix up never pays for it. */
+/** Read and indexed on the first lookup, not at load (a route that never looks a suffix up never pays for it); the rules of a top-level label when a host first ends in it. */
 const triesOf = () => {
   if (tries === undefined) {
     const packed = JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as Packed;

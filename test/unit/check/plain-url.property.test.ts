@@ -5,6 +5,18 @@ import { plainUrl } from '../../../shared/domain/check/plain-url.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20261123);
 
+/** Mostly `plain`; one time in seven, `piece` between two optional `plain` parts. */
+const mostlyPlain = (plain: fc.Arbitrary<string>, piece: fc.Arbitrary<string>) =>
+  fc.oneof(
+    { weight: 6, arbitrary: plain },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.option(plain, { nil: '' }), piece, fc.option(plain, { nil: '' }))
+        .map((parts) => parts.join('')),
+    },
+  );
+
 const plainLabel = fc.string({
   unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'.split('')),
   minLength: 1,
@@ -50,15 +62,7 @@ const hostPiece = fc.constantFrom(
   '',
   '.',
 );
-const label = fc.oneof(
-  { weight: 6, arbitrary: plainLabel },
-  {
-    weight: 1,
-    arbitrary: fc
-      .tuple(fc.option(plainLabel, { nil: '' }), hostPiece, fc.option(plainLabel, { nil: '' }))
-      .map((parts) => parts.join('')),
-  },
-);
+const label = mostlyPlain(plainLabel, hostPiece);
 const lastLabel = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('com', 'io', 'co.uk', 'a1', 'x-y', 'z_') },
   { weight: 1, arbitrary: fc.constantFrom('xn--p1ai', '1', '255', '0x1f', '0x', '08', 'Com', '', '.') },
@@ -108,15 +112,7 @@ const pathPiece = fc.constantFrom(
   '?q=a b&x=é',
   '#frag/../x',
 );
-const segment = fc.oneof(
-  { weight: 6, arbitrary: plainSegment },
-  {
-    weight: 1,
-    arbitrary: fc
-      .tuple(fc.option(plainSegment, { nil: '' }), pathPiece, fc.option(plainSegment, { nil: '' }))
-      .map((parts) => parts.join('')),
-  },
-);
+const segment = mostlyPlain(plainSegment, pathPiece);
 const path = fc.array(segment, { maxLength: 4 }).map((segments) => segments.map((part) => `/${part}`).join(''));
 const scheme = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('https://', 'http://') },
