@@ -18,30 +18,33 @@ export abstract class AppError extends Error {
   readonly data: Record<string, unknown> | undefined;
   constructor(message: string, options?: ErrorOptions & { issues?: Issue[]; data?: Record<string, unknown> }) {
     super(message, options);
-    this.name = new.target.name;
     this.issues = options?.issues ?? [];
     this.data = options?.data;
   }
 }
 
-/** The base of the error answered with `code`. */
-const withCode = <C extends ErrorCode>(code: C) =>
+/**
+ * The base of the error answered with `code`. The name is spelled out: the bundles do not keep
+ * class names (see infra/bundling.ts), and logs and stack traces show it.
+ */
+const withCode = <C extends ErrorCode>(code: C, name: string) =>
   class extends AppError {
     readonly code: C = code;
+    override name = name;
   };
 
-export class BadRequestError extends withCode('BAD_REQUEST') {}
-export class UnauthorizedError extends withCode('UNAUTHORIZED') {}
-export class ForbiddenError extends withCode('FORBIDDEN') {}
-export class NotFoundError extends withCode('NOT_FOUND') {}
-export class ConflictError extends withCode('CONFLICT') {}
+export class BadRequestError extends withCode('BAD_REQUEST', 'BadRequestError') {}
+export class UnauthorizedError extends withCode('UNAUTHORIZED', 'UnauthorizedError') {}
+export class ForbiddenError extends withCode('FORBIDDEN', 'ForbiddenError') {}
+export class NotFoundError extends withCode('NOT_FOUND', 'NotFoundError') {}
+export class ConflictError extends withCode('CONFLICT', 'ConflictError') {}
 /** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
-export class GoneError extends withCode('GONE') {}
-export class PayloadTooLargeError extends withCode('PAYLOAD_TOO_LARGE') {}
+export class GoneError extends withCode('GONE', 'GoneError') {}
+export class PayloadTooLargeError extends withCode('PAYLOAD_TOO_LARGE', 'PayloadTooLargeError') {}
 /** A dependency (the table, a bucket) timed out, throttled or could not be reached; the client may retry. */
-export class ServiceUnavailableError extends withCode('SERVICE_UNAVAILABLE') {
+export class ServiceUnavailableError extends withCode('SERVICE_UNAVAILABLE', 'ServiceUnavailableError') {
   /** Seconds a client should wait before retrying (the `Retry-After` header). */
   readonly retryAfterSeconds = 2;
 }
-export class UnprocessableContentError extends withCode('UNPROCESSABLE_CONTENT') {}
-export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS') {}
+export class UnprocessableContentError extends withCode('UNPROCESSABLE_CONTENT', 'UnprocessableContentError') {}
+export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS', 'TooManyRequestsError') {}

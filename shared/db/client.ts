@@ -2,6 +2,7 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { ServiceUnavailableError } from '../errors.ts';
+import { logger } from '../logger.ts';
 
 /**
  * The failure policy of every call to a dependency. One attempt may take `requestTimeoutMs` once
@@ -87,6 +88,19 @@ const failurePolicy =
 
 const POLICY_STEP = { step: 'initialize', priority: 'high', name: 'failurePolicy' } as const;
 
+/**
+ * Where the request handlers' own warnings go (sockets in use at capacity, requests queued): our log,
+ * as JSON lines. Without a logger of its own, a handler takes the client's, which logs nothing.
+ * Per-request details (`info`, `debug`) stay out of the log.
+ */
+const handlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (...content: unknown[]) => logger.warn(content.map(String).join(' ')),
+  error: (...content: unknown[]) => logger.error(content.map(String).join(' ')),
+};
+
 /** The policy in force: the defaults, or the overrides of the local configuration. */
 export const policy = () => {
   const { attemptMs, callBudgetMs } = config.storeTimeouts;
@@ -99,6 +113,7 @@ export const policy = () => {
         requestTimeout: attemptMs ?? FAILURE_POLICY.requestTimeoutMs,
         // Without it the SDK only logs a warning when an attempt runs out of time.
         throwOnRequestTimeout: true,
+        logger: handlerLogger,
       },
     },
   };

@@ -9,10 +9,10 @@ export type NamedItems = Record<string, TransactItem | undefined>;
 
 /** The conditions of these named items failed, and the caller did not declare them retryable (or retries ran out). */
 export class ConditionsFailedError extends Error {
+  override name = 'ConditionsFailedError';
   readonly failed: ReadonlySet<string>;
   constructor(failed: ReadonlySet<string>, options: ErrorOptions) {
     super(`Transaction conditions failed: ${[...failed].join(', ')}`, options);
-    this.name = new.target.name;
     this.failed = failed;
   }
 }

@@ -116,30 +116,35 @@ describe('the source map of a bundle, as deployed', () => {
     return `${run.stdout}${run.stderr}`;
   };
 
-  it('leads a stack trace back to the source file and line, reading the map at the first trace rather than at load', async () => {
-    const { dir, entry } = await bundled("export const fail = (): never => {\n  throw new Error('fails here');\n};\n");
+  it('leads a stack trace back to the source file, line and function name, reading the map at the first trace rather than at load', async () => {
+    const { dir, entry } = await bundled(
+      "const explain = (): never => {\n  throw new Error('fails here');\n};\nexport const fail = (): never => explain();\n",
+    );
 
     const stack = loadThenRun(dir, 'try { m.fail() } catch (e) { console.log(e.stack) }');
     const map = JSON.parse(readFileSync(join(dir, 'index.js.map'), 'utf8')) as { sourcesContent?: unknown };
     rmSync(dir, { recursive: true, force: true });
 
-    expect(stack).toContain(`Error: fails here\n    at Object.fail (${entry}:2:9)`);
+    expect(stack).toContain(`Error: fails here\n    at explain (${entry}:2:9)`);
     expect(map.sourcesContent).toBeUndefined();
   });
 
-  it('gives a logged error its source location and stack', async () => {
+  it('gives a logged error its name, source location and stack', async () => {
     const logger = join(process.cwd(), 'shared/logger.ts');
+    const errors = join(process.cwd(), 'shared/errors.ts');
     const { dir, entry } = await bundled(
-      `import { logger } from ${JSON.stringify(logger)};\nexport const fail = () => {\n  logger.error('failed', { error: new Error('fails here') });\n};\n`,
+      `import { logger } from ${JSON.stringify(logger)};\nimport { NotFoundError } from ${JSON.stringify(errors)};\nexport const fail = () => {\n  logger.error('failed', { error: new NotFoundError('fails here') });\n};\n`,
     );
 
     const output = loadThenRun(dir, 'm.fail()');
     rmSync(dir, { recursive: true, force: true });
     const line = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
-      error?: { location?: string; stack?: string };
+      error?: { name?: string; location?: string; stack?: string };
     };
 
-    expect(line.error?.location).toBe(`${entry}:3`);
-    expect(line.error?.stack).toContain(`(${entry}:3:`);
+    expect(line.error?.name).toBe('NotFoundError');
+    expect(line.error?.location).toBe(`${entry}:4`);
+    expect(line.error?.stack).toMatch(/^NotFoundError: fails here\n {4}at \S+ \(/);
+    expect(line.error?.stack).toContain(`(${entry}:4:`);
   });
 });

@@ -1,0 +1,37 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { NodeHttpHandler } from '@smithy/node-http-handler';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// The logger reads its level when it is created; the other tests keep it silent.
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = 'WARN';
+});
+
+import { createDocumentClient } from '../../../shared/db/client.ts';
+import { captureOutput } from '../../fixtures/output.ts';
+
+const output = captureOutput();
+const table = createServer((_, response) => response.end('{}'));
+
+beforeAll(() => new Promise<void>((resolve) => table.listen(0, '127.0.0.1', resolve)));
+afterAll(() => new Promise<void>((resolve) => table.close(() => resolve())));
+
+describe("the request handler's own warnings", () => {
+  it('come out as JSON log lines rather than into the silent logger of the client', async () => {
+    const { port } = table.address() as AddressInfo;
+    const db = createDocumentClient(`http://127.0.0.1:${port}`);
+    await db.send(new GetCommand({ TableName: 't', Key: { PK: 'a' } }));
+    const handler = db.config.requestHandler as NodeHttpHandler;
+
+    handler.httpHandlerConfigs().logger?.warn('socket usage at capacity=50 and 3 additional requests are enqueued.');
+
+    expect(output.lines()).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'socket usage at capacity=50 and 3 additional requests are enqueued.',
+      }),
+    ]);
+  });
+});
