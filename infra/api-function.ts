@@ -49,8 +49,7 @@ const copyFiles = (files: readonly string[]) => ({
 
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
- * (`BUNDLING`: minified CJS, names kept so error classes survive, a source map read at the first
- * stack trace), with its own log group kept for a month, and a role that may write to that log group and nothing
+ * (`BUNDLING`: minified CJS, a source map read at the first stack trace), with its own log group kept for a month, and a role that may write to that log group and nothing
  * else until a grant adds to it (instead of the managed AWSLambdaBasicExecutionRole, which
  * allows every log group of the account).
  */

@@ -26,7 +26,16 @@ export const BUNDLING = {
   bundleAwsSDK: true,
   mainFields: ['module', 'main'],
   inject: [SOURCE_STACK],
+  // esbuild turns regular expressions with Unicode property escapes into `new RegExp(...)` calls
+  // for Node targets, which run as the bundle loads even when nothing uses them (valibot's emoji
+  // pattern, in every route). Node 24 parses them: they stay literals, and unused ones are dropped.
+  esbuildArgs: { '--supported:regexp-unicode-property-escapes': 'true' },
 } as const satisfies BundlingOptions;
+
+/** `BUNDLING`'s `--supported:<feature>=true` arguments, as esbuild's `supported` option. */
+const supported = Object.fromEntries(
+  Object.entries(BUNDLING.esbuildArgs).map(([arg, value]) => [arg.replace(/^--supported:/, ''), value === 'true']),
+);
 
 /** The esbuild options `NodejsFunction` passes for `BUNDLING`, for measuring and auditing the same bundles. */
 export const esbuildOptions = (entry: string, outfile: string): BuildOptions => ({
@@ -42,5 +51,6 @@ export const esbuildOptions = (entry: string, outfile: string): BuildOptions => 
   keepNames: BUNDLING.keepNames,
   mainFields: [...BUNDLING.mainFields],
   inject: [...BUNDLING.inject],
+  supported,
   logLevel: 'silent',
 });

@@ -91,6 +91,21 @@ describe('the bundle of each route, as deployed', () => {
   );
 });
 
+describe('a bundle, as deployed', () => {
+  it('keeps Unicode property escapes as regular expression literals, so that unused ones are dropped rather than built at load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-regexp-'));
+    const entry = join(dir, 'patterns.ts');
+    writeFileSync(entry, 'const unused = /\\p{Emoji_Presentation}/u;\nexport const upper = /^\\p{Lu}+$/u;\n');
+    const { outputFiles } = await build({ ...esbuildOptions(entry, join(dir, 'index.js')), write: false });
+    rmSync(dir, { recursive: true, force: true });
+    const code = outputFiles?.find((file) => file.path.endsWith('.js'))?.text ?? '';
+
+    expect(code).toContain('/^\\p{Lu}+$/u');
+    expect(code).not.toContain('RegExp(');
+    expect(code).not.toContain('Emoji');
+  });
+});
+
 describe('the source map of a bundle, as deployed', () => {
   /** Bundles `source` as deployed into a fresh directory; the map is moved aside, to be put back by the script run. */
   const bundled = async (source: string) => {
