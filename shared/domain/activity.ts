@@ -30,7 +30,7 @@ export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOC
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
 
-const text = (field: string, max: number) =>
+const text = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
   v.pipe(
     v.string(`${field} is required`),
     v.nonEmpty(`${field} is required`),
@@ -38,14 +38,14 @@ const text = (field: string, max: number) =>
   );
 
 /** Stored and compared as `toISOString()` text, so string order is time order (millisecond precision). */
-const timestamp = (field: string) =>
+const timestamp = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
   v.pipe(
     v.string(`${field} is required`),
     v.check((value) => parseInstant(value) !== undefined, `${field} must be an ISO 8601 date-time with Z or an offset`),
     v.transform((value) => new Date(parseInstant(value) as number).toISOString()),
   );
 
-const slug = (field: string) =>
+const slug = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
   v.pipe(v.string(`${field} is required`), v.regex(SLUG, `${field} must be a lower-case slug`));
 
 const common = {
@@ -64,9 +64,9 @@ const common = {
   deleted: v.optional(v.boolean('deleted must be a boolean'), false),
 };
 
-const optionalText = (field: string, max: number) =>
+const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
   v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} is too long`)));
-const recordNumber = (field: string) =>
+const recordNumber = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.safeInteger(`${field} must be an integer`));
 const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 
@@ -129,39 +129,40 @@ const takedownDetails = {
   assetType: v.optional(assetType),
 };
 
-const variants = v.variant(
-  'kind',
-  [
-    v.object({ ...common, ...reportDetails, kind: v.literal('report') }),
-    v.object({
-      ...common,
-      ...threatDetails,
-      kind: v.literal('threat'),
-      content: v.pipe(text('content', MAX_CONTENT_LENGTH), v.trim(), v.nonEmpty('content is required')),
-      assetType,
-      status: v.picklist(THREAT_STATUSES, `status must be one of ${THREAT_STATUSES.join(', ')}`),
-      watchlisted: v.optional(v.boolean('watchlisted must be a boolean'), false),
-    }),
-    v.object({
-      ...common,
-      ...takedownDetails,
-      kind: v.literal('takedown'),
-      status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
-    }),
-  ],
-  `kind must be one of ${ACTIVITY_KINDS.join(', ')}`,
-);
-
 /**
  * One activity change in the fixture format: the full state of a report, threat or takedown
- * after the change. `updatedAt` defaults to `createdAt`; unknown fields are ignored.
+ * after the change. `updatedAt` defaults to `createdAt`; unknown fields are ignored. Made at its
+ * first parse: the functions that only read records (the lookups, the lists) never build it.
  */
-export const activityChangeSchema = v.pipe(
-  variants,
-  v.transform((change) => ({ ...change, updatedAt: change.updatedAt ?? change.createdAt })),
-  v.check((change) => change.updatedAt >= change.createdAt, 'updatedAt must not be earlier than createdAt'),
-);
-export type ActivityChange = v.InferOutput<typeof activityChangeSchema>;
+const changeSchema = () =>
+  v.pipe(
+    v.variant(
+      'kind',
+      [
+        v.object({ ...common, ...reportDetails, kind: v.literal('report') }),
+        v.object({
+          ...common,
+          ...threatDetails,
+          kind: v.literal('threat'),
+          content: v.pipe(text('content', MAX_CONTENT_LENGTH), v.trim(), v.nonEmpty('content is required')),
+          assetType,
+          status: v.picklist(THREAT_STATUSES, `status must be one of ${THREAT_STATUSES.join(', ')}`),
+          watchlisted: v.optional(v.boolean('watchlisted must be a boolean'), false),
+        }),
+        v.object({
+          ...common,
+          ...takedownDetails,
+          kind: v.literal('takedown'),
+          status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
+        }),
+      ],
+      `kind must be one of ${ACTIVITY_KINDS.join(', ')}`,
+    ),
+    v.transform((change) => ({ ...change, updatedAt: change.updatedAt ?? change.createdAt })),
+    v.check((change) => change.updatedAt >= change.createdAt, 'updatedAt must not be earlier than createdAt'),
+  );
+export type ActivityChange = v.InferOutput<ReturnType<typeof changeSchema>>;
+let activityChangeSchema: ReturnType<typeof changeSchema> | undefined;
 export type ActivityRef = { organization: string; kind: ActivityKind; id: string };
 
 /** A change as applied; `checkKey` is the check-index key its block (and watch) sits under, if it has one. */
@@ -192,6 +193,7 @@ export const describeRef = (ref: ActivityRef): string => `${ref.kind} ${ref.orga
 
 /** Validates and normalizes any input (a parsed SQS body, a fixture entry, CLI JSON). */
 export const parseActivityChange = (input: unknown): ActivityChange => {
+  activityChangeSchema ??= changeSchema();
   const result = v.safeParse(activityChangeSchema, input);
   if (result.success) return result.output;
   const issues = result.issues.map((issue) => {

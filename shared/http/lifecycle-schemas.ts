@@ -11,8 +11,8 @@ import {
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts';
 
-const optionalText = (field: string, max: number) => nullable(boundedText(field, 0, max));
-const id = (field: string) =>
+const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) => nullable(boundedText(field, 0, max));
+const id = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
   v.pipe(
     v.number(`${field} must be a positive integer`),
     v.safeInteger(`${field} must be a positive integer`),
@@ -56,7 +56,7 @@ export const reportBody = v.object(
 
 const required = (field: string, when: string) => `\`${field}\` is required when ${when}`;
 /** The JSON Schema of "`field` is required (and not null) when `on` is `value`". */
-const when = (on: string, value: string | readonly string[], field: string) =>
+const when = /* @__NO_SIDE_EFFECTS__ */ (on: string, value: string | readonly string[], field: string) =>
   // `then` is a JSON Schema keyword here, not a thenable.
   Object.fromEntries([
     ['if', { properties: { [on]: typeof value === 'string' ? { const: value } : { enum: value } }, required: [on] }],
@@ -107,7 +107,7 @@ export const reviewBody = v.pipe(
   ),
 );
 
-const flag = (field: string) =>
+const flag = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
   v.pipe(
     v.picklist(['true', 'false', '1', '0'], `${field} must be true or false`),
     v.transform((text) => text === 'true' || text === '1'),
