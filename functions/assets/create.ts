@@ -2,8 +2,8 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type AssetStore, addAssets } from '../../shared/domain/assets.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
+import { addAssetsBody } from '../../shared/http/asset-schemas.ts';
 import { json } from '../../shared/http/json.ts';
-import { addAssetsBody } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: addAssetsBody };

@@ -3,8 +3,9 @@ import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type AssetStore, updateAsset } from '../../shared/domain/assets.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
+import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { json } from '../../shared/http/json.ts';
-import { assetFields, bodyIdMatches, positiveId } from '../../shared/http/schemas.ts';
+import { bodyIdMatches, positiveId } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { jsonSchemaTwin } from '../../shared/schema-twin.ts';
 

@@ -3,7 +3,7 @@ import { readChangelog } from '../../shared/domain/check/changelog.ts';
 import type { ChangeFeed } from '../../shared/domain/check/verdicts.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { changelogBody } from '../../shared/http/schemas.ts';
+import { changelogBody } from '../../shared/http/verdict-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: changelogBody };

@@ -4,7 +4,7 @@ import type { CursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { verdictListBody } from '../../shared/http/schemas.ts';
+import { verdictListBody } from '../../shared/http/verdict-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: verdictListBody };

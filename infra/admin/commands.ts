@@ -12,7 +12,8 @@ import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.
 import { createGroup } from '../../shared/domain/groups.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
-import { assetFields, groupName } from '../../shared/http/schemas.ts';
+import { assetFields } from '../../shared/http/asset-schemas.ts';
+import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 

@@ -21,8 +21,9 @@ import {
   reviewProposal,
   WATCHLIST_REASONS,
 } from '../../shared/domain/reviews.ts';
+import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
-import { assetFields, groupName, plainString } from '../../shared/http/schemas.ts';
+import { groupName, plainString } from '../../shared/http/schemas.ts';
 
 const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
 const text = (max: number) =>

@@ -1,15 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { EXPORT_STATUSES } from '../domain/check/export.ts';
-import { VERSION_PATTERN } from '../domain/check/verdicts.ts';
-import {
-  MAX_CONTENT_LENGTH,
-  MAX_DESCRIPTION_LENGTH,
-  MAX_NAME_LENGTH,
-  MAX_QUERY_LENGTH,
-  SLUG,
-} from '../domain/limits.ts';
-import { metricsDate } from '../domain/metrics.ts';
+import { MAX_CONTENT_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LENGTH, SLUG } from '../domain/limits.ts';
 import { BadRequestError } from '../errors.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 
@@ -57,49 +48,6 @@ export const groupName = v.pipe(
 );
 
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
-
-const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
-  v.pipe(
-    plainString(`${field} must be a string`, field),
-    v.maxLength(max, `${field} must be at most ${max} characters`),
-  );
-
-/** A group id in a body: a positive integer, or null for "no group". */
-export const bodyGroupId = v.optional(
-  v.nullable(
-    v.pipe(v.number('Invalid group ID'), v.safeInteger('Invalid group ID'), v.minValue(1, 'Invalid group ID')),
-  ),
-);
-
-export const assetFields = {
-  // Absent, like empty, is "Content is required" (a missing key would otherwise get the object's message).
-  content: v.pipe(
-    v.optional(plainString('Content is required', 'content'), ''),
-    v.trim(),
-    v.nonEmpty('Content is required'),
-    v.maxLength(MAX_CONTENT_LENGTH, `content must be at most ${MAX_CONTENT_LENGTH} characters`),
-  ),
-  type: v.pipe(
-    v.nullish(assetType),
-    v.transform((type) => type ?? undefined),
-  ),
-  name: v.optional(optionalText('name', MAX_NAME_LENGTH)),
-  description: v.optional(v.nullable(optionalText('description', MAX_DESCRIPTION_LENGTH))),
-  groupId: bodyGroupId,
-};
-
-/** The body of POST /organization/assets. */
-export const MAX_ASSETS_PER_REQUEST = 1000;
-export const addAssetsBody = v.object(
-  {
-    assets: v.pipe(
-      v.array(v.object(assetFields, 'Each asset must be an object'), 'assets must be an array'),
-      v.minLength(1, 'At least one asset is required'),
-      v.maxLength(MAX_ASSETS_PER_REQUEST, `Maximum ${MAX_ASSETS_PER_REQUEST} assets allowed per request`),
-    ),
-  },
-  'Request body must be an object with an assets array',
-);
 
 /**
  * The optional copy of a path id that documented clients repeat in the body (SPEC-EXTENSIONS §0);
@@ -179,44 +127,4 @@ export const boundedText = /* @__NO_SIDE_EFFECTS__ */ (field: string, min: numbe
 export const organizationSlug = v.pipe(
   v.string('organizationSlug must be a string'),
   v.regex(SLUG, 'organizationSlug must be an organization slug'),
-);
-
-const BULK_PER_PAGE = 'per_page must be an integer between 1 and 10000';
-/** The `per_page` of the verdict feeds clients copy in bulk: a JSON integer from 1 to 10,000. */
-const bulkPerPage = /* @__NO_SIDE_EFFECTS__ */ (fallback: number) =>
-  v.optional(
-    v.pipe(
-      v.number(BULK_PER_PAGE),
-      v.integer(BULK_PER_PAGE),
-      v.minValue(1, BULK_PER_PAGE),
-      v.maxValue(10_000, BULK_PER_PAGE),
-    ),
-    fallback,
-  );
-const VERSION = 'since must be a version from GET /asset/blocklist/version or POST /asset/changelog';
-
-/** The body of POST /asset/changelog. */
-export const changelogBody = v.object(
-  {
-    since: v.pipe(v.string(VERSION), v.regex(VERSION_PATTERN, VERSION)),
-    type: v.optional(assetType),
-    per_page: bulkPerPage(1000),
-    next_page: v.optional(
-      v.pipe(v.string('next_page must be a string'), v.nonEmpty('next_page must not be empty'), v.maxLength(128)),
-    ),
-  },
-  'Request body must be an object with a since version',
-);
-
-/** The body of POST /asset/list: `type` is required, the dates are metrics bounds (read as their UTC day). */
-export const verdictListBody = v.object(
-  {
-    type: assetType,
-    status: v.optional(v.picklist(EXPORT_STATUSES, `status must be one of ${EXPORT_STATUSES.join(', ')}`), 'BLOCKED'),
-    startDate: v.optional(metricsDate),
-    endDate: v.optional(metricsDate),
-    per_page: bulkPerPage(100),
-    next_page: v.optional(cursorToken),
-  },
-  'Request body must be an object with a type',
 );
