@@ -4,7 +4,7 @@ import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
 import { listReports } from '../../shared/domain/lifecycle-views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { reportsQuery } from '../../shared/http/lifecycle-schemas.ts';
+import { reportsQuery } from '../../shared/http/lifecycle-list-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { queryStringParameters: reportsQuery };

@@ -2,7 +2,7 @@ import { type ListDeps, listTakedowns, pagingOf } from '../../shared/domain/life
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { takedownsBody } from '../../shared/http/lifecycle-schemas.ts';
+import { takedownsBody } from '../../shared/http/lifecycle-list-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: takedownsBody };

@@ -4,7 +4,7 @@ import { utcDay } from '../../shared/domain/metrics.ts';
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { threatsBody } from '../../shared/http/lifecycle-schemas.ts';
+import { threatsBody } from '../../shared/http/lifecycle-list-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: threatsBody };

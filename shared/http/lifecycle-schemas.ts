@@ -1,6 +1,4 @@
 import * as v from 'valibot';
-import { TAKEDOWN_STATUSES } from '../domain/activity.ts';
-import { metricsDate } from '../domain/metrics.ts';
 import {
   IMPERSONATION_LABELS,
   REJECT_REASONS,
@@ -9,7 +7,7 @@ import {
   WATCHLIST_REASONS,
 } from '../domain/reviews.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
-import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts';
+import { boundedText, nullable, organizationSlug } from './schemas.ts';
 
 const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) => nullable(boundedText(field, 0, max));
 const id = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
@@ -105,79 +103,4 @@ export const reviewBody = v.pipe(
     (body) => body.watchlistReason !== 'OTHER' || body.note !== undefined,
     required('note', 'the watchlist reason is OTHER'),
   ),
-);
-
-const flag = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
-  v.pipe(
-    v.picklist(['true', 'false', '1', '0'], `${field} must be true or false`),
-    v.transform((text) => text === 'true' || text === '1'),
-  );
-const cursor = v.pipe(v.string(), v.maxLength(4096, 'Invalid next_page cursor'));
-
-/** `GET /organization/reports`. */
-export const reportsQuery = v.object({
-  limit: v.pipe(
-    v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'limit must be an integer between 1 and 100')), '50'),
-    v.transform(Number),
-    v.minValue(1, 'limit must be an integer between 1 and 100'),
-    v.maxValue(100, 'limit must be an integer between 1 and 100'),
-  ),
-  cursor: v.optional(cursor),
-  startDate: v.optional(metricsDate),
-  endDate: v.optional(metricsDate),
-  onlyRejected: v.optional(flag('onlyRejected')),
-  needsCustomerReview: v.optional(flag('needsCustomerReview')),
-});
-
-const perPage = v.optional(
-  v.pipe(
-    v.number('per_page must be an integer between 1 and 100'),
-    v.safeInteger('per_page must be an integer between 1 and 100'),
-    v.minValue(1, 'per_page must be an integer between 1 and 100'),
-    v.maxValue(100, 'per_page must be an integer between 1 and 100'),
-  ),
-  10,
-);
-const sorting = <K extends string>(keys: readonly [K, ...K[]]) =>
-  nullable(
-    v.pipe(
-      v.array(
-        v.object({
-          key: v.picklist(keys, `sorting key must be one of ${keys.join(', ')}`),
-          direction: v.optional(v.picklist(['asc', 'desc'], 'sorting direction must be asc or desc'), 'asc'),
-        }),
-      ),
-      v.maxLength(4, 'sorting holds at most 4 entries'),
-    ),
-  );
-const listFields = {
-  query: nullable(boundedText('query', 0, 256)),
-  startDate: nullable(metricsDate),
-  endDate: nullable(metricsDate),
-  assetType: nullable(v.pipe(v.array(assetType), v.maxLength(20, 'assetType holds at most 20 types'))),
-  organizationSlug: nullable(organizationSlug),
-  per_page: perPage,
-  next_page: nullable(cursor),
-};
-
-/** `POST /threats/list`. */
-export const threatsBody = v.optional(
-  v.object(
-    { ...listFields, sorting: sorting(['id', 'blockedAt', 'content', 'type']) },
-    'Request body must be an object',
-  ),
-  {},
-);
-
-/** `POST /takedowns/list`. */
-export const takedownsBody = v.optional(
-  v.object(
-    {
-      ...listFields,
-      takedownStatus: nullable(v.array(v.picklist(TAKEDOWN_STATUSES, 'Invalid takedown status'))),
-      sorting: sorting(['updatedAt', 'createdAt']),
-    },
-    'Request body must be an object',
-  ),
-  {},
 );
