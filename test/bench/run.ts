@@ -176,7 +176,7 @@ const figure = (size: { bytes: number; gzip: number }, load: number, overSdk: nu
  */
 const benchBundles = async (endpoint: string) => {
   section(
-    'bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source map read at the first stack trace; CPU ms, median of 15 fresh processes, 31 for the routes)',
+    `bundles: cold load and first invocation (esbuild as deployed: minified CJS, SDK bundled, source map read at the first stack trace; CPU ms, median of 15 fresh processes, ${ROUTE_TURNS} for the routes)`,
   );
   add('machine at the start', loadAverage());
   const { dir, empty, sdk, sdkCommonJs } = await prepareBundles(endpoint);
@@ -233,7 +233,9 @@ const benchBundles = async (endpoint: string) => {
 
 /** What Powertools costs at load: each route without it (no-op stand-ins), as deployed, and with the tracer added. */
 const benchPowertools = async (endpoint: string) => {
-  section('Powertools at cold load (same bundling; CPU ms of require, median of 15 fresh processes, in turns)');
+  section(
+    `Powertools at cold load (same bundling; CPU ms of require; a figure is the median of ${ROUTE_TURNS} turn-by-turn differences to the SDK-only bundle)`,
+  );
   add('machine at the start', loadAverage());
   const { dir } = await prepareBundles(endpoint);
   for (const route of ROUTES) {
@@ -248,6 +250,7 @@ const benchPowertools = async (endpoint: string) => {
       ['sdk-only', `${route.name}.before`, route.name, `${route.name}.traced`].map((name) => ({
         file: `${dir}/${name}.js`,
       })),
+      ROUTE_TURNS,
     );
     if (!sdkRun || !beforeRun || !afterRun || !tracedRun) throw new Error(`No samples for ${route.name}`);
     add(
