@@ -9,8 +9,8 @@ const SOURCE_STACK = fileURLToPath(new URL('../shared/source-stack.ts', import.m
  * How every function is bundled by `NodejsFunction` (esbuild, no Docker): minified CJS with the
  * AWS SDK inside, and a source map beside the bundle, which `SOURCE_STACK` reads at the first stack
  * trace rather than Node at load. Function and class names are not kept (`keepNames` sets the name
- * of every function as the bundle loads, which cost about 2 ms of a route's load over the SDK-only
- * bundle's): error classes spell out their names (shared/errors.ts), and stack traces take the
+ * of every function as the bundle loads, which cost 0.3–2.8 ms of a route's load over the SDK-only
+ * bundle's, in paired runs): error classes spell out their names (shared/errors.ts), and stack traces take the
  * source names from the map. The maps carry positions
  * only, not the sources: a stack trace needs no more, and a map without them is a third of the size.
  * Packages are taken from their ES module builds where they have one (`module` before `main`):

@@ -8,5 +8,5 @@ export const TWIN_KEY = 'jsonSchemaTwin';
  * converter cannot read a function, so the API description takes these instead, and a test
  * holds each twin to its check. Place it before any `transform` of the pipe.
  */
-export const jsonSchemaTwin = /* @__NO_SIDE_EFFECTS__ */ <TInput>(keywords: Record<string, unknown>) =>
+export const jsonSchemaTwin = <TInput>(keywords: Record<string, unknown>) =>
   v.metadata<TInput, { readonly [TWIN_KEY]: Record<string, unknown> }>({ [TWIN_KEY]: keywords });

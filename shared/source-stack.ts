@@ -39,8 +39,8 @@ const nameAt = (map: SourceMap, line: number | null, column: number | null): str
  */
 const sourceName = (map: SourceMap, site: NodeJS.CallSite, caller: NodeJS.CallSite | undefined) =>
   nameAt(map, site.getEnclosingLineNumber(), site.getEnclosingColumnNumber()) ??
-  (caller?.getFileName() === site.getFileName()
-    ? nameAt(map, caller?.getLineNumber() ?? null, caller?.getColumnNumber() ?? null)
+  (caller && caller.getFileName() === site.getFileName()
+    ? nameAt(map, caller.getLineNumber(), caller.getColumnNumber())
     : undefined);
 
 /** `o (...)` or `Object.o [as fail] (...)` with the function's bundle name `o` replaced by `name`. */

@@ -30,7 +30,7 @@ export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOC
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
 
-const text = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
+const text = (field: string, max: number) =>
   v.pipe(
     v.string(`${field} is required`),
     v.nonEmpty(`${field} is required`),
@@ -38,14 +38,14 @@ const text = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
   );
 
 /** Stored and compared as `toISOString()` text, so string order is time order (millisecond precision). */
-const timestamp = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+const timestamp = (field: string) =>
   v.pipe(
     v.string(`${field} is required`),
     v.check((value) => parseInstant(value) !== undefined, `${field} must be an ISO 8601 date-time with Z or an offset`),
     v.transform((value) => new Date(parseInstant(value) as number).toISOString()),
   );
 
-const slug = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+const slug = (field: string) =>
   v.pipe(v.string(`${field} is required`), v.regex(SLUG, `${field} must be a lower-case slug`));
 
 const common = () => ({
@@ -64,9 +64,9 @@ const common = () => ({
   deleted: v.optional(v.boolean('deleted must be a boolean'), false),
 });
 
-const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
+const optionalText = (field: string, max: number) =>
   v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} is too long`)));
-const recordNumber = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+const recordNumber = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.safeInteger(`${field} must be an integer`));
 const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 

@@ -7,7 +7,7 @@ import { assetType, plainString } from './schemas.ts';
  * routes that take assets load them.
  */
 
-const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) =>
+const optionalText = (field: string, max: number) =>
   v.pipe(
     plainString(`${field} must be a string`, field),
     v.maxLength(max, `${field} must be at most ${max} characters`),

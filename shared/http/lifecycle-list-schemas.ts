@@ -5,7 +5,7 @@ import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts
 
 /* The queries and bodies of the lifecycle listings; only the listing routes load them. */
 
-const flag = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+const flag = (field: string) =>
   v.pipe(
     v.picklist(['true', 'false', '1', '0'], `${field} must be true or false`),
     v.transform((text) => text === 'true' || text === '1'),

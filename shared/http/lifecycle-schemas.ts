@@ -9,8 +9,8 @@ import {
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import { boundedText, nullable, organizationSlug } from './schemas.ts';
 
-const optionalText = /* @__NO_SIDE_EFFECTS__ */ (field: string, max: number) => nullable(boundedText(field, 0, max));
-const id = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+const optionalText = (field: string, max: number) => nullable(boundedText(field, 0, max));
+const id = (field: string) =>
   v.pipe(
     v.number(`${field} must be a positive integer`),
     v.safeInteger(`${field} must be a positive integer`),
@@ -54,7 +54,7 @@ export const reportBody = v.object(
 
 const required = (field: string, when: string) => `\`${field}\` is required when ${when}`;
 /** The JSON Schema of "`field` is required (and not null) when `on` is `value`". */
-const when = /* @__NO_SIDE_EFFECTS__ */ (on: string, value: string | readonly string[], field: string) =>
+const when = (on: string, value: string | readonly string[], field: string) =>
   // `then` is a JSON Schema keyword here, not a thenable.
   Object.fromEntries([
     ['if', { properties: { [on]: typeof value === 'string' ? { const: value } : { enum: value } }, required: [on] }],

@@ -7,7 +7,7 @@ import { jsonSchemaTwin } from '../schema-twin.ts';
 export { MAX_CONTENT_LENGTH };
 
 /** A path or query id: digits only, a positive safe integer. */
-export const positiveId = /* @__NO_SIDE_EFFECTS__ */ (message: string) =>
+export const positiveId = (message: string) =>
   v.pipe(v.string(message), v.regex(/^[1-9]\d{0,15}$/, message), v.transform(Number), v.safeInteger(message));
 
 /** C0 controls, DEL and (with the `u` flag, which pairs surrogates first) unpaired surrogates. */
@@ -19,7 +19,7 @@ const NOT_PLAIN = /[\u0000-\u001f\u007f\p{Cs}]/u;
  * (checked on the input as sent, before any trim). The twin sits in `allOf`, so the pattern of an
  * outer pipe (a length rule) does not replace it in the API description.
  */
-export const plainString = /* @__NO_SIDE_EFFECTS__ */ (message: string, field: string) =>
+export const plainString = (message: string, field: string) =>
   v.pipe(
     v.string(message),
     v.check((text) => !NOT_PLAIN.test(text), `${field} must not contain control characters or unpaired surrogates`),
@@ -29,7 +29,7 @@ export const plainString = /* @__NO_SIDE_EFFECTS__ */ (message: string, field: s
 export const MAX_SLUG_LENGTH = 64;
 
 /** An organization or brand slug, bounded before it becomes part of a key. */
-export const slug = /* @__NO_SIDE_EFFECTS__ */ (field: string) =>
+export const slug = (field: string) =>
   v.pipe(
     plainString(`${field} must be a string`, field),
     v.nonEmpty(`${field} must not be empty`),
@@ -62,7 +62,7 @@ export const bodyIdMatches = (name: 'assetId' | 'groupId', pathId: number, body:
 };
 
 /** A `per_page` query parameter: an integer from 1 to `max`, `fallback` when absent. */
-export const perPage = /* @__NO_SIDE_EFFECTS__ */ (max: number, fallback: number) => {
+export const perPage = (max: number, fallback: number) => {
   const message = `per_page must be an integer between 1 and ${max}`;
   return v.optional(
     v.pipe(
@@ -92,7 +92,7 @@ export const checkContent = v.pipe(
 );
 
 /** An optional field that clients may also send as `null`; both arrive as `undefined`. */
-export const nullable = /* @__NO_SIDE_EFFECTS__ */ <S extends v.GenericSchema>(schema: S) =>
+export const nullable = <S extends v.GenericSchema>(schema: S) =>
   v.pipe(
     v.nullish(schema),
     v.transform((value) => value ?? undefined),
@@ -114,7 +114,7 @@ export const searchQuery = v.pipe(
 );
 
 /** A string field with a length bound and no control characters but tab, line feed and carriage return. */
-export const boundedText = /* @__NO_SIDE_EFFECTS__ */ (field: string, min: number, max: number) =>
+export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
     // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.

@@ -8,7 +8,7 @@ import { assetType, cursorToken } from './schemas.ts';
 
 const BULK_PER_PAGE = 'per_page must be an integer between 1 and 10000';
 /** The `per_page` of the verdict feeds clients copy in bulk: a JSON integer from 1 to 10,000. */
-const bulkPerPage = /* @__NO_SIDE_EFFECTS__ */ (fallback: number) =>
+const bulkPerPage = (fallback: number) =>
   v.optional(
     v.pipe(
       v.number(BULK_PER_PAGE),
