@@ -56,6 +56,10 @@ export const config = {
   get routeName(): string | undefined {
     return optional('ROUTE_NAME');
   },
+  /** The area (deployment stack) of the route a function serves: the `area` dimension of its endpoint figures. */
+  get routeArea(): string | undefined {
+    return optional('ROUTE_AREA');
+  },
   /** Required by every function that touches the table; the list sync does not. */
   get tableName(): string {
     return required('TABLE_NAME');

@@ -23,6 +23,24 @@ export const METRIC = {
   /** List sync, per successfully synced list (dimension `source`): its entries and the age of its content. */
   listEntries: 'ListEntries',
   listAge: 'ListAge',
+  /** Per endpoint: responses that were 429 (a rate limit answered for the caller). */
+  rateLimited: 'RateLimited',
+  /** Transactions cancelled because another transaction touched one of their items (each attempt). */
+  transactionConflicts: 'TransactionConflicts',
+  /** Verdict replicas (check routes): seconds since the replica last caught up with the verdict log, the maximum seen. */
+  replicaAge: 'ReplicaAge',
+  /** The verdict snapshot job: one per snapshot stored; none for an hour means the snapshots are stale. */
+  snapshotsStored: 'SnapshotsStored',
 } as const;
 
-export const DIMENSION = { service: 'service', route: 'route', status: 'status', source: 'source' } as const;
+/**
+ * `area` groups the routes of one deployment stack (the route table's area): endpoint figures are
+ * also published per area, which the area's alarms read at a constant cost per area.
+ */
+export const DIMENSION = {
+  service: 'service',
+  route: 'route',
+  area: 'area',
+  status: 'status',
+  source: 'source',
+} as const;
