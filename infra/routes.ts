@@ -11,12 +11,21 @@ export const BASE_PATH = '/v2';
 /** Every base a route answers under, same handler: clients also build `<host>/api/v2/...` (SPEC-EXTENSIONS §0). */
 export const BASE_PATHS = [BASE_PATH, '/api/v2'] as const;
 
+/**
+ * The areas of the API. Each is deployed as a stack of its own (nested in the service stack), so
+ * the CloudFormation resource limit applies per area, and its alarms watch its routes together.
+ */
+export const AREAS = ['allowlist', 'check', 'lookups', 'lifecycle', 'insights', 'pages'] as const;
+export type Area = (typeof AREAS)[number];
+
 export type Route = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Relative to the `/v2` base; `{name}` segments become path parameters. */
   path: string;
   /** Stable function id, also the name `npm run invoke` takes. */
   name: string;
+  /** The stack the route is deployed in; moving a route to another area replaces its function. */
+  area: Area;
   /** Handler module, relative to the project root; it exports `handler`. */
   entry: string;
   /** What the function may do to the table (least privilege); `none` gets no table at all. */
@@ -47,6 +56,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/organization/asset-groups',
     name: 'list-asset-groups',
+    area: 'allowlist',
     entry: 'functions/asset-groups/list.ts',
     access: 'read',
   },
@@ -54,6 +64,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/organization/asset-groups',
     name: 'create-asset-group',
+    area: 'allowlist',
     entry: 'functions/asset-groups/create.ts',
     access: 'write',
   },
@@ -61,6 +72,7 @@ export const ROUTES: readonly Route[] = [
     method: 'PATCH',
     path: '/organization/asset-groups/{groupId}',
     name: 'update-asset-group',
+    area: 'allowlist',
     entry: 'functions/asset-groups/update.ts',
     access: 'write',
   },
@@ -68,6 +80,7 @@ export const ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: '/organization/asset-groups/{groupId}',
     name: 'delete-asset-group',
+    area: 'allowlist',
     entry: 'functions/asset-groups/delete.ts',
     access: 'write',
     indexes: [INDEX.byGroup.name],
@@ -76,6 +89,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/organization/assets',
     name: 'list-assets',
+    area: 'allowlist',
     entry: 'functions/assets/list.ts',
     access: 'read',
     indexes: Object.values(INDEX).map((index) => index.name),
@@ -85,6 +99,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/organization/assets',
     name: 'create-assets',
+    area: 'allowlist',
     entry: 'functions/assets/create.ts',
     access: 'write',
   },
@@ -92,6 +107,7 @@ export const ROUTES: readonly Route[] = [
     method: 'PATCH',
     path: '/organization/assets/{assetId}',
     name: 'update-asset',
+    area: 'allowlist',
     entry: 'functions/assets/update.ts',
     access: 'write',
   },
@@ -99,6 +115,7 @@ export const ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: '/organization/assets/{assetId}',
     name: 'delete-asset',
+    area: 'allowlist',
     entry: 'functions/assets/delete.ts',
     access: 'write',
   },
@@ -106,6 +123,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/organization/metrics',
     name: 'get-metrics',
+    area: 'insights',
     entry: 'functions/metrics/get.ts',
     access: 'read',
   },
@@ -113,6 +131,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/public/getOrganizationMetrics',
     name: 'get-public-metrics',
+    area: 'insights',
     entry: 'functions/metrics/public.ts',
     access: 'read',
   },
@@ -120,6 +139,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/asset/check',
     name: 'check-asset',
+    area: 'check',
     entry: 'functions/check/check.ts',
     access: 'read',
     memorySize: 1024,
@@ -131,6 +151,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/asset/blocklist/version',
     name: 'get-blocklist-version',
+    area: 'check',
     entry: 'functions/check/blocklist-version.ts',
     access: 'read',
     memorySize: 1024,
@@ -140,6 +161,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/asset/changelog',
     name: 'get-changelog',
+    area: 'check',
     entry: 'functions/check/changelog.ts',
     access: 'read',
   },
@@ -147,6 +169,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/asset/list',
     name: 'list-verdicts',
+    area: 'lookups',
     entry: 'functions/lookups/list.ts',
     access: 'read',
     indexes: [EXPORT_INDEX.name],
@@ -156,6 +179,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/openapi.json',
     name: 'get-openapi',
+    area: 'pages',
     entry: 'functions/pages/openapi.ts',
     access: 'none',
     public: true,
@@ -164,6 +188,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/docs',
     name: 'get-docs-page',
+    area: 'pages',
     entry: 'functions/pages/docs.ts',
     access: 'none',
     public: true,
@@ -173,6 +198,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/dashboard',
     name: 'get-dashboard-page',
+    area: 'pages',
     entry: 'functions/pages/dashboard.ts',
     access: 'none',
     public: true,
@@ -182,6 +208,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/static/{file}',
     name: 'get-static-file',
+    area: 'pages',
     entry: 'functions/pages/static.ts',
     access: 'none',
     public: true,
@@ -192,6 +219,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/report/create',
     name: 'create-report',
+    area: 'lifecycle',
     entry: 'functions/reports/create.ts',
     access: 'write',
   },
@@ -199,6 +227,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/organization/reports',
     name: 'list-reports',
+    area: 'lifecycle',
     entry: 'functions/reports/list.ts',
     access: 'read',
     indexes: LIFECYCLE_LISTS,
@@ -208,6 +237,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/organization/proposals/{proposalId}/review',
     name: 'review-proposal',
+    area: 'lifecycle',
     entry: 'functions/proposals/review.ts',
     access: 'write',
   },
@@ -215,6 +245,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/threats/list',
     name: 'list-threats',
+    area: 'lifecycle',
     entry: 'functions/threats/list.ts',
     access: 'read',
     indexes: LIFECYCLE_LISTS,
@@ -224,6 +255,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/takedowns/list',
     name: 'list-takedowns',
+    area: 'lifecycle',
     entry: 'functions/takedowns/list.ts',
     access: 'read',
     indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.list2.name],
@@ -233,6 +265,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/organization/brands',
     name: 'list-brands',
+    area: 'lifecycle',
     entry: 'functions/brands/list.ts',
     access: 'read',
   },
@@ -240,6 +273,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/asset/details',
     name: 'asset-details',
+    area: 'lookups',
     entry: 'functions/lookups/details.ts',
     access: 'read',
     readsCheckLists: true,
@@ -250,6 +284,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/asset/search',
     name: 'search-asset',
+    area: 'lookups',
     entry: 'functions/lookups/search.ts',
     access: 'read',
     indexes: [ACTIVITY_INDEX.byAsset.name],
