@@ -69,7 +69,7 @@ describe('the OpenAPI description', () => {
   it('fails to build, naming the route, when a route has no description', async () => {
     const route = { method: 'GET', path: '/x', name: 'undescribed', entry: 'functions/pages/openapi.ts' } as const;
 
-    await expect(buildDocument([{ ...route, access: 'none', public: true }])).rejects.toThrow(
+    await expect(buildDocument([{ ...route, area: 'pages', access: 'none', public: true }])).rejects.toThrow(
       'undescribed: no description in infra/openapi/operations.ts',
     );
   });
