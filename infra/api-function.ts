@@ -1,8 +1,15 @@
 import { dirname } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Effect, type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -30,6 +37,11 @@ export type ServiceFunctionProps = {
   timeout?: Duration;
   /** Files read at run time, relative to the project root; copied into the bundle at the same path. */
   files?: readonly string[];
+  /**
+   * Traced only when the caller's request is sampled (PassThrough) even where the stage traces
+   * actively: for the routes called per visited URL, whose traces would cost more than the request.
+   */
+  untraced?: boolean;
 };
 
 /**
@@ -57,6 +69,7 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
   const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
   const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   logGroup.grantWrite(role);
+  // Both modes write segments (PassThrough when the caller's request is sampled).
   if (props.settings.tracing) {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -79,20 +92,29 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
       LOG_LEVEL: props.settings.logLevel,
       ...props.environment,
     },
-    tracing: props.settings.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+    tracing: !props.settings.tracing ? Tracing.DISABLED : props.untraced ? Tracing.PASS_THROUGH : Tracing.ACTIVE,
     role,
     logGroup,
+    // JSON lines with a level, so that Lambda drops its own START, END and REPORT lines (INFO) and
+    // keeps its warnings; the function's own lines (Powertools JSON, EMF as INFO) pass at INFO, or
+    // DEBUG when the function logs at DEBUG.
+    loggingFormat: LoggingFormat.JSON,
+    systemLogLevelV2: SystemLogLevel.WARN,
+    applicationLogLevelV2: props.settings.logLevel === 'DEBUG' ? ApplicationLogLevel.DEBUG : ApplicationLogLevel.INFO,
   });
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-const WRITE_ACTIONS = [
+export const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
+
+/** Partitions only the operator's tools write: API keys, users and memberships, organizations and brands. */
+export const OPERATOR_PARTITIONS = ['KEY#*', 'USER#*', 'ORGANIZATION#*'] as const;
 
 /**
  * Table actions on the table and on the named indexes only; `table.grant*` would add every
@@ -112,28 +134,59 @@ export const grantTable = (
   );
 };
 
+/**
+ * Item-level least privilege: writes (inside transactions too) to the partitions whose keys match
+ * `partitions` (IAM patterns of the partition key, e.g. `ORG#*`), and an explicit deny on the
+ * operator's partitions whatever else is granted. A function with nothing to write gets only the deny.
+ */
+export const grantTableWrites = (table: ITable, grantee: IGrantable, partitions: readonly string[]): void => {
+  const principal = grantee.grantPrincipal;
+  if (partitions.length > 0) {
+    principal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: WRITE_ACTIONS,
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+      }),
+    );
+  }
+  principal.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: WRITE_ACTIONS,
+      resources: [table.tableArn],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...OPERATOR_PARTITIONS] } },
+    }),
+  );
+};
+
 export type ApiFunctionProps = ServiceFunctionProps & {
   table: ITable;
   access: 'read' | 'write' | 'none';
   /** The table indexes the function queries. */
   indexes?: readonly string[];
+  /** The partitions (IAM patterns of the partition key) a `write` function writes. */
+  writes?: readonly string[];
+  /** The `area` dimension of the function's endpoint figures, which its area's alarms read. */
+  area: string;
 };
 
-/** A route's function, granted read or read-write on the table and the indexes it queries, nothing wider. */
+/** A route's function, granted reads on the table and the indexes it queries, and writes to its own partitions, nothing wider. */
 export class ApiFunction extends Construct {
   readonly fn: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
-    // ROUTE_NAME: the `route` dimension of the function's endpoint metrics, which the alarms read.
+    // ROUTE_NAME and ROUTE_AREA: the `route` and `area` dimensions of the function's endpoint metrics, which the alarms read.
     const environment = {
       ROUTE_NAME: id,
+      ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });
     if (props.access === 'none') return;
-    const actions = props.access === 'write' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
-    grantTable(props.table, this.fn, actions, props.indexes);
+    grantTable(props.table, this.fn, READ_ACTIONS, props.indexes);
+    grantTableWrites(props.table, this.fn, props.access === 'write' ? (props.writes ?? []) : []);
   }
 }

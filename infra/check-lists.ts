@@ -68,7 +68,7 @@ export class CheckLists extends Construct {
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        'The bucket holds copies of public lists, written only by the sync function, which logs every snapshot it stores; server access logs would add a log bucket and record nothing an operator acts on.',
+        "The bucket holds copies of public lists (lists/, written by the sync function) and snapshots of the service's own verdicts (verdicts/, written by the snapshot function), each writer granted its prefix only and logging every object it stores; nothing else writes to it and nobody outside the stack reads it. Server access logs would add a log bucket recording only these functions' own requests.",
     });
 
     everyFiveMinutes(this, 'SyncSchedule', this.syncFunction, 'Refreshes the asset check lists');

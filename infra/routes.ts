@@ -15,7 +15,20 @@ export const BASE_PATHS = [BASE_PATH, '/api/v2'] as const;
  * The areas of the API. Each is deployed as a stack of its own (nested in the service stack), so
  * the CloudFormation resource limit applies per area, and its alarms watch its routes together.
  */
-export const AREAS = ['allowlist', 'check', 'lookups', 'lifecycle', 'insights', 'pages'] as const;
+export const AREAS = [
+  'allowlist',
+  'check',
+  'lookups',
+  'lifecycle',
+  'insights',
+  'pages',
+  // Areas of the published API still to be served; an area with no route deploys nothing.
+  'blocklist',
+  'webhooks',
+  'intake',
+  'detections',
+  'account',
+] as const;
 export type Area = (typeof AREAS)[number];
 
 export type Route = {
@@ -44,6 +57,10 @@ export type Route = {
   readsCursorKey?: boolean;
   /** Keeps a replica of the service's verdicts: reads their snapshots. */
   readsVerdicts?: boolean;
+  /** The table partitions (IAM patterns of the partition key) a `write` route writes; nothing else is granted. */
+  writes?: readonly string[];
+  /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
+  untraced?: boolean;
 };
 
 /** The four sparse listing indexes of the threat lifecycle (reports, threats, takedowns). */
@@ -146,6 +163,7 @@ export const ROUTES: readonly Route[] = [
     readsCheckLists: true,
     files: [SHIPPED_ETH_LIST],
     readsVerdicts: true,
+    untraced: true,
   },
   {
     method: 'GET',
@@ -156,6 +174,7 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     memorySize: 1024,
     readsVerdicts: true,
+    untraced: true,
   },
   {
     method: 'POST',

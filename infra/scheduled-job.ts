@@ -1,16 +1,25 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, Stack, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 
 /** The CloudFormation logical id of a construct's resource, as cdk-nag names it in a finding. */
 export const logicalId = (construct: Construct): string => {
   const stack = Stack.of(construct);
   return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
 };
+
+/**
+ * How cdk-nag names the ARN of `construct`'s resource in a finding on `consumer`: by its logical id
+ * in the same stack, or, in a nested stack, by the parameter CDK passes the ARN in.
+ */
+const arnName = (construct: Construct, consumer: IConstruct): string =>
+  Stack.of(construct) === Stack.of(consumer)
+    ? `${logicalId(construct)}.Arn`
+    : `referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn`;
 
 /**
  * Runs `fn` every 5 minutes, without retries: the next run is never far, and what the job keeps
@@ -47,7 +56,7 @@ export const grantPrefixRead = (bucket: IBucket, prefix: string, grantee: IGrant
   principal.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
   if (!Construct.isConstruct(principal)) return;
   Validations.of(principal).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${logicalId(bucket as unknown as Construct)}.Arn>/${prefix}*]`,
+    id: `AwsSolutions-IAM5[Resource::<${arnName(bucket as unknown as Construct, principal)}>/${prefix}*]`,
     reason: `${why}; the grant covers the ${prefix} prefix only.`,
   });
 };

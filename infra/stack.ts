@@ -1,16 +1,19 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { CorsHttpMethod, HttpApi, HttpStage, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, BillingMode, type ITable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { ActivityIngest } from './activity-ingest.ts';
-import { ApiFunction, type FunctionSettings } from './api-function.ts';
+import type { FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
 import { InterruptedWrites } from './interrupted-writes.ts';
-import { apiAccessLog, Observability } from './observability.ts';
-import { BASE_PATH, BASE_PATHS, ROUTES } from './routes.ts';
+import { apiAccessLog, apiAccessLogGroup, Observability } from './observability.ts';
+import { RouteArea } from './route-area.ts';
+import { AREAS, BASE_PATH, ROUTES, type Route } from './routes.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 import { VerdictSnapshots } from './verdict-snapshots.ts';
 
@@ -22,21 +25,49 @@ export type ServiceStackProps = StackProps & {
   checkLists?: CheckListsProps['lists'];
   /** Origins a browser page may call the API from (default `*`). */
   corsOrigins?: readonly string[];
-  /** Subscribed to the alarm topic. */
+  /** Subscribed to the stack's alarm topic. */
   alarmEmail?: string;
-  /** Active X-Ray tracing of every function (default: on outside dev stages). */
+  /** An existing SNS topic the alarms notify instead of a topic of the stack's own. */
+  alarmTopicArn?: string;
+  /** Active X-Ray tracing of the functions (default: on outside dev stages); the check class is traced only when sampled upstream. */
   tracing?: boolean;
   /** Functions' log level (default INFO). */
   logLevel?: string;
+  /**
+   * An existing table the stack uses instead of its own: a table restored from a point-in-time
+   * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
+   */
+  tableName?: string;
+  /** The route table (default: infra/routes.ts); tests pass a larger one. */
+  routes?: readonly Route[];
 };
-
-/** An endpoint whose p99 latency stays above this for 15 minutes alarms. */
-const P99_LATENCY_MS = 1000;
 
 export const isDevStage = (stage: string) => stage === 'dev' || stage.startsWith('dev-');
 
+/** A setting a stage cannot deploy without; the message names it, and `cdk synth` prints that one line. */
+export class StackSettingError extends Error {
+  override name = 'StackSettingError';
+}
+
+/**
+ * Alarms must reach someone outside dev stages: the message names the settings that give them a
+ * destination. Checked before anything is built, so synth stops at once.
+ */
+export const checkAlarmDestination = (props: Pick<ServiceStackProps, 'stage' | 'alarmEmail' | 'alarmTopicArn'>) => {
+  if (isDevStage(props.stage) || props.alarmEmail || props.alarmTopicArn) return;
+  throw new StackSettingError(
+    `Stage ${props.stage} has no alarm destination: set -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>`,
+  );
+};
+
+/** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
+const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
+/** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
+export const ALIAS_STAGE = 'api';
+
 export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    checkAlarmDestination(props);
     super(scope, id, props);
     const dev = isDevStage(props.stage);
     const settings: FunctionSettings = {
@@ -45,23 +76,7 @@ export class ServiceStack extends Stack {
       serviceName: `asset-protection-${props.stage}`,
     };
 
-    const table = new Table(this, 'Table', {
-      partitionKey: { name: TABLE_DEFINITION.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: TABLE_DEFINITION.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: !dev,
-      removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-      timeToLiveAttribute: TABLE_DEFINITION.timeToLiveAttribute,
-    });
-    for (const index of TABLE_DEFINITION.indexes) {
-      table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
-      });
-    }
+    const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);
 
     // A key set {"current": "<version>", "<version>": "<key>", …}: rotating adds a version and
     // makes it current; cursors sealed with a version open while that version stays in the set.
@@ -93,80 +108,97 @@ export class ServiceStack extends Stack {
         maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });
-    new HttpStage(this, 'DefaultStage', {
-      httpApi: api,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 1000, burstLimit: 2000 },
-      accessLogSettings: apiAccessLog(this, 'ApiAccessLogs', dev),
-    });
-    Validations.of(api).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Every route authenticates inside its function (x-api-key looked up by hash, organization and scope checked per route, 401/403 bodies of the spec); the public metrics route is public by specification. HTTP APIs have no API-key authorizer.',
-    });
+    const accessLogs = apiAccessLogGroup(this, 'ApiAccessLogs', dev);
+    const accessLogSettings = apiAccessLog(accessLogs, settings.serviceName);
+    const throttle = props.throttle ?? STAGE_THROTTLE;
+    // Routes are `/v2/...`: the default stage serves them at `/v2`, the alias stage at `/api/v2`,
+    // one stage for every route instead of a second route, integration and permission per route.
+    const stages = ['$default', ALIAS_STAGE].map(
+      (stageName) =>
+        new HttpStage(this, stageName === '$default' ? 'DefaultStage' : 'AliasStage', {
+          httpApi: api,
+          stageName,
+          autoDeploy: true,
+          throttle,
+          accessLogSettings,
+        }),
+    );
 
     const lists = new CheckLists(this, 'CheckLists', {
       settings,
       removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       ...(props.checkLists ? { lists: props.checkLists } : {}),
     });
-
     const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
-
-    const endpoints = ROUTES.map((route) => {
-      const { fn } = new ApiFunction(this, route.name, {
-        entry: route.entry,
-        settings,
-        table,
-        access: route.access,
-        indexes: route.indexes,
-        memorySize: route.memorySize,
-        files: route.files,
-        environment: {
-          // The key set is read at run time (cached), so no key is in the function's configuration.
-          ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: cursorSecret.secretArn } : {}),
-          ...(route.readsCheckLists ? { LISTS_BUCKET: lists.bucket.bucketName } : {}),
-          ...(route.readsVerdicts ? { VERDICTS_BUCKET: lists.bucket.bucketName } : {}),
-        },
-      });
-      if (route.readsVerdicts) {
-        verdictSnapshots.grantReadSnapshots(fn);
-        verdictSnapshots.runsBefore(fn);
-      }
-      if (route.readsCursorKey) cursorSecret.grantRead(fn);
-      if (route.readsCheckLists) lists.grantReadLists(fn);
-      const integration = new HttpLambdaIntegration(`${route.name}-integration`, fn);
-      for (const base of BASE_PATHS) {
-        api.addRoutes({ path: `${base}${route.path}`, methods: [HttpMethod[route.method]], integration });
-      }
-      return { name: route.name, fn, p99LatencyMs: P99_LATENCY_MS };
-    });
-
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
     const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
 
+    const topic: ITopic = props.alarmTopicArn
+      ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
+      : new Topic(this, 'AlarmTopic', { displayName: `${settings.serviceName} alarms`, enforceSSL: true });
+    if (props.alarmEmail) topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const alarmAction = new SnsAction(topic);
+
+    const routes = props.routes ?? ROUTES;
+    const areas = AREAS.filter((area) => routes.some((route) => route.area === area));
+    for (const area of areas) {
+      new RouteArea(this, `${area.charAt(0).toUpperCase()}${area.slice(1)}Routes`, {
+        area,
+        routes: routes.filter((route) => route.area === area),
+        settings,
+        api,
+        table,
+        cursorSecret,
+        bucket: { name: lists.bucket.bucketName, grantReadLists: (grantee) => lists.grantReadLists(grantee) },
+        verdictSnapshots,
+        alarmAction,
+      });
+    }
+
     const observability = new Observability(this, 'Observability', {
       serviceName: settings.serviceName,
-      alarmEmail: props.alarmEmail,
-      endpoints,
-      functions: {
-        ...Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, endpoint.fn])),
+      alarmAction,
+      areas,
+      api: { id: api.apiId, stages: stages.map((stage) => stage.stageName), accessLogs },
+      workers: {
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
         'interrupted-writes': resumer.function,
       },
+      queue: ingest.queue,
       deadLetterQueue: ingest.deadLetterQueue,
       listSync: { fn: lists.syncFunction, sources: lists.sources },
       table,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.apiEndpoint}${BASE_PATH}` });
+    new CfnOutput(this, 'ApiAliasUrl', { value: `${api.apiEndpoint}/${ALIAS_STAGE}${BASE_PATH}` });
     new CfnOutput(this, 'ActivityQueueUrl', { value: ingest.queue.queueUrl });
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    new CfnOutput(this, 'AlarmTopicArn', { value: observability.topic.topicArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: observability.dashboard.dashboardName });
+  }
+
+  #table(dev: boolean): ITable {
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_DEFINITION.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_DEFINITION.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: !dev,
+      removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      timeToLiveAttribute: TABLE_DEFINITION.timeToLiveAttribute,
+    });
+    for (const index of TABLE_DEFINITION.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
   }
 }

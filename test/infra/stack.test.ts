@@ -1,39 +1,93 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { spawnSync } from 'node:child_process';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../../infra/routes.ts';
-import { ServiceStack } from '../../infra/stack.ts';
+import { MAX_ROUTES_PER_AREA } from '../../infra/route-area.ts';
+import { AREAS, ROUTES, type Route } from '../../infra/routes.ts';
+import { ServiceStack, StackSettingError } from '../../infra/stack.ts';
 import { TABLE_DEFINITION } from '../../infra/table-definition.ts';
+import { synthService } from '../fixtures/stack.ts';
 
-const cdkContext = JSON.parse(readFileSync('cdk.json', 'utf8')).context as Record<string, unknown>;
+const prod = synthService('prod');
+const dev = synthService('dev');
 
-/** Synthesizes with cdk.json's context, as `cdk synth` does; bundling is skipped (it is exercised by `cdk synth`). */
-const synth = (stage: string) => {
-  const app = new App({ context: { ...cdkContext, stage, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new ServiceStack(app, `Test-${stage}`, { stage }));
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
+const resources = (templates: readonly Template[], type: string) =>
+  templates.flatMap((template) => Object.entries(template.findResources(type)) as [string, Resource][]);
+const count = (template: Template) => Object.keys(template.toJSON().Resources ?? {}).length;
+const routeId = (route: Route) => route.name.replaceAll('-', '');
+const policyOf = (templates: readonly Template[], route: Route) =>
+  resources(templates, 'AWS::IAM::Policy').find(([id]) => id.startsWith(`${routeId(route)}FunctionRole`))?.[1];
+
+/**
+ * The route table padded to 120 routes, the heaviest kind (a write route that pages with the cursor key
+ * and queries an index): one area filled to its limit, the rest spread over every area.
+ */
+const paddedRoutes = (): Route[] => {
+  const routes = [...ROUTES];
+  const template = ROUTES.find((route) => route.name === 'list-reports') as Route;
+  const add = (area: Route['area']) => {
+    const n = routes.length;
+    routes.push({
+      ...template,
+      area,
+      method: 'POST',
+      path: `/padding/${n}`,
+      name: `padding-${n}`,
+      access: 'write',
+      writes: ['ORG#*'],
+    });
+  };
+  while (routes.filter((route) => route.area === 'lifecycle').length < MAX_ROUTES_PER_AREA) add('lifecycle');
+  const others = AREAS.filter((area) => area !== 'lifecycle');
+  for (let i = 0; routes.length < 120; i++) add(others[i % others.length] as Route['area']);
+  return routes;
 };
 
-const prod = synth('prod');
-const dev = synth('dev');
+describe('the CDK stacks', () => {
+  it('serves every route-table entry under /v2 from its area stack, each integrated with its own function', () => {
+    const routes = resources(prod.all, 'AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
+    const integrations = resources(prod.all, 'AWS::ApiGatewayV2::Integration');
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
-const resources = (template: Template, type: string) => Object.values(template.findResources(type)) as Resource[];
+    expect(routes.sort()).toEqual(ROUTES.map((route) => `${route.method} /v2${route.path}`).sort());
+    expect(integrations).toHaveLength(ROUTES.length);
+    for (const route of ROUTES) {
+      const area = prod.areas[`${route.area.charAt(0).toUpperCase()}${route.area.slice(1)}Routes`];
+      expect(area, route.area).toBeDefined();
+      area?.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${route.method} /v2${route.path}` });
+    }
+  });
 
-describe('the CDK stack', () => {
-  it('serves every route-table entry under /v2 and /api/v2, both integrated with its own function', () => {
-    const routes = resources(prod, 'AWS::ApiGatewayV2::Route');
-    const integrations = resources(prod, 'AWS::ApiGatewayV2::Integration');
+  it('serves the /api/v2 alias as a second stage of the same API, at no cost per route', () => {
+    const stages = resources([prod.root], 'AWS::ApiGatewayV2::Stage').map(([, stage]) => stage.Properties);
 
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
-      ROUTES.flatMap((route) => [`${route.method} /v2${route.path}`, `${route.method} /api/v2${route.path}`]).sort(),
+    expect(stages.map((stage) => stage.StageName).sort()).toEqual(['$default', 'api']);
+    expect(new Set(stages.map((stage) => JSON.stringify(stage.ApiId))).size).toBe(1);
+  });
+
+  it('keeps every stack at or under 400 resources with the route table padded to 120 routes', () => {
+    const padded = synthService('prod', { routes: paddedRoutes() });
+    const counts = Object.fromEntries([
+      ['root', count(padded.root)],
+      ...Object.entries(padded.areas).map(([id, t]) => [id, count(t)]),
+    ]);
+
+    expect(resources(padded.all, 'AWS::ApiGatewayV2::Route')).toHaveLength(120);
+    for (const [stack, resourceCount] of Object.entries(counts)) expect(resourceCount, stack).toBeLessThanOrEqual(400);
+  });
+
+  it('refuses an area of more routes than a stack holds, naming the area', () => {
+    const crowded = [
+      ...paddedRoutes(),
+      { ...(ROUTES[0] as Route), area: 'lifecycle' as const, path: '/one-more', name: 'one-more' },
+    ];
+
+    expect(() => synthService('prod', { routes: crowded })).toThrow(
+      `Area lifecycle has ${MAX_ROUTES_PER_AREA + 1} routes; an area holds at most ${MAX_ROUTES_PER_AREA}`,
     );
-    const targets = integrations.map((i) => JSON.stringify(i.Properties.IntegrationUri));
-    expect(new Set(targets).size).toBe(ROUTES.length);
   });
 
   it('answers CORS preflights for any origin with the key, authorization and content-type headers', () => {
-    prod.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+    prod.root.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: {
         AllowOrigins: ['*'],
         AllowHeaders: ['X-API-KEY', 'Authorization', 'Content-Type'],
@@ -44,22 +98,28 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('runs every route function on Node 24, arm64, without Node reading source maps at load', () => {
-    const functions = resources(prod, 'AWS::Lambda::Function');
-    const routeFunctions = Object.keys(prod.findResources('AWS::Lambda::Function')).filter((id) =>
-      ROUTES.some((route) => id.startsWith(route.name.replaceAll('-', ''))),
+  it("runs every function on Node 24, arm64, with JSON logs that leave out Lambda's own per-request lines", () => {
+    const functions = resources(prod.all, 'AWS::Lambda::Function').filter(
+      ([id]) => !id.startsWith('CustomS3AutoDeleteObjects'),
     );
 
-    expect(routeFunctions).toHaveLength(ROUTES.length);
-    for (const fn of functions) {
+    expect(functions.filter(([id]) => ROUTES.some((route) => id.startsWith(`${routeId(route)}Function`)))).toHaveLength(
+      ROUTES.length,
+    );
+    for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.LoggingConfig).toMatchObject({
+        LogFormat: 'JSON',
+        SystemLogLevel: 'WARN',
+        ApplicationLogLevel: 'INFO',
+      });
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('--enable-source-maps');
     }
   });
 
   it('defines the table with the shared keys and live-asset indexes, on demand, with PITR', () => {
-    prod.hasResourceProperties('AWS::DynamoDB::Table', {
+    prod.root.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [
         { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
@@ -81,19 +141,79 @@ describe('the CDK stack', () => {
   });
 
   it('protects and retains the table outside dev stages, and lets dev stages delete it', () => {
-    prod.hasResource('AWS::DynamoDB::Table', {
+    prod.root.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
     });
-    dev.hasResource('AWS::DynamoDB::Table', {
+    dev.root.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Delete',
       Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
     });
   });
 
+  it('uses an existing table (one restored from a backup) instead of its own when given its name', () => {
+    const restored = synthService('prod', { tableName: 'asset-protection-restored' });
+    const tableNames = resources(restored.all, 'AWS::Lambda::Function').flatMap(([, fn]) => {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      return variables?.TABLE_NAME === undefined ? [] : [JSON.stringify(variables.TABLE_NAME)];
+    });
+
+    restored.root.resourceCountIs('AWS::DynamoDB::Table', 0);
+    expect(tableNames.length).toBeGreaterThan(0);
+    for (const name of tableNames) expect(name).toMatch(/asset-protection-restored|referenceto/);
+    expect(JSON.stringify(restored.root.toJSON())).toContain('table/asset-protection-restored');
+  });
+
+  it('throttles both stages', () => {
+    for (const stageName of ['$default', 'api']) {
+      prod.root.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: stageName,
+        DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }),
+      });
+    }
+  });
+});
+
+describe('an alarm destination', () => {
+  it('is required outside dev stages: the stack refuses to build without one, naming both settings', () => {
+    const build = () => synthService('prod', { alarmEmail: undefined, alarmTopicArn: undefined });
+
+    expect(build).toThrow(StackSettingError);
+    expect(build).toThrow(
+      'Stage prod has no alarm destination: set -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>',
+    );
+    expect(ServiceStack).toBeDefined();
+  });
+
+  it('may be an existing topic, which every alarm then notifies instead of a topic of the stack', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:on-call';
+    const withTopic = synthService('prod', { alarmTopicArn: arn });
+    const actions = resources(withTopic.all, 'AWS::CloudWatch::Alarm').map(
+      ([, alarm]) => alarm.Properties.AlarmActions,
+    );
+
+    withTopic.root.resourceCountIs('AWS::SNS::Topic', 0);
+    expect(actions.length).toBeGreaterThan(0);
+    for (const action of actions) expect(JSON.stringify(action)).toMatch(/on-call|referenceto/);
+  });
+
+  it('stops `cdk synth` of a prod stage without one with that single line', () => {
+    const run = spawnSync('npx', ['tsx', 'infra/app.ts'], {
+      encoding: 'utf8',
+      env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ stage: 'prod' }), CDK_OUTDIR: '/tmp/no-synth' },
+    });
+
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'Stage prod has no alarm destination: set -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>',
+    ]);
+  });
+});
+
+describe('least privilege', () => {
   it('grants no IAM statement on the "*" resource except the X-Ray actions, which have no resource type', () => {
-    const statements = resources(prod, 'AWS::IAM::Policy').flatMap(
-      (policy) =>
+    const statements = resources(prod.all, 'AWS::IAM::Policy').flatMap(
+      ([, policy]) =>
         (policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }).Statement,
     );
     const onEverything = statements.filter((statement) => [statement.Resource].flat().includes('*'));
@@ -105,40 +225,34 @@ describe('the CDK stack', () => {
   });
 
   it('gives read-only routes no write permission on the table', () => {
-    const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-    const policies = resources(prod, 'AWS::IAM::Policy');
-    const readOnly = ROUTES.filter((route) => route.access === 'read');
-
-    for (const route of readOnly) {
-      const policy = policies.find((p) => JSON.stringify(p.Properties.Roles).includes(route.name.replaceAll('-', '')));
+    for (const route of ROUTES.filter((candidate) => candidate.access === 'read')) {
+      const policy = policyOf(prod.all, route);
       expect(policy, route.name).toBeDefined();
-      const actions = JSON.stringify(policy?.Properties.PolicyDocument);
-      for (const action of writeActions) expect(actions).not.toContain(action);
+      const allowed = (
+        policy?.Properties.PolicyDocument as { Statement: { Effect: string; Action: unknown }[] }
+      ).Statement.filter((statement) => statement.Effect === 'Allow');
+      for (const action of [
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+      ]) {
+        expect(JSON.stringify(allowed), route.name).not.toContain(action);
+      }
     }
   });
 
   it('gives the functions of routes without table access no table name and no table permission', () => {
-    const policies = resources(prod, 'AWS::IAM::Policy');
-    const functions = prod.findResources('AWS::Lambda::Function');
     const tableless = ROUTES.filter((route) => route.access === 'none');
+    const functions = resources(prod.all, 'AWS::Lambda::Function');
 
     expect(tableless.length).toBeGreaterThan(0);
     for (const route of tableless) {
-      const prefix = route.name.replaceAll('-', '');
-      const policy = policies.find((p) => JSON.stringify(p.Properties.Roles).includes(prefix));
-      const fn = Object.entries(functions).find(([id]) => id.startsWith(prefix))?.[1] as Resource;
-      expect(JSON.stringify(policy?.Properties.PolicyDocument ?? {}), route.name).not.toContain('dynamodb:');
-      expect(JSON.stringify(fn.Properties.Environment), route.name).not.toContain('TABLE_NAME');
+      const fn = functions.find(([id]) => id.startsWith(`${routeId(route)}Function`))?.[1];
+      expect(JSON.stringify(policyOf(prod.all, route)?.Properties.PolicyDocument ?? {}), route.name).not.toContain(
+        'dynamodb:',
+      );
+      expect(JSON.stringify(fn?.Properties.Environment), route.name).not.toContain('TABLE_NAME');
     }
-  });
-
-  it('throttles the default stage', () => {
-    prod.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      StageName: '$default',
-      DefaultRouteSettings: Match.objectLike({
-        ThrottlingRateLimit: Match.anyValue(),
-        ThrottlingBurstLimit: Match.anyValue(),
-      }),
-    });
   });
 });

@@ -1,0 +1,170 @@
+import { Duration, NestedStack, type NestedStackProps, Validations } from 'aws-cdk-lib';
+import { type HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  ComparisonOperator,
+  type IAlarmAction,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts';
+import { ApiFunction, type FunctionSettings } from './api-function.ts';
+import { type Area, BASE_PATH, type Route } from './routes.ts';
+
+/**
+ * One area holds at most this many routes: at 7 resources a route (function, role, policy, log
+ * group, integration, route, permission) and the area's alarms, its stack stays under 400 of
+ * CloudFormation's 500 resources. An area that outgrows it is split in the route table.
+ */
+export const MAX_ROUTES_PER_AREA = 50;
+
+/** An area's p99 latency above this for 15 minutes alarms. */
+const P99_LATENCY_MS = 1000;
+/** A 5xx rate (percent of responses) above this in 2 of 3 five-minute periods alarms. */
+const SERVER_ERROR_RATE_PERCENT = 5;
+/** More than this percent of an area's responses rate-limited (429) for 15 minutes alarms. */
+const RATE_LIMITED_PERCENT = 5;
+/** A verdict replica that has not caught up with the log for this long is stale (freshness goal: 1 s). */
+const STALE_REPLICA_SECONDS = 60;
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** What the routes of an area reach outside their own stack. */
+export type RouteAreaProps = NestedStackProps & {
+  area: Area;
+  routes: readonly Route[];
+  settings: FunctionSettings;
+  api: HttpApi;
+  table: ITable;
+  cursorSecret: ISecret;
+  /** The bucket of the check's external lists and of the verdict snapshots. */
+  bucket: { name: string; grantReadLists(grantee: IGrantable): void };
+  verdictSnapshots: { grantReadSnapshots(grantee: IGrantable): void; runsBefore(replica: Construct): void };
+  alarmAction: IAlarmAction;
+};
+
+const routeMetric = (metricName: string, dimensions: Record<string, string>, statistic: string) =>
+  new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: dimensions, statistic, period: FIVE_MINUTES });
+
+/**
+ * The routes of one area of the API in a stack of their own: per route a function and its role,
+ * log group and API route (under `/v2`; the `/api/v2` alias is a stage of the API, at no cost per
+ * route), and alarms over the area's routes together, read from the figures the functions publish
+ * per area, so an area costs a constant number of alarms whatever its size.
+ */
+export class RouteArea extends NestedStack {
+  constructor(scope: Construct, id: string, props: RouteAreaProps) {
+    super(scope, id, props);
+    if (props.routes.length > MAX_ROUTES_PER_AREA) {
+      throw new Error(
+        `Area ${props.area} has ${props.routes.length} routes; an area holds at most ${MAX_ROUTES_PER_AREA} (split it in infra/routes.ts)`,
+      );
+    }
+    const { settings, table } = props;
+    for (const route of props.routes) {
+      const { fn } = new ApiFunction(this, route.name, {
+        entry: route.entry,
+        settings,
+        table,
+        area: route.area,
+        access: route.access,
+        indexes: route.indexes,
+        writes: route.writes,
+        memorySize: route.memorySize,
+        files: route.files,
+        untraced: route.untraced,
+        environment: {
+          // The key set is read at run time (cached), so no key is in the function's configuration.
+          ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
+          ...(route.readsCheckLists ? { LISTS_BUCKET: props.bucket.name } : {}),
+          ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.bucket.name } : {}),
+        },
+      });
+      if (route.readsVerdicts) {
+        props.verdictSnapshots.grantReadSnapshots(fn);
+        props.verdictSnapshots.runsBefore(fn);
+      }
+      if (route.readsCursorKey) props.cursorSecret.grantRead(fn);
+      if (route.readsCheckLists) props.bucket.grantReadLists(fn);
+      new HttpRoute(this, `${route.name}Route`, {
+        httpApi: props.api,
+        routeKey: HttpRouteKey.with(`${BASE_PATH}${route.path}`, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.name}-integration`, fn),
+      });
+    }
+    const publicRoutes = props.routes.filter((route) => route.public);
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        publicRoutes.length > 0
+          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description and the pages). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
+          : 'Every route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route, with the 401/403 bodies of the spec; HTTP APIs have no API-key authorizer.',
+    });
+    this.#alarms(props);
+  }
+
+  #alarms(props: RouteAreaProps) {
+    const area = { [DIMENSION.service]: props.settings.serviceName, [DIMENSION.area]: props.area };
+    const alarm = (created: { addAlarmAction(a: IAlarmAction): void; addOkAction(a: IAlarmAction): void }) => {
+      created.addAlarmAction(props.alarmAction);
+      created.addOkAction(props.alarmAction);
+    };
+    const share = (label: string, part: string) =>
+      new MathExpression({
+        expression: '100 * FILL(part, 0) / requests',
+        usingMetrics: {
+          part: routeMetric(part, area, 'Sum'),
+          requests: routeMetric(METRIC.requests, area, 'Sum'),
+        },
+        period: FIVE_MINUTES,
+        label,
+      });
+    alarm(
+      share(`${props.area} 5xx %`, METRIC.serverErrors).createAlarm(this, 'ServerErrorRate', {
+        alarmDescription: `${props.area} routes: more than ${SERVER_ERROR_RATE_PERCENT}% of responses are 5xx`,
+        threshold: SERVER_ERROR_RATE_PERCENT,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    alarm(
+      routeMetric(METRIC.latency, area, 'p99').createAlarm(this, 'LatencyP99', {
+        alarmDescription: `${props.area} routes: p99 latency above ${P99_LATENCY_MS} ms`,
+        threshold: P99_LATENCY_MS,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    alarm(
+      share(`${props.area} 429 %`, METRIC.rateLimited).createAlarm(this, 'RateLimitedRate', {
+        alarmDescription: `${props.area} routes: more than ${RATE_LIMITED_PERCENT}% of responses are 429 (rate limited)`,
+        threshold: RATE_LIMITED_PERCENT,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    for (const route of props.routes.filter((candidate) => candidate.readsVerdicts)) {
+      const replica = { [DIMENSION.service]: props.settings.serviceName, [DIMENSION.route]: route.name };
+      alarm(
+        routeMetric(METRIC.replicaAge, replica, 'Maximum').createAlarm(this, `${route.name}ReplicaStale`, {
+          alarmDescription: `${route.name}: a verdict replica has not caught up with the verdict log for over ${STALE_REPLICA_SECONDS} s`,
+          threshold: STALE_REPLICA_SECONDS,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 2,
+          datapointsToAlarm: 2,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+  }
+}
