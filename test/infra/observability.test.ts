@@ -266,7 +266,7 @@ describe('tracing and logs', () => {
     }
     for (const route of ROUTES) {
       const [, fn] = serviceFunctions.find(([id]) => id.startsWith(`${route.name.replaceAll('-', '')}Function`)) ?? [];
-      expect((fn?.Properties.Environment as { Variables: unknown }).Variables).toMatchObject({
+      expect((fn?.Properties.Environment as { Variables: unknown } | undefined)?.Variables).toMatchObject({
         ROUTE_NAME: route.name,
         ROUTE_AREA: route.area,
       });
