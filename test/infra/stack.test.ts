@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { OPERATOR_PARTITIONS, WRITE_ACTIONS } from '../../infra/api-function.ts';
 import { MAX_ROUTES_PER_AREA } from '../../infra/route-area.ts';
 import { AREAS, ROUTES, type Route } from '../../infra/routes.ts';
 import { ServiceStack, StackSettingError } from '../../infra/stack.ts';
@@ -254,5 +255,63 @@ describe('least privilege', () => {
       );
       expect(JSON.stringify(fn?.Properties.Environment), route.name).not.toContain('TABLE_NAME');
     }
+  });
+
+  type Statement = { Effect: string; Action: string | string[]; Condition?: Record<string, Record<string, string[]>> };
+  const statementsOf = (policy: Resource) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+  const actions = (statement: Statement) => [statement.Action].flat();
+  const writes = (statement: Statement) => actions(statement).some((action) => WRITE_ACTIONS.includes(action));
+  /** IAM's StringLike: `*` any run of characters, `?` one. */
+  const matches = (pattern: string, key: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replaceAll('*', '.*')
+        .replaceAll('?', '.')}$`,
+    ).test(key);
+  const operatorKeys = ['KEY#3f2a', 'USER#u-1', 'ORGANIZATION#acme'];
+  const tablePolicies = resources(prod.all, 'AWS::IAM::Policy').filter(([, policy]) =>
+    JSON.stringify(policy).includes('dynamodb:'),
+  );
+
+  it('lets no role write an API key, a user or an organization, and every role with table access is denied them explicitly', () => {
+    expect(tablePolicies.length).toBeGreaterThan(20);
+    for (const [id, policy] of tablePolicies) {
+      for (const statement of statementsOf(policy).filter(
+        (candidate) => candidate.Effect === 'Allow' && writes(candidate),
+      )) {
+        const partitions = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+        expect(partitions, `${id} writes without a partition condition`).toBeDefined();
+        for (const key of operatorKeys) {
+          expect(
+            partitions?.filter((pattern) => matches(pattern, key)),
+            `${id} may write ${key}`,
+          ).toEqual([]);
+        }
+      }
+      const denied = statementsOf(policy).find((statement) => statement.Effect === 'Deny' && writes(statement));
+      expect(denied?.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys'], id).toEqual([
+        ...OPERATOR_PARTITIONS,
+      ]);
+    }
+  });
+
+  it('grants each write route exactly the partitions its route-table entry declares', () => {
+    for (const route of ROUTES.filter((candidate) => candidate.access === 'write')) {
+      const allowed = statementsOf(policyOf(prod.all, route) as Resource).filter(
+        (statement) => statement.Effect === 'Allow' && writes(statement),
+      );
+      const granted = allowed.flatMap(
+        (statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? [],
+      );
+      expect([...granted].sort(), route.name).toEqual([...(route.writes ?? [])].sort());
+    }
+  });
+
+  it('checks partition patterns as IAM does', () => {
+    expect(matches('ORG#*', 'ORG#acme')).toBe(true);
+    expect(matches('ORG#*', 'ORGANIZATION#acme')).toBe(false);
+    expect(matches('GROUP_REMOVAL', 'GROUP_REMOVAL')).toBe(true);
+    expect(matches('KEY#*', 'KEY#3f2a')).toBe(true);
   });
 });
