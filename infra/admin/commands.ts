@@ -79,7 +79,7 @@ export const runAdminCommand = async (
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   if (noun === 'migrate' && verb === undefined) {
     const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress);
-    return `Organizations and brands: ${moved} moved, ${alreadyMoved} already at their new key (old copy removed); ${scanned} items scanned`;
+    return `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
   }
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));

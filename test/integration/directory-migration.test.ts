@@ -54,7 +54,7 @@ describe('npm run admin -- migrate', () => {
     const moved = before.length;
     expect(before.every((item) => (item.PK as string).startsWith('ORG#'))).toBe(true);
     expect(moved).toBe(5); // acme, globex and their three brands
-    expect(message).toMatch(new RegExp(`^Organizations and brands: ${moved} moved, 0 already at their new key`));
+    expect(message).toMatch(new RegExp(`^Organizations and brands: ${moved} moved, 0 copied by an earlier run`));
     expect(progress.length).toBeGreaterThanOrEqual(4);
     expect(progress[0]).toMatch(/^segment \d\/4: \d+ items scanned/);
     expect(await tableSnapshot(table)).toEqual(seeded);
@@ -81,7 +81,7 @@ describe('npm run admin -- migrate', () => {
 
     const { message } = await migrate(table);
 
-    expect(message).toMatch(/^Organizations and brands: 0 moved, 0 already at their new key/);
+    expect(message).toMatch(/^Organizations and brands: 0 moved, 0 copied by an earlier run/);
     expect(await tableSnapshot(table)).toEqual(before);
   });
 
@@ -93,7 +93,7 @@ describe('npm run admin -- migrate', () => {
 
     const { message } = await migrate(table);
 
-    expect(message).toMatch(/^Organizations and brands: 0 moved, 1 already at their new key/);
+    expect(message).toMatch(/^Organizations and brands: 0 moved, 1 copied by an earlier run/);
     expect(await directory.findBrand('acme', 'acme-wallet')).toEqual({
       orgId: 'acme',
       slug: 'acme-wallet',
