@@ -1,5 +1,5 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
-import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX, PARTITIONS, type TablePartition } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 
 /**
@@ -43,6 +43,12 @@ export type Route = {
   entry: string;
   /** What the function may do to the table (least privilege); `none` gets no table at all. */
   access: 'read' | 'write' | 'none';
+  /**
+   * The partitions a `write` route's function writes (Put, Update, Delete, and ConditionCheck, in
+   * transactions too), as IAM patterns of their partition keys: its role may write no other
+   * (`dynamodb:LeadingKeys`), and the local gateway refuses any other write as DynamoDB would then.
+   */
+  writes?: readonly TablePartition[];
   /** Answers without an API key: the API description and the pages. */
   public?: boolean;
   /** Files the function reads at run time, relative to the project root; bundled at the same path. */
@@ -62,6 +68,16 @@ export type Route = {
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
 };
+
+const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
+  PARTITIONS;
+/** Moving an asset's allowlisting or a threat's block: the check-index entry and its change in the verdict log. */
+const VERDICTS = [checkEntry, verdictLog] as const;
+/**
+ * A lifecycle commit (`activityRepository().commitMany`): records, their day counters, the claims
+ * of pending proposals; a record that blocks or unblocks content moves the check index too.
+ */
+const LIFECYCLE = [activity, metrics, claim, ...VERDICTS] as const;
 
 /** The four sparse listing indexes of the threat lifecycle (reports, threats, takedowns). */
 const LIFECYCLE_LISTS = [ACTIVITY_INDEX.list1, ACTIVITY_INDEX.list2, ACTIVITY_INDEX.list3, ACTIVITY_INDEX.list4].map(
@@ -84,6 +100,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/create.ts',
     access: 'write',
+    // The counter of group ids, the group and its name item.
+    writes: [organizationScoped],
   },
   {
     method: 'PATCH',
@@ -92,6 +110,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/update.ts',
     access: 'write',
+    // The group and its old and new name items.
+    writes: [organizationScoped],
   },
   {
     method: 'DELETE',
@@ -100,6 +120,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/delete.ts',
     access: 'write',
+    // The group, its name and its removal; then ungroups its assets for up to 1.5 s.
+    writes: [organizationScoped, groupRemoval, asset],
     indexes: [INDEX.byGroup.name],
   },
   {
@@ -119,6 +141,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/create.ts',
     access: 'write',
+    // Assets, their identity items and group counts; an ALLOWED asset allowlists its content.
+    writes: [asset, organizationScoped, ...VERDICTS],
   },
   {
     method: 'PATCH',
@@ -127,6 +151,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/update.ts',
     access: 'write',
+    // The asset and the counts of the groups it leaves and joins (or of a deleted group's removal).
+    writes: [asset, organizationScoped, groupRemoval],
   },
   {
     method: 'DELETE',
@@ -135,6 +161,8 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/delete.ts',
     access: 'write',
+    // As update-asset, the identity item, and the withdrawal of its allowlisting.
+    writes: [asset, organizationScoped, groupRemoval, ...VERDICTS],
   },
   {
     method: 'GET',
@@ -241,6 +269,9 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/reports/create.ts',
     access: 'write',
+    // The report, its proposals and their claims; rolling back an abandoned report withdraws its
+    // proposals, reviewed ones too, with what they counted and blocked.
+    writes: LIFECYCLE,
   },
   {
     method: 'GET',
@@ -259,6 +290,8 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/proposals/review.ts',
     access: 'write',
+    // The threat, its report, a takedown, their effects, the released claim and the day's review budget.
+    writes: [...LIFECYCLE, budget],
   },
   {
     method: 'POST',
@@ -317,3 +350,16 @@ export const WORKERS = {
   'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
 } as const;
+export type Worker = keyof typeof WORKERS;
+
+/** The partitions each worker writes, as `Route.writes` does for a route. */
+export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
+  // Records and their effects, no claims: a change of a threat's status moves its block.
+  'ingest-activity': [activity, metrics, ...VERDICTS],
+  // List snapshots go to S3 (a directory locally), not to the table.
+  'sync-lists': [],
+  // Reads the verdict log (or scans the check index); the snapshot goes to S3.
+  'snapshot-verdicts': [],
+  // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
+  'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
+};

@@ -34,6 +34,8 @@ const once = <T>(build: () => T): (() => T) => {
 const documentClient = /* @__PURE__ */ once(() =>
   lazyDocumentClient(() => createDocumentClient(config.dynamoEndpoint)),
 );
+/** The container's table client, for the local runtime's write guard (infra/local/write-guard.ts); no function uses it. */
+export const tableClient = documentClient;
 /** The S3 objects of the snapshot stores, over the container's one connection pool. */
 const objects = /* @__PURE__ */ once(() => s3Objects());
 const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: string) => T) =>

@@ -4,6 +4,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { reindexExport } from '../../shared/db/verdict-log.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
@@ -33,6 +34,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   asset assign <org> <assetId> <groupId|none>
   asset delete <org> <assetId>
   verdicts reindex                     put check-index entries written before POST /asset/list existed into its index
+  migrate                              move organization and brand items to their own partition (ORGANIZATION#);
+                                       run once right after deploying the version that reads them there
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}`;
 
@@ -53,6 +56,7 @@ export const runAdminCommand = async (
   table: string,
   words: string[],
   flags: Record<string, string | undefined>,
+  progress: (line: string) => void = () => undefined,
 ) => {
   const directory = directoryRepository(db, table);
   const apiKeys = apiKeyRepository(db, table);
@@ -73,6 +77,10 @@ export const runAdminCommand = async (
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
+  if (noun === 'migrate' && verb === undefined) {
+    const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress);
+    return `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
+  }
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));
     return 'Done';

@@ -25,10 +25,17 @@ const main = async () => {
     return;
   }
   const flags = values as Record<string, string>;
+  const progress = (line: string) => console.log(line);
   const message = values.table
-    ? await runAdminCommand(createDocumentClient(process.env.DYNAMODB_ENDPOINT), values.table, positionals, flags)
+    ? await runAdminCommand(
+        createDocumentClient(process.env.DYNAMODB_ENDPOINT),
+        values.table,
+        positionals,
+        flags,
+        progress,
+      )
     : await withLocalTable((endpoint) =>
-        runAdminCommand(createDocumentClient(endpoint), LOCAL.tableName, positionals, flags),
+        runAdminCommand(createDocumentClient(endpoint), LOCAL.tableName, positionals, flags, progress),
       );
   console.log(message);
 };

@@ -4,9 +4,11 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
 import { BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { guardWrites, runAs } from './write-guard.ts';
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -31,9 +33,9 @@ const routePath = (pathname: string): string | undefined => {
 };
 
 /** The route `path` names for `method` (any method for a CORS preflight, `OPTIONS`). */
-export const matchRoute = (method: string, path: string) => {
+export const matchRoute = (method: string, path: string, routes: readonly Route[] = ROUTES) => {
   const segments = path.split('/').filter(Boolean);
-  for (const route of ROUTES) {
+  for (const route of routes) {
     if (route.method !== method && method !== 'OPTIONS') continue;
     const pattern = route.path.split('/').filter(Boolean);
     if (pattern.length !== segments.length) continue;
@@ -168,16 +170,24 @@ const answerUnparsable = (_error: Error, socket: Duplex): void => {
 
 /**
  * Serves every route of the route table under each base path, turning requests into HTTP API 2.0
- * events, and answers CORS as the HTTP API's `corsPreflight` does.
+ * events, and answers CORS as the HTTP API's `corsPreflight` does. Each handler runs as its route:
+ * a write outside the partitions the route declares is refused as its role would be in AWS, and the
+ * request fails (write-guard.ts). `routes` replaces the route table (tests of the guard).
  */
-export const createGateway = ({ cors = corsSettings() }: { cors?: CorsSettings } = {}): Server => {
+export const createGateway = ({
+  cors = corsSettings(),
+  routes = ROUTES,
+}: {
+  cors?: CorsSettings;
+  routes?: readonly Route[];
+} = {}): Server => {
   const server = createServer(async (request, response) => {
     try {
       const url = URL.parse(request.url ?? '/', 'http://localhost');
       if (!url) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed request target');
       const method = request.method ?? 'GET';
       const path = routePath(url.pathname);
-      const match = path === undefined ? undefined : matchRoute(method, path);
+      const match = path === undefined ? undefined : matchRoute(method, path, routes);
       for (const [name, value] of Object.entries(corsHeaders(cors, request, method === 'OPTIONS'))) {
         response.setHeader(name, value);
       }
@@ -198,8 +208,12 @@ export const createGateway = ({ cors = corsSettings() }: { cors?: CorsSettings }
         params,
         body,
       );
-      const handler = await loadHandler(match.route.entry);
-      send(response, await handler(event, lambdaContext(match.route.name)));
+      const { route } = match;
+      const handler = await loadHandler(route.entry);
+      // Here, not at startup: the client is built from the environment the handlers see.
+      guardWrites(tableClient());
+      const writes = route.writes ?? [];
+      send(response, await runAs({ name: route.name, writes }, () => handler(event, lambdaContext(route.name))));
     } catch (error) {
       console.error(JSON.stringify({ level: 'error', message: 'Local gateway failure', error: String(error) }));
       if (!response.headersSent) gatewayError(response, 500, 'INTERNAL_SERVER_ERROR', 'Internal server error');

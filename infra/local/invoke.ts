@@ -1,23 +1,29 @@
 import { readFileSync } from 'node:fs';
-import { ROUTES, WORKERS } from '../routes.ts';
+import { tableClient } from '../../shared/runtime.ts';
+import { ROUTES, WORKER_WRITES, WORKERS, type Worker } from '../routes.ts';
 import { withLocalTable } from './connect.ts';
 import { loadHandler } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { guardWrites, runAs } from './write-guard.ts';
 
 const [name, eventPath] = process.argv.slice(2);
-const entry =
-  ROUTES.find((route) => route.name === name)?.entry ?? (name ? (WORKERS as Record<string, string>)[name] : undefined);
+const route = ROUTES.find((candidate) => candidate.name === name);
+const worker = name !== undefined && Object.hasOwn(WORKERS, name) ? (name as Worker) : undefined;
+const entry = route?.entry ?? (worker ? WORKERS[worker] : undefined);
 if (!name || !eventPath || !entry) {
-  const names = [...ROUTES.map((route) => route.name), ...Object.keys(WORKERS)];
+  const names = [...ROUTES.map((candidate) => candidate.name), ...Object.keys(WORKERS)];
   console.error(`Usage: npm run invoke -- <function> <event.json>\nFunctions: ${names.join(', ')}`);
   process.exit(2);
 }
+const writes = route ? (route.writes ?? []) : WORKER_WRITES[worker as Worker];
 
 try {
   const event: unknown = JSON.parse(readFileSync(eventPath, 'utf8'));
   const result = await withLocalTable(async () => {
     const handler = await loadHandler(entry);
-    return handler(event as Parameters<typeof handler>[0], lambdaContext(name));
+    // As the gateway does: the function may write only the partitions it declares.
+    guardWrites(tableClient());
+    return runAs({ name, writes }, () => handler(event as Parameters<typeof handler>[0], lambdaContext(name)));
   });
   console.log(JSON.stringify(result, null, 2));
 } catch (error) {

@@ -9,17 +9,22 @@ import { applyActivities } from '../../shared/domain/activity.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { corsSettings } from '../cors.ts';
-import { BASE_PATH } from '../routes.ts';
+import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
 import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL } from './settings.ts';
+import { guardWrites, runAs } from './write-guard.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
 const RESUME_EVERY_MS = 2000;
 const RESUME_BUDGET_MS = 10_000;
+
+/** Runs the local stand-in of a scheduled function as that function: it may write only what it declares. */
+const asWorker = <T>(name: Worker, work: () => Promise<T>): Promise<T> =>
+  runAs({ name, writes: WORKER_WRITES[name] }, work);
 
 const main = async () => {
   mkdirSync(LOCAL.dataDir, { recursive: true });
@@ -37,10 +42,12 @@ const main = async () => {
   const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
+  // The fixture and the demo activity were the operator's writes; what follows writes as the scheduled functions.
+  guardWrites(db);
   // The snapshot the check's replica starts from, then one every few minutes, as the schedule does in AWS.
   const log = verdictFeed(db, LOCAL.tableName);
   const store = fileVerdictSnapshotStore(LOCAL.verdictsDir);
-  const snapshot = () => snapshotVerdicts(log, store, Date.now);
+  const snapshot = () => asWorker('snapshot-verdicts', () => snapshotVerdicts(log, store, Date.now));
   const verdicts = await snapshot();
   console.log(`  verdict snapshot: ${verdicts.keys} keys, in .data/verdicts/`);
   const snapshots = setInterval(() => {
@@ -54,8 +61,10 @@ const main = async () => {
   const resumer = setInterval(() => {
     if (resuming) return;
     resuming = true;
-    rollBackAbandonedReports(reports, new Date().toISOString())
-      .then(() => groups.resumeRemovals(Date.now() + RESUME_BUDGET_MS))
+    asWorker('resume-interrupted-writes', async () => {
+      await rollBackAbandonedReports(reports, new Date().toISOString());
+      await groups.resumeRemovals(Date.now() + RESUME_BUDGET_MS);
+    })
       .catch((error: unknown) => console.error(`Interrupted writes not resumed: ${String(error)}`))
       .finally(() => {
         resuming = false;

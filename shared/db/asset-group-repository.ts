@@ -162,7 +162,7 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
       for await (const items of queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.groupPrefix },
+        ExpressionAttributeValues: { ':pk': key.groups.PK(orgId), ':prefix': key.groups.prefix },
       })) {
         groups.push(...items.map((item) => toGroup(item as GroupItem)));
       }

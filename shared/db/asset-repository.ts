@@ -414,7 +414,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
           identity: {
             Delete: {
               TableName,
-              Key: { PK: key.org(current.orgId).PK, SK: current.identitySK },
+              Key: key.storedAssetIdentity(current.orgId, current.identitySK),
               ConditionExpression: 'assetId = :id',
               ExpressionAttributeValues: { ':id': current.id },
             },

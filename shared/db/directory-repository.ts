@@ -2,6 +2,9 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } fro
 import type { Brand, DirectoryStore, Membership } from '../domain/organizations.ts';
 import { key } from './keys.ts';
 
+/** The `entity` attribute of the organization and brand items. */
+export const DIRECTORY_ENTITY = { organization: 'ORGANIZATION', brand: 'BRAND' } as const;
+
 export const directoryRepository = (db: DynamoDBDocumentClient, table: string): DirectoryStore => {
   const get = async (Key: { PK: string; SK: string }) =>
     (await db.send(new GetCommand({ TableName: table, Key, ConsistentRead: true }))).Item;
@@ -9,14 +12,14 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
 
   return {
     async putOrganization(org) {
-      await put({ ...key.org(org.slug), entity: 'ORGANIZATION', ...org });
+      await put({ ...key.org(org.slug), entity: DIRECTORY_ENTITY.organization, ...org });
     },
     async findOrganization(slug) {
       const item = await get(key.org(slug));
       return item ? { slug: item.slug, name: item.name, featureFlags: item.featureFlags ?? [] } : undefined;
     },
     async putBrand(brand) {
-      await put({ ...key.brand(brand.orgId, brand.slug), entity: 'BRAND', ...brand });
+      await put({ ...key.brand(brand.orgId, brand.slug), entity: DIRECTORY_ENTITY.brand, ...brand });
     },
     async findBrand(orgId, slug) {
       const item = await get(key.brand(orgId, slug));
@@ -27,7 +30,7 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
         new QueryCommand({
           TableName: table,
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': key.org(orgId).PK, ':prefix': key.brandPrefix },
+          ExpressionAttributeValues: { ':pk': key.brands.PK(orgId), ':prefix': key.brands.prefix },
         }),
       );
       return Items.map(

@@ -49,17 +49,43 @@ export const exportPartition = (type: string, status: string, month: string): st
 
 export type Key = { PK: string; SK: string };
 
+/**
+ * Every partition of the table, as the IAM pattern of its partition keys (`StringLike` on
+ * `dynamodb:LeadingKeys`: `*` is any run of characters; a pattern without one is a single
+ * partition). A function's role may write only the partitions its entry in `infra/routes.ts`
+ * declares. No pattern matches another's keys: each prefix ends in `#`, so `ORG#*` does not match
+ * `ORGANIZATION#…`, nor `ASSET#*` an `ASSETREF#…`.
+ */
+export const PARTITIONS = {
+  /** What an organization's requests write: groups, their names and counter, asset identities. */
+  organizationScoped: 'ORG#*',
+  /** The organization itself (name, feature flags) and its brands: written by the operator only. */
+  organization: 'ORGANIZATION#*',
+  apiKey: 'KEY#*',
+  user: 'USER#*',
+  asset: 'ASSET#*',
+  groupRemoval: 'GROUP_REMOVAL',
+  checkEntry: 'CHECK#*',
+  verdictLog: 'VERDICTS#*',
+  activity: 'ACTIVITY#*',
+  claim: 'CLAIM#*',
+  budget: 'BUDGET#*',
+  metrics: 'METRICS#*',
+} as const;
+export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
+
 const orgPk = (orgId: string) => `ORG#${orgId}`;
+const organizationPk = (orgId: string) => `ORGANIZATION#${orgId}`;
 
 export const key = {
   apiKey: (hash: string): Key => ({ PK: `KEY#${hash}`, SK: 'KEY' }),
-  org: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'ORG' }),
-  brand: (orgId: string, slug: string): Key => ({ PK: orgPk(orgId), SK: `BRAND#${slug}` }),
-  brandPrefix: 'BRAND#',
+  org: (orgId: string): Key => ({ PK: organizationPk(orgId), SK: 'ORG' }),
+  brand: (orgId: string, slug: string): Key => ({ PK: organizationPk(orgId), SK: `BRAND#${slug}` }),
+  brands: { PK: organizationPk, prefix: 'BRAND#' },
   user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
   membership: (userId: string, orgId: string): Key => ({ PK: `USER#${userId}`, SK: `MEMBER#${orgId}` }),
   group: (orgId: string, id: number): Key => ({ PK: orgPk(orgId), SK: `GROUP#${id}` }),
-  groupPrefix: 'GROUP#',
+  groups: { PK: orgPk, prefix: 'GROUP#' },
   groupName: (orgId: string, name: string): Key => ({ PK: orgPk(orgId), SK: `GROUPNAME#${digest(name)}` }),
   groupCounter: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'COUNTER#GROUP' }),
   /**
@@ -75,6 +101,8 @@ export const key = {
     PK: orgPk(orgId),
     SK: `ASSETKEY#${type}#${digest(identity)}`,
   }),
+  /** The identity item of a stored asset, by the sort key the asset keeps (`identitySK`). */
+  storedAssetIdentity: (orgId: string, identitySK: string): Key => ({ PK: orgPk(orgId), SK: identitySK }),
   /** The check index: one item per canonical content key, read by the asset check. */
   checkEntry: (checkKey: string): Key => ({ PK: `CHECK#${digest(checkKey)}`, SK: 'CHECK' }),
   /**
@@ -99,6 +127,16 @@ export const key = {
     PK: `METRICS#${orgId}#BRAND#${brandSlug}`,
     SK: `DAY#${day}`,
   }),
+};
+
+/**
+ * Organization and brand items were first kept in the organization-scoped partition (`ORG#<id>`,
+ * sort keys `ORG` and `BRAND#<slug>`), which routes write. `npm run admin -- migrate` moves each
+ * to its key now (`key.org`, `key.brand`): the same sort key in the organization's own partition.
+ */
+export const legacyDirectory = {
+  prefix: orgPk(''),
+  relocated: (old: Key): Key => ({ PK: organizationPk(old.PK.slice(orgPk('').length)), SK: old.SK }),
 };
 
 const GROUP_NONE = 'NONE';

@@ -60,7 +60,9 @@ describe('concurrent bulk adds on DynamoDB Local', () => {
 
         const items = await scanAll();
         const live = items.filter((i) => i.entity === 'ASSET' && i.orgId === orgId && i.deletedAt === undefined);
-        const identities = items.filter((i) => i.entity === 'ASSET_IDENTITY' && i.PK === key.org(orgId).PK);
+        const identities = items.filter(
+          (i) => i.entity === 'ASSET_IDENTITY' && i.PK === key.storedAssetIdentity(orgId, '').PK,
+        );
         const liveIds = new Set(live.map((a) => a.id));
         const byIdentity = new Map<string, number>();
         for (const asset of live) {
