@@ -4,8 +4,8 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
-import { WORKERS } from './routes.ts';
+import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
+import { WORKER_WRITES, WORKERS } from './routes.ts';
 
 export type ActivityIngestProps = { table: ITable; settings: FunctionSettings };
 
@@ -44,13 +44,9 @@ export class ActivityIngest extends Construct {
       environment: { TABLE_NAME: table.tableName, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
     });
     this.function.addEventSource(new SqsEventSource(this.queue, { reportBatchItemFailures: true }));
-    // Reads the record and the organization's brands; writes through TransactWriteItems (Put + Update).
-    grantTable(table, this.function, [
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ]);
+    // Reads the record and the organization's brands; writes through TransactWriteItems, to its own partitions only.
+    grantTable(table, this.function, ['dynamodb:GetItem', 'dynamodb:BatchGetItem']);
+    grantTableWrites(table, this.function, WORKER_WRITES['ingest-activity']);
     this.deadLetterQueue.grantSendMessages(this.function);
   }
 }

@@ -13,6 +13,7 @@ import {
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PARTITIONS } from '../shared/db/keys.ts';
 import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/public-suffix.ts';
 import { BUNDLING } from './bundling.ts';
 
@@ -114,7 +115,7 @@ export const WRITE_ACTIONS = [
 ];
 
 /** Partitions only the operator's tools write: API keys, users and memberships, organizations and brands. */
-export const OPERATOR_PARTITIONS = ['KEY#*', 'USER#*', 'ORGANIZATION#*'] as const;
+export const OPERATOR_PARTITIONS = [PARTITIONS.apiKey, PARTITIONS.user, PARTITIONS.organization] as const;
 
 /**
  * Table actions on the table and on the named indexes only; `table.grant*` would add every

@@ -5,8 +5,8 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
-import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
-import { WORKERS } from './routes.ts';
+import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
+import { WORKER_WRITES, WORKERS } from './routes.ts';
 
 export type InterruptedWritesProps = { table: ITable; settings: FunctionSettings };
 
@@ -35,17 +35,10 @@ export class InterruptedWrites extends Construct {
     grantTable(
       table,
       this.function,
-      [
-        'dynamodb:GetItem',
-        'dynamodb:BatchGetItem',
-        'dynamodb:Query',
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:ConditionCheckItem',
-      ],
+      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
       [INDEX.byGroup.name, ACTIVITY_INDEX.list1.name],
     );
+    grantTableWrites(table, this.function, WORKER_WRITES['resume-interrupted-writes']);
     new Schedule(this, 'Schedule', {
       description: 'Finishes the ungrouping of deleted asset groups and rolls back abandoned reports',
       schedule: ScheduleExpression.rate(Duration.minutes(1)),

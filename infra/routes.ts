@@ -63,8 +63,6 @@ export type Route = {
   readsCursorKey?: boolean;
   /** Keeps a replica of the service's verdicts: reads their snapshots. */
   readsVerdicts?: boolean;
-  /** The table partitions (IAM patterns of the partition key) a `write` route writes; nothing else is granted. */
-  writes?: readonly string[];
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
 };

@@ -4,8 +4,8 @@ import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { type FunctionSettings, grantTable, serviceFunction } from './api-function.ts';
-import { WORKERS } from './routes.ts';
+import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
+import { WORKER_WRITES, WORKERS } from './routes.ts';
 import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
 
 /** Where the snapshots live in the bucket; readers are granted this prefix only. */
@@ -37,6 +37,7 @@ export class VerdictSnapshots extends Construct {
       environment: { TABLE_NAME: props.table.tableName, VERDICTS_BUCKET: props.bucket.bucketName },
     });
     grantTable(props.table, this.function, ['dynamodb:Query', 'dynamodb:Scan']);
+    grantTableWrites(props.table, this.function, WORKER_WRITES['snapshot-verdicts']);
     this.grantReadSnapshots(this.function);
     grantPrefixWrite(props.bucket, PREFIX, this.function);
     // Replicas follow the log between snapshots.
