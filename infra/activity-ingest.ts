@@ -46,7 +46,10 @@ export class ActivityIngest extends Construct {
     this.function.addEventSource(new SqsEventSource(this.queue, { reportBatchItemFailures: true }));
     // Reads the record and the organization's brands; writes through TransactWriteItems, to its own partitions only.
     grantTable(table, this.function, ['dynamodb:GetItem', 'dynamodb:BatchGetItem']);
-    grantTableWrites(table, this.function, WORKER_WRITES['ingest-activity']);
+    grantTableWrites(table, this.function, WORKER_WRITES['ingest-activity'], [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     this.deadLetterQueue.grantSendMessages(this.function);
   }
 }

@@ -138,14 +138,20 @@ export const grantTable = (
 /**
  * Item-level least privilege: writes (inside transactions too) to the partitions whose keys match
  * `partitions` (IAM patterns of the partition key, e.g. `ORG#*`), and an explicit deny on the
- * operator's partitions whatever else is granted. A function with nothing to write gets only the deny.
+ * operator's partitions whatever else is granted. A function with nothing to write gets only the deny;
+ * `actions` narrows the write actions granted.
  */
-export const grantTableWrites = (table: ITable, grantee: IGrantable, partitions: readonly string[]): void => {
+export const grantTableWrites = (
+  table: ITable,
+  grantee: IGrantable,
+  partitions: readonly string[],
+  actions: readonly string[] = WRITE_ACTIONS,
+): void => {
   const principal = grantee.grantPrincipal;
   if (partitions.length > 0) {
     principal.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: WRITE_ACTIONS,
+        actions: [...actions],
         resources: [table.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
       }),

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ActivityIngest } from '../../../infra/activity-ingest.ts';
+import { WORKER_WRITES } from '../../../infra/routes.ts';
 
 let template: Template;
 
@@ -53,22 +54,27 @@ describe('ActivityIngest construct', () => {
     expect(Object.keys(policies)).toHaveLength(2);
   });
 
-  it('grants the function only the table actions ingestion uses', () => {
+  it('grants the function only the table actions ingestion uses, its writes to its own partitions only', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Effect: 'Allow' }),
           Match.objectLike({
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
             Effect: 'Allow',
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...WORKER_WRITES['ingest-activity']] } },
           }),
         ]),
       },
     });
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-      (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[],
+      (policy) => policy.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[] }[],
     );
-    const tableActions = statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('dynamodb:'));
-    expect(tableActions.sort()).toEqual([
+    const allowed = statements
+      .filter((s) => s.Effect === 'Allow')
+      .flatMap((s) => [s.Action].flat())
+      .filter((a) => a.startsWith('dynamodb:'));
+    expect(allowed.sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
