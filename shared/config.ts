@@ -41,7 +41,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * reads process.env.
  */
 export const config = {
-  /** The `service` field of log lines and dimension of metrics (in AWS `asset-protection-<stage>`). */
+  /** The `service` dimension of metrics (in AWS `asset-protection-<stage>`); log lines leave it to their log group. */
   get serviceName(): string {
     return optional('SERVICE_NAME') ?? 'asset-protection-local';
   },
@@ -59,6 +59,20 @@ export const config = {
   /** The area (deployment stack) of the route a function serves: the `area` dimension of its endpoint figures. */
   get routeArea(): string | undefined {
     return optional('ROUTE_AREA');
+  },
+  /**
+   * The share (0 to 1) of the successful requests of the check routes (SAMPLED_ROUTES in
+   * shared/http/telemetry.ts) that write an access line; every other access line is always written.
+   * Unset: 0.01 in Lambda, where the check takes most of the requests and a line per request would
+   * be most of its cost; 1 elsewhere (local gateway, invoke, tests), so local logs stay complete.
+   */
+  get accessLogSampleRate(): number {
+    const value = optional('ACCESS_LOG_SAMPLE_RATE');
+    if (value === undefined) return optional('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1 : 0.01;
+    if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim())) {
+      throw new Error('ACCESS_LOG_SAMPLE_RATE must be a fraction from 0 to 1');
+    }
+    return Number(value);
   },
   /** Required by every function that touches the table; the list sync does not. */
   get tableName(): string {

@@ -21,6 +21,7 @@ import { loadExternalSources, refreshingSources } from './domain/check/lists.ts'
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
+import { recordReplicaAge } from './metrics.ts';
 
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
@@ -83,6 +84,7 @@ export const checkIndex = /* @__PURE__ */ once(() => {
     snapshots: verdictSnapshots(),
     onError: (error) => logger.warn('Verdict replica not synced', { error }),
     onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),
+    onAnswer: recordReplicaAge,
   });
   if (config.initializedAhead) replica.warm();
   return replica;

@@ -1,6 +1,7 @@
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
 import { logger } from '../../shared/logger.ts';
+import { publishSnapshotStored } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from '../../shared/stack-event.ts';
 
@@ -17,6 +18,7 @@ export const createHandler = ({ log, snapshots, now, answer }: Deps) => {
       throw new Error('No verdict snapshot location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
     }
     const summary = await snapshotVerdicts(log, snapshots, now);
+    publishSnapshotStored();
     logger.info('Verdict snapshot saved', summary);
     return summary;
   };

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { recordTransactionConflict } from '../metrics.ts';
 
 /** One entry of a TransactWriteItems request (document-client form). */
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
@@ -62,6 +63,7 @@ export const transactWithRetry = async (
       const failed = new Set(named.filter((_, i) => codes[i] === 'ConditionalCheckFailed').map(([name]) => name));
       const retryable = [...failed].every((name) => retryOn.includes(name));
       const conflicted = codes.includes('TransactionConflict');
+      if (conflicted) recordTransactionConflict();
       if (failed.size > 0 && (!retryable || attempt >= maxAttempts)) {
         throw new ConditionsFailedError(failed, { cause: error });
       }

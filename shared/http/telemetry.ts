@@ -1,14 +1,13 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
-import { metrics, recordResponse } from '../metrics.ts';
+import { recordResponse } from '../metrics.ts';
 import type { ApiResult, Auth } from './api-event.ts';
 
 type Observed = {
   routeKey?: string;
-  requestContext?: { requestId?: string; http?: { method?: string } };
+  requestContext?: { requestId?: string };
   auth?: Auth;
 };
 
@@ -27,22 +26,33 @@ const errorCodeOf = (response: ApiResult | null | undefined): string | undefined
 };
 
 /**
+ * The check class: the routes that take most of the requests. The access lines of their
+ * successful requests are sampled (`config.accessLogSampleRate`); their endpoint figures, their
+ * errors and every line of the other routes are complete.
+ */
+export const SAMPLED_ROUTES: ReadonlySet<string> = new Set(['check-asset', 'get-blocklist-version']);
+
+/**
  * One access line and the endpoint figures per request, written once the final response is
  * known (this runs last). The line holds who and what was asked and how it ended; never a
  * header, a query string, a body or a cursor. A 5xx also has the detailed line errorResponse
- * wrote with the error itself.
+ * wrote with the error itself. Where lines are sampled, the endpoint figures still count every
+ * request.
  */
-const accessLog = <E extends Observed>(): MiddlewareObj<E, ApiResult> => {
+const accessLog = <E extends Observed>(sampleRate: number): MiddlewareObj<E, ApiResult> => {
   const startedAt = new WeakMap<object, number>();
   const done = (request: Request<E, ApiResult>) => {
     const started = startedAt.get(request) ?? performance.now();
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
     const status = statusOf(request.response);
     const { event, context } = request;
-    recordResponse(config.routeName ?? context.functionName, status, latencyMs);
+    const route = config.routeName ?? context.functionName;
+    recordResponse(route, status, latencyMs);
+    const sampled = status >= 200 && status < 300 && SAMPLED_ROUTES.has(route) && sampleRate < 1;
+    // Math.random() is below 1 always and below 0 never, so the rates 1 and 0 are exact.
+    if (sampled && Math.random() >= sampleRate) return;
     const line = {
       route: event.routeKey,
-      method: event.requestContext?.http?.method,
       status,
       latencyMs,
       requestId: event.requestContext?.requestId,
@@ -63,13 +73,12 @@ const accessLog = <E extends Observed>(): MiddlewareObj<E, ApiResult> => {
 };
 
 /**
- * Logger context (Lambda request id, cold start, X-Ray trace id on every line), metrics
- * publishing, and the access line, in the order middy needs: first in the chain, so the access
- * line runs after every other middleware and before the context is cleared and the metrics are
- * published.
+ * Logger context (Lambda request id, cold start, X-Ray trace id on every line) and the access
+ * line with the endpoint figures, in the order middy needs: first in the chain, so the access
+ * line runs after every other middleware and before the context is cleared. The figures are
+ * published by `recordResponse`, batched across invocations, not at the end of each one.
  */
 export const telemetry = <E extends Observed>() => [
   injectLambdaContext(logger, { resetKeys: true }),
-  logMetrics(metrics),
-  accessLog<E>(),
+  accessLog<E>(config.accessLogSampleRate),
 ];

@@ -182,6 +182,8 @@ type ReplicaOptions = {
   now?: () => number;
   onError?: (error: unknown) => void;
   onGap?: (gaps: number) => void;
+  /** Told, at every answer, how old the verdicts it came from are: the ms since the replica last caught up with the log. */
+  onAnswer?: (ageMs: number) => void;
 };
 
 export type ReplicaStatus = { version: string; updatedAt: string; entries: number };
@@ -237,6 +239,7 @@ export const replicatedIndex = ({
   now = Date.now,
   onError = () => {},
   onGap = () => {},
+  onAnswer = () => {},
 }: ReplicaOptions): ReplicatedIndex => {
   let state: VerdictState | undefined;
   let loading: Promise<VerdictState> | undefined;
@@ -323,15 +326,20 @@ export const replicatedIndex = ({
 
   /** Answers from the state held, starting a poll when one is due. */
   const read = <T>(answer: (current: VerdictState) => T): T | Promise<T> => {
+    const reply = (answering: VerdictState): T => {
+      // Until its first poll succeeds, a replica is as current as the position it was loaded at.
+      onAnswer(now() - (Number.isFinite(syncedAt) ? syncedAt : timeOf(answering.position)));
+      return answer(answering);
+    };
     const current = state;
-    if (current === undefined) return load().then(answer);
+    if (current === undefined) return load().then(reply);
     const time = now();
     if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
-      if (idle) return settleWithin(started, waitMs).then(() => answer(state ?? current));
+      if (idle) return settleWithin(started, waitMs).then(() => reply(state ?? current));
     }
-    return answer(current);
+    return reply(current);
   };
 
   const statusOf = (current: VerdictState): ReplicaStatus => ({

@@ -116,3 +116,48 @@ describe('verdict state', () => {
     expect(absentAnswers.filter((entry) => entry !== undefined)).toHaveLength(0);
   });
 });
+
+describe('the age a verdict replica reports with each answer', () => {
+  it('is the time since it last caught up with the log, and grows while the log cannot be read', async () => {
+    let time = NOW;
+    let readable = true;
+    const log: VerdictLog = {
+      readFrom: async () => {
+        if (!readable) throw new Error('log unavailable');
+        return [];
+      },
+      scan: async () => ({ keys: [], states: [] }),
+    };
+    const ages: number[] = [];
+    const index = replicatedIndex({ log, now: () => time, onAnswer: (age) => ages.push(age) });
+    const lookupAt = async (at: number) => {
+      time = at;
+      await index.lookup(['acme-airdrop.xyz']);
+    };
+
+    await lookupAt(NOW);
+    await lookupAt(NOW + 500);
+    readable = false;
+    await lookupAt(NOW + 5_000);
+    await lookupAt(NOW + 15_000);
+    readable = true;
+    await lookupAt(NOW + 20_000);
+
+    expect(ages).toEqual([0, 500, 5_000, 15_000, 0]);
+  });
+
+  it('is the age of the snapshot it was loaded from until it first catches up', async () => {
+    const log: VerdictLog = {
+      readFrom: () => Promise.reject(new Error('log unavailable')),
+      scan: async () => ({ keys: [], states: [] }),
+    };
+    const snapshots = memorySnapshots();
+    await snapshots.save(snapshotOf(['acme-airdrop.xyz'], [pack(1, BIT.block)], NOW - 3_000));
+    const ages: number[] = [];
+    const index = replicatedIndex({ log, snapshots, now: () => NOW, onAnswer: (age) => ages.push(age) });
+
+    await index.lookup(['acme-airdrop.xyz']);
+
+    expect(ages).toEqual([3_000]);
+  });
+});
