@@ -350,6 +350,10 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     );
     await optional<{ benchFeed: (endpoint: string) => Promise<Row[]> }>('./feed.ts', (m) => m.benchFeed(endpoint));
   },
+  cost: async (endpoint) => {
+    section('cost per million requests by route class');
+    await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);
