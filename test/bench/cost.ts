@@ -33,11 +33,11 @@ const PRICES = {
 };
 
 /**
- * X-Ray records what the sampling rule in force samples: assumed here a rule for the service of
- * 1 request a second (its reservoir) and 1% of the rest, at 100 requests a second in all. (The
- * default rule, 1 a second and 5%, would trace 5.95% of requests: $0.30 per million.)
+ * X-Ray records what Lambda's sampling of an actively traced function samples: 1 request a second
+ * (its reservoir) and 5% of the rest, here at 100 requests a second in all (5.95%). The check-class
+ * routes (`untraced`) are PassThrough: HTTP APIs never send a sampled trace header, so they record none.
  */
-const XRAY = { reservoirPerSecond: 1, fixedRate: 0.01, requestsPerSecond: 100 };
+const XRAY = { reservoirPerSecond: 1, fixedRate: 0.05, requestsPerSecond: 100 };
 const tracedShare = () =>
   (XRAY.reservoirPerSecond + XRAY.fixedRate * (XRAY.requestsPerSecond - XRAY.reservoirPerSecond)) /
   XRAY.requestsPerSecond;
@@ -417,11 +417,14 @@ const runClass = async (endpoint: string, name: ClassName): Promise<Measured> =>
 /** The bytes of the API stage's access line for one request of the class, from the stage's own format. */
 const stageAccessLineBytes = async (method: string, path: string, responseBytes: number) => {
   const { Stack } = await import('aws-cdk-lib');
-  const { apiAccessLog } = await import('../../infra/observability.ts');
-  const format = apiAccessLog(new Stack(), 'Logs', false).format?.toString() ?? '{}';
+  const { apiAccessLog, apiAccessLogGroup } = await import('../../infra/observability.ts');
+  const stack = new Stack();
+  const format =
+    apiAccessLog(apiAccessLogGroup(stack, 'Logs', false), 'asset-protection-prod').format?.toString() ?? '{}';
   const sample: Record<string, string> = {
     '$context.requestId': 'cKx9aiWqIAMEJgw=',
     '$context.requestTime': '26/Nov/2026:18:41:20 +0000',
+    '$context.stage': '$default',
     '$context.routeKey': `${method} /v2${path}`,
     '$context.httpMethod': method,
     '$context.path': `/v2${path}`,
@@ -452,7 +455,7 @@ export async function benchCost(endpoint: string): Promise<Row[]> {
       name: 'assumptions',
       value:
         'bytes are those the function writes (access lines, EMF records, other lines); Lambda’s START/END/REPORT lines are off (JSON log format, system log level WARN). ' +
-        `X-Ray traces ${(tracedShare() * 100).toFixed(2)}% of requests (a rule of ${XRAY.reservoirPerSecond}/s + ${XRAY.fixedRate * 100}% at ${XRAY.requestsPerSecond} requests/s). ` +
+        `X-Ray traces ${(tracedShare() * 100).toFixed(2)}% of the requests of actively traced routes (Lambda's ${XRAY.reservoirPerSecond}/s + ${XRAY.fixedRate * 100}% at ${XRAY.requestsPerSecond} requests/s) and none of the check class (PassThrough). ` +
         `Duration as measured on this machine, one request at a time, at most ${RATE} a second, DynamoDB Local on loopback; ` +
         'DynamoDB units as DynamoDB Local reports them, except where noted in cost.ts (transactions, reads that find nothing).',
     },
@@ -483,7 +486,7 @@ export async function benchCost(endpoint: string): Promise<Row[]> {
       duration: (m.billedMs / 1000) * (memoryMb / 1024) * PRICES.lambdaGbSecond * million,
       logs: ((logBytes * million) / 1e9) * PRICES.logsIngestionGb,
       stageLog: ((stageLine * million) / 1e9) * PRICES.logsIngestionGb,
-      xray: tracedShare() * PRICES.xrayTrace * million,
+      xray: (declared.untraced ? 0 : tracedShare()) * PRICES.xrayTrace * million,
       dynamo: (per(m.dynamo.read) * PRICES.dynamoRead + per(m.dynamo.write) * PRICES.dynamoWrite) * million,
     };
     const total = Object.values(cost).reduce((a, b) => a + b, 0);
