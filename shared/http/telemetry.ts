@@ -49,7 +49,7 @@ const accessLog = <E extends Observed>(sampleRate: number): MiddlewareObj<E, Api
     const route = config.routeName ?? context.functionName;
     recordResponse(route, status, latencyMs);
     const sampled = status >= 200 && status < 300 && SAMPLED_ROUTES.has(route) && sampleRate < 1;
-    // Math.random() is below 1 always and below 0 never, so the rates 1 and 0 are exact.
+    // Math.random() is never below 0: at the rate 0 no successful check writes a line.
     if (sampled && Math.random() >= sampleRate) return;
     const line = {
       route: event.routeKey,
