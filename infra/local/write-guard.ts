@@ -95,6 +95,18 @@ const accessDenied = (fn: Running, { action, partition }: Write) =>
 const GUARD_STEP = { step: 'initialize', name: 'localWriteGuard' } as const;
 const guarded = new WeakSet<object>();
 
+const written = new Map<string, Set<TablePartition>>();
+/** The declared partitions function `name` has been let write so far in this process: tests hold declarations to what runs write. */
+export const partitionsWritten = (name: string): ReadonlySet<TablePartition> => written.get(name) ?? new Set();
+const record = (fn: Running, writes: readonly Write[]) => {
+  const partitions = written.get(fn.name) ?? new Set();
+  for (const { partition } of writes) {
+    const pattern = fn.writes.find((declared) => partition !== undefined && matchesPattern(declared, partition));
+    if (pattern) partitions.add(pattern);
+  }
+  written.set(fn.name, partitions);
+};
+
 /** Adds the guard to `client` (once; the middleware stack is the one its DynamoDB client shares). */
 export const guardWrites = (client: DynamoDBDocumentClient): void => {
   const stack = client.middlewareStack;
@@ -103,8 +115,9 @@ export const guardWrites = (client: DynamoDBDocumentClient): void => {
   stack.add(
     (next, context) => async (args) => {
       const fn = running.getStore();
-      if (fn) {
-        const refused = writesOf(context.commandName, args.input as Input)?.find(
+      const writes = fn && writesOf(context.commandName, args.input as Input);
+      if (fn && writes) {
+        const refused = writes.find(
           ({ partition }) =>
             partition === undefined || !fn.writes.some((pattern) => matchesPattern(pattern, partition)),
         );
@@ -113,6 +126,7 @@ export const guardWrites = (client: DynamoDBDocumentClient): void => {
           fn.denied.add(error.message);
           throw error;
         }
+        record(fn, writes);
       }
       return next(args);
     },

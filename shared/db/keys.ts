@@ -54,7 +54,7 @@ export type Key = { PK: string; SK: string };
  * `dynamodb:LeadingKeys`: `*` is any run of characters; a pattern without one is a single
  * partition). A function's role may write only the partitions its entry in `infra/routes.ts`
  * declares. No pattern matches another's keys: each prefix ends in `#`, so `ORG#*` does not match
- * `ORGANIZATION#…`, nor `ASSET#*` an `ASSETREF#…`.
+ * `ORGANIZATION#…` (test/unit/db/partitions.test.ts checks every key built here).
  */
 export const PARTITIONS = {
   /** What an organization's requests write: groups, their names and counter, asset identities. */

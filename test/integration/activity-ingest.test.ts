@@ -6,18 +6,22 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
 import { createTestTable } from '../fixtures/table.ts';
+import { asWorker } from '../fixtures/workers.ts';
 
 const table = await createTestTable('activity-ingest');
 const { createHandler } = await import('../../functions/activity/ingest.ts');
 const deadLettered: { id: string; body: string; reason: string }[] = [];
-const handler = createHandler({
-  store: activityRepository(table.db, table.tableName),
-  deadLetters: {
-    put: async (message, reason) => {
-      deadLettered.push({ id: message.id, body: message.body, reason });
+const handler = asWorker(
+  'ingest-activity',
+  createHandler({
+    store: activityRepository(table.db, table.tableName),
+    deadLetters: {
+      put: async (message, reason) => {
+        deadLettered.push({ id: message.id, body: message.body, reason });
+      },
     },
-  },
-});
+  }),
+);
 const stores = {
   metrics: metricsRepository(table.db, table.tableName),
   directory: directoryRepository(table.db, table.tableName),

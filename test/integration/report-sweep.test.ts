@@ -11,6 +11,7 @@ import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/dom
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
+import { asWorker } from '../fixtures/workers.ts';
 
 const table = await createTestTable('report-sweep');
 const healthy = activityRepository(table.db, table.tableName);
@@ -31,11 +32,14 @@ const request = (org: string) => ({
 
 /** The scheduled function, with its clock at `now`. */
 const sweepAt = (now: string) =>
-  createHandler({
-    groups: assetGroupRepository(table.db, table.tableName),
-    reports: healthy,
-    now: () => Date.parse(now),
-  })({}, { getRemainingTimeInMillis: () => 55_000 });
+  asWorker(
+    'resume-interrupted-writes',
+    createHandler({
+      groups: assetGroupRepository(table.db, table.tableName),
+      reports: healthy,
+      now: () => Date.parse(now),
+    }),
+  )({}, { getRemainingTimeInMillis: () => 55_000 });
 
 const liveRecords = async (org: string): Promise<ActivityRecord[]> => {
   const { Items = [] } = await table.db.send(

@@ -2,19 +2,22 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { guardWrites, runAs, UndeclaredWriteError } from '../../infra/local/write-guard.ts';
 import { ROUTES, type Route } from '../../infra/routes.ts';
 import { key, PARTITIONS, type TablePartition } from '../../shared/db/keys.ts';
 import { tableClient } from '../../shared/runtime.ts';
-import { apiEvent, call, type Response } from '../fixtures/api-event.ts';
+import { apiEvent, context, parse, type Response } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable, tableSnapshot } from '../fixtures/table.ts';
 
 const table = await createTestTable('write-guard');
 const ACME = 'demo-acme-0123456789abcdef';
-const { handler: createGroup } = await import('../../functions/asset-groups/create.ts');
+const { handler: createGroup } = (await import('../../functions/asset-groups/create.ts')) as unknown as {
+  handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+};
 
 const routeNamed = (name: string) => ROUTES.find((route) => route.name === name) as Route;
 /** The route table with one route's declaration cut down to `keep`. */
@@ -120,7 +123,7 @@ describe('writes while a function runs', () => {
         apiKey: ACME,
         body: { name: 'Refused' },
       });
-      response = await call(createGroup, event);
+      response = parse(await createGroup(event, context));
     });
 
     await expect(run).rejects.toThrow(UndeclaredWriteError);
