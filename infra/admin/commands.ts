@@ -34,8 +34,9 @@ With --table the named table in AWS is used (credentials and region from the usu
   asset assign <org> <assetId> <groupId|none>
   asset delete <org> <assetId>
   verdicts reindex                     put check-index entries written before POST /asset/list existed into its index
-  migrate                              move organization and brand items to their own partition (ORGANIZATION#);
-                                       run once right after deploying the version that reads them there
+  migrate [--copy]                     move organization and brand items to their own partition (ORGANIZATION#):
+                                       --copy before deploying the version that reads them there (copies, keeps
+                                       the old items), then without it after the deploy (removes the old items)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}`;
 
@@ -78,8 +79,11 @@ export const runAdminCommand = async (
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   if (noun === 'migrate' && verb === undefined) {
-    const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress);
-    return `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
+    const keepOld = flags.copy !== undefined;
+    const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress, { keepOld });
+    return keepOld
+      ? `Organizations and brands: ${moved} copied, ${alreadyMoved} copied before; old items kept; ${scanned} items scanned`
+      : `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
   }
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));

@@ -17,6 +17,7 @@ const main = async () => {
       scopes: { type: 'string' },
       description: { type: 'string' },
       group: { type: 'string' },
+      copy: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

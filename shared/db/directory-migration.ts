@@ -13,7 +13,7 @@ export type DirectoryMove = { scanned: number; moved: number; alreadyMoved: numb
  * copy and its delete, or the operator saved the organization again since the deploy: the one
  * there wins), then deletes it at its old key. True when this call made the copy.
  */
-const moveItem = async (db: DynamoDBDocumentClient, table: string, item: Record<string, unknown>) => {
+const moveItem = async (db: DynamoDBDocumentClient, table: string, item: Record<string, unknown>, keepOld: boolean) => {
   const old: Key = { PK: item[ATTR.pk] as string, SK: item[ATTR.sk] as string };
   let copied = true;
   try {
@@ -29,7 +29,7 @@ const moveItem = async (db: DynamoDBDocumentClient, table: string, item: Record<
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     copied = false;
   }
-  await db.send(new DeleteCommand({ TableName: table, Key: old }));
+  if (!keepOld) await db.send(new DeleteCommand({ TableName: table, Key: old }));
   return copied;
 };
 
@@ -44,6 +44,12 @@ export const moveDirectoryItems = async (
   db: DynamoDBDocumentClient,
   table: string,
   progress: (line: string) => void = () => undefined,
+  /**
+   * Copy only, leaving the old items where the running code reads them: run before deploying, so
+   * that the new code finds every organization from its first request; the run after the deploy
+   * then only deletes the old items.
+   */
+  { keepOld = false }: { keepOld?: boolean } = {},
 ): Promise<DirectoryMove> => {
   const totals: DirectoryMove = { scanned: 0, moved: 0, alreadyMoved: 0 };
   await Promise.all(
@@ -68,7 +74,7 @@ export const moveDirectoryItems = async (
         );
         totals.scanned += page.ScannedCount ?? 0;
         for (const item of page.Items ?? []) {
-          if (await moveItem(db, table, item)) totals.moved++;
+          if (await moveItem(db, table, item, keepOld)) totals.moved++;
           else totals.alreadyMoved++;
         }
         progress(

@@ -101,4 +101,26 @@ describe('npm run admin -- migrate', () => {
     });
     expect((await directoryItems(table)).filter((item) => (item.PK as string).startsWith('ORG#'))).toEqual([]);
   });
+
+  it('with --copy, copies without removing, so code of either layout finds every organization; the run after the deploy removes the old items', async () => {
+    const copyTable = await createTestTable('migrate-copy');
+    await seed(copyTable.db, copyTable.tableName, demo);
+    await toOldLayout(copyTable);
+    const oldLayout = (await directoryItems(copyTable)).filter((item) => (item.PK as string).startsWith('ORG#'));
+
+    const copied = await runAdminCommand(copyTable.db, copyTable.tableName, ['migrate'], { copy: 'true' }, () => {});
+    const afterCopy = await directoryItems(copyTable);
+    const { message } = await migrate(copyTable);
+
+    expect(copied).toMatch(/^Organizations and brands: 5 copied, 0 copied before; old items kept/);
+    expect(afterCopy.filter((item) => (item.PK as string).startsWith('ORG#'))).toEqual(oldLayout);
+    expect(afterCopy.filter((item) => (item.PK as string).startsWith('ORGANIZATION#'))).toHaveLength(5);
+    expect(await directoryRepository(copyTable.db, copyTable.tableName).findOrganization('acme')).toMatchObject({
+      featureFlags: ['brands-metrics'],
+    });
+    expect(message).toMatch(/^Organizations and brands: 0 moved, 5 copied by an earlier run/);
+    expect(
+      (await directoryItems(copyTable)).map((item) => item.PK as string).every((pk) => pk.startsWith('ORGANIZATION#')),
+    ).toBe(true);
+  });
 });
