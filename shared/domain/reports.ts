@@ -240,6 +240,34 @@ const withdrawn = (record: ActivityRecord): ActivityRecord => ({
   updatedAt: later(record.updatedAt),
 });
 
+/**
+ * Items a proposal's withdrawal may take in a transaction: a pending one its record and its claim; a
+ * reviewed one also the check-index entry and verdict-log item of the block it lifts and its share
+ * of the day counters it leaves. Chunks are cut so their sum stays within `ROLLBACK_ITEMS`.
+ */
+const withdrawalItems = (proposal: ActivityRecord): number =>
+  proposal.kind === 'threat' && proposal.status !== 'PENDING' ? 6 : 2;
+/** 100 items less room for the organization's and brands' day counters the pending ones leave. */
+const ROLLBACK_ITEMS = 96;
+
+const rollbackChunks = (proposals: ActivityRecord[]): ActivityRecord[][] => {
+  const chunks: ActivityRecord[][] = [];
+  let chunk: ActivityRecord[] = [];
+  let items = 0;
+  for (const proposal of proposals) {
+    const cost = withdrawalItems(proposal);
+    if (chunk.length > 0 && items + cost > ROLLBACK_ITEMS) {
+      chunks.push(chunk);
+      chunk = [];
+      items = 0;
+    }
+    chunk.push(proposal);
+    items += cost;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+};
+
 /** Soft-deletes written proposals (releasing their claims) and then their incomplete report. */
 const rollBack = async (
   store: LifecycleStore,
@@ -247,8 +275,7 @@ const rollBack = async (
   report: ActivityRecord | undefined,
   proposals: ActivityRecord[],
 ): Promise<void> => {
-  for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
-    const part = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION);
+  for (const part of rollbackChunks(proposals)) {
     const writes = part.map((previous) => ({ previous, next: withdrawn(previous) }));
     const releases = part.flatMap((proposal) =>
       proposal.kind === 'threat' ? [claimOf(orgId, { checkKey: checkKeyOf(proposal), status: 'BLOCKED' })] : [],

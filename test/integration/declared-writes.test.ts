@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { partitionsWritten } from '../../infra/local/write-guard.ts';
 import { ROUTES, WORKER_WRITES } from '../../infra/routes.ts';
@@ -71,12 +70,7 @@ const deleteInterrupted = async (id: number) => {
   await assetGroupRepository(client, table.tableName).remove('acme', id);
 };
 
-/**
- * A report of 100 assets interrupted after its first transaction, 10 minutes ago: incomplete, 49
- * proposals pending, of which the operator then deleted three. (Rolling back all 49 along with an
- * approved one takes 101 items, over DynamoDB's limit of 100 per transaction: that rollback fails
- * whoever runs it. Three fewer leave it room.)
- */
+/** A report of 100 assets interrupted after its first transaction, 10 minutes ago: incomplete, 49 proposals pending. */
 const abandonReport = async (prefix: string) => {
   const { client } = crashingClient(table.endpoint, 3, 'before');
   const deps = {
@@ -101,11 +95,7 @@ const abandonReport = async (prefix: string) => {
       ExpressionAttributeValues: { ':activity': 'ACTIVITY', ':threat': 'threat', ':prefix': `${prefix}-` },
     }),
   );
-  const proposals = Items as (ActivityRecord & { kind: 'threat'; assetId: number })[];
-  for (const { id } of proposals.slice(-3)) {
-    await runAdminCommand(table.db, table.tableName, ['activity', 'delete', 'acme', 'threat', id], {});
-  }
-  return proposals.slice(0, -3);
+  return Items as (ActivityRecord & { kind: 'threat'; assetId: number })[];
 };
 
 const approve = (proposal: { id: string; assetId: number }) =>

@@ -8,6 +8,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/domain/reports.ts';
+import { reviewProposal } from '../../shared/domain/reviews.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -63,7 +64,7 @@ const abandon = async (org: string) => {
 
 beforeAll(async () => {
   await seed(table.db, table.tableName, {
-    organizations: ['org-abandoned', 'org-complete'].map((slug) => ({ slug, name: slug })),
+    organizations: ['org-abandoned', 'org-complete', 'org-reviewed'].map((slug) => ({ slug, name: slug })),
   });
 });
 
@@ -110,5 +111,24 @@ describe('the scheduled function, on reports abandoned between two of their tran
     expect(created.id).toEqual(expect.any(Number));
     expect(records).toHaveLength(101);
     expect(records.find((record) => record.kind === 'report')).not.toHaveProperty('incomplete', true);
+  });
+
+  it('rolls back an abandoned report one of whose 49 written proposals was approved, unblocking its content', async () => {
+    await abandon('org-reviewed');
+    const [approved] = (await liveRecords('org-reviewed')).filter(
+      (record): record is ActivityRecord & { kind: 'threat'; assetId: number } => record.kind === 'threat',
+    );
+    await reviewProposal(
+      { store: healthy, verdicts, directory, dailyLimit: 0 },
+      'org-reviewed',
+      Number(approved?.id),
+      { assetId: approved?.assetId ?? 0, decision: 'APPROVE', label: 'General Phishing' },
+      Date.parse(at(1_000)),
+    );
+
+    const sweep = await sweepAt(at(ABANDONED_AFTER_MS + 1_000));
+
+    expect(sweep).toEqual({ abandonedReports: 1, finished: 0, unfinished: 0 });
+    expect(await liveRecords('org-reviewed')).toEqual([]);
   });
 });
