@@ -10,6 +10,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  ResourceNotFoundException,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../table-definition.ts';
@@ -249,4 +250,37 @@ export const ensureTable = async (endpoint: string, tableName: string): Promise<
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   client.destroy();
+};
+
+/** Puts `table` (a name, no items) in the DynamoDB Local at `endpoint`: the mark of who started it. */
+export const markOwner = async (endpoint: string, table: string): Promise<void> => {
+  const client = localClient(endpoint);
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: table,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    client.destroy();
+  }
+};
+
+/** Whether the DynamoDB Local at `endpoint` holds `table`, the mark `markOwner` leaves. */
+export const hasOwner = async (endpoint: string, table: string): Promise<boolean> => {
+  const client = localClient(endpoint);
+  try {
+    await client.send(new DescribeTableCommand({ TableName: table }));
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return false;
+    throw error;
+  } finally {
+    client.destroy();
+  }
 };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseOrigins } from '../cors.ts';
 
@@ -15,6 +16,14 @@ export const LOCAL = {
   /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
   snapshotEveryMs: 5 * 60_000,
 };
+
+const CHECKOUT = resolve(import.meta.dirname, '../..');
+/**
+ * A table whose name is this checkout's (a digest of its path): this checkout puts it in every
+ * DynamoDB Local it starts, and its local commands write only to a DynamoDB Local that holds it.
+ * Other checkouts on the same machine may run their own on the default port.
+ */
+export const OWNER_TABLE = `checkout-${createHash('sha256').update(CHECKOUT).digest('hex').slice(0, 16)}`;
 
 export const localEndpoint = (): string => process.env.DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${LOCAL.dynamoPort}`;
 

@@ -11,11 +11,11 @@ import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
-import { assertPortFree, ensureTable, startDynamo } from './dynamo.ts';
+import { assertPortFree, ensureTable, markOwner, startDynamo } from './dynamo.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
-import { applyLocalEnv, LOCAL } from './settings.ts';
+import { applyLocalEnv, LOCAL, OWNER_TABLE } from './settings.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -31,6 +31,7 @@ const main = async () => {
   await assertPortFree(LOCAL.port, 'PORT');
   console.log(`Starting DynamoDB Local on 127.0.0.1:${LOCAL.dynamoPort} (data in .data/) ...`);
   const dynamo = await startDynamo({ port: LOCAL.dynamoPort, path: LOCAL.dataDir });
+  await markOwner(dynamo.endpoint, OWNER_TABLE);
   applyLocalEnv(dynamo.endpoint);
   await ensureTable(dynamo.endpoint, LOCAL.tableName);
 
