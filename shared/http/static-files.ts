@@ -43,3 +43,23 @@ export const fileResponse = (
     isBase64Encoded: gzip,
   };
 };
+
+/**
+ * A page's address with a trailing slash (`/v2/docs/`) answered with a redirect to the address
+ * without it: the page loads its files by relative address (`static/…`, so it works under both
+ * bases), which from `/v2/docs/` would resolve under `/v2/docs/static/` and not be found.
+ * Undefined when the path has no trailing slash.
+ */
+export const withoutTrailingSlash = (event: {
+  rawPath?: string;
+  rawQueryString?: string;
+}): APIGatewayProxyResultV2 | undefined => {
+  const path = event.rawPath ?? '';
+  if (path.length <= 1 || !path.endsWith('/')) return undefined;
+  const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
+  return {
+    statusCode: 301,
+    headers: { location: `${path.replace(/\/+$/, '')}${query}`, 'cache-control': 'public, max-age=300' },
+    body: '',
+  };
+};

@@ -176,3 +176,28 @@ describe('the metrics dashboard', () => {
     expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
   });
 });
+
+describe('the pages at their address with a trailing slash', () => {
+  it('redirects /v2/docs/ to /v2/docs, which renders the reference', async () => {
+    const { page, problems } = await watchedPage(browser, origin);
+
+    await page.goto(`${origin}/v2/docs/`);
+    await page.locator('[data-section-id^="operation/"]').first().waitFor({ timeout: 30_000 });
+
+    expect(page.url()).toBe(`${origin}/v2/docs`);
+    expect(problems.filter((problem) => !problem.includes(REDOC_LOGO))).toEqual([]);
+  });
+
+  it('redirects /api/v2/dashboard/ to /api/v2/dashboard, whose form signs in and shows the counters', async () => {
+    const { page, problems } = await watchedPage(browser, origin);
+
+    await page.goto(`${origin}/api/v2/dashboard/`);
+    await page.fill('#api-key', ACME);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('[data-counter="reports"]').waitFor();
+
+    expect(page.url()).toBe(`${origin}/api/v2/dashboard`);
+    expect(Object.keys(await counters(page)).length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+});
