@@ -201,3 +201,22 @@ describe('the pages at their address with a trailing slash', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the dashboard after a key that was not accepted', () => {
+  it('shows the brand list again once a good key is given', async () => {
+    const { page } = await watchedPage(browser, origin);
+    await signIn(page, 'not-a-key');
+    await page.locator('#status').filter({ hasText: /./ }).waitFor();
+
+    await page.fill('#api-key', ACME);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('[data-counter="reports"]').waitFor();
+    const brands = await page
+      .locator('#brand option')
+      .evaluateAll((options) => options.map((option) => option.getAttribute('value')));
+
+    expect(await page.locator('#brand').isVisible()).toBe(true);
+    expect(await page.locator('#brand-slug').isVisible()).toBe(false);
+    expect(brands).toEqual(['', 'acme-exchange', 'acme-wallet']);
+  });
+});

@@ -119,6 +119,10 @@ const loadBrands = async (key) => {
     brandText.hidden = false;
     return;
   }
+  // A key accepted after one that was not: the list comes back in place of the free-text field.
+  brandSelect.hidden = false;
+  brandText.hidden = true;
+  brandText.value = '';
   const { brands } = await response.json();
   const options = brands.map((brand) => {
     const option = document.createElement('option');
