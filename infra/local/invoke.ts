@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { tableClient } from '../../shared/runtime.ts';
 import { ROUTES, WORKER_WRITES, WORKERS, type Worker } from '../routes.ts';
 import { withLocalTable } from './connect.ts';
+import { eventMismatch } from './event-fit.ts';
 import { loadHandler } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { guardWrites, runAs } from './write-guard.ts';
@@ -19,6 +20,11 @@ const writes = route ? (route.writes ?? []) : WORKER_WRITES[worker as Worker];
 
 try {
   const event: unknown = JSON.parse(readFileSync(eventPath, 'utf8'));
+  const mismatch = eventMismatch(name, event, worker);
+  if (mismatch !== undefined) {
+    console.error(`${eventPath}: ${mismatch}; nothing was run.`);
+    process.exit(2);
+  }
   const result = await withLocalTable(async () => {
     const handler = await loadHandler(entry);
     // As the gateway does: the function may write only the partitions it declares.
