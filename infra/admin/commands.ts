@@ -40,8 +40,9 @@ With --table the named table in AWS is used (credentials and region from the usu
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}`;
 
+/** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
-  throw new Error(`${message}\n\n${USAGE}`);
+  throw new Error(`${message} (npm run admin -- --help lists the commands)`);
 };
 
 const slugOf = (text: string, what: string): string =>

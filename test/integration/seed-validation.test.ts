@@ -126,10 +126,12 @@ describe('npm run admin with a reference that does not exist', () => {
     [['key', 'create'], { user: 'ghost' }, 'User ghost does not exist'],
     [['membership', 'set', 'ghost', 'acme', 'ACTIVE'], {}, 'User ghost does not exist'],
     [['membership', 'set', 'u-1', 'nowhere', 'ACTIVE'], {}, 'Organization nowhere does not exist'],
-  ])('refuses %j and writes nothing', async (words, flags, message) => {
+  ])('refuses %j with that one line and writes nothing', async (words, flags, message) => {
     const before = await tableSnapshot(table);
 
-    await expect(runAdminCommand(table.db, table.tableName, words, flags)).rejects.toThrow(message);
+    await expect(runAdminCommand(table.db, table.tableName, words, flags)).rejects.toThrow(
+      new Error(`${message} (npm run admin -- --help lists the commands)`),
+    );
     expect(await tableSnapshot(table)).toEqual(before);
   });
 });
