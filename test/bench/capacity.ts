@@ -1,0 +1,778 @@
+/**
+ * `npm run capacity`: the hottest partitions of the table and its indexes at the scale targets of
+ * DESIGN.md ("Scale rules"), projected from a bounded synthetic workload run through the real
+ * handlers, as their routes and workers, on a DynamoDB Local of its own. Every command of the
+ * functions' table client asks for its consumed capacity (`INDEXES`); each call's units are
+ * attributed to the partition key values it touched, as the command names them, so whatever key
+ * design the repositories have is what is measured. The rules for units are in `UNIT_RULES`.
+ * Usage: npm run capacity [-- --scale <0.25..4>]
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
+
+process.env.CURSOR_SECRET ??= 'capacity-secret';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.LOG_LEVEL = 'SILENT';
+process.env.LISTS_DIR ??= 'infra/local/lists';
+process.env.AWS_ACCESS_KEY_ID ??= 'capacity';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'capacity';
+process.env.DEAD_LETTER_QUEUE_URL ??= 'http://127.0.0.1:9/capacity-dead-letters';
+process.env.ACCESS_LOG_SAMPLE_RATE = '0';
+
+/** The replica's poll interval: the idle poll is measured one interval after the last. */
+const POLL_INTERVAL_MS = 1_000;
+const LIMITS = { wcu: 1_000, rcu: 3_000 };
+const HEADROOM = 0.5;
+
+const UNIT_RULES = [
+  'reads: the units DynamoDB Local reports, at least 1 (strongly consistent) or 0.5 (eventually consistent) per GetItem, per Query/Scan call and per key of a BatchGetItem; a BatchGetItem’s units are split evenly over its keys',
+  'transactional reads (TransactGetItems): 2 RCU per item',
+  'writes (Put/Update/Delete, BatchWriteItem items): 1 WCU per KB of the larger of the item before and after (at least the units Local reports for the table)',
+  'transactional writes (TransactWriteItems): 2 WCU per KB per item on the table (ConditionCheck too), whether the transaction commits or is cancelled',
+  'indexes: an item write costs 1 WCU per KB in every index partition its old or new image is in (both when the index key changes); item images are read before the write by a separate, unmetered client, the new image from the Item or the SET/REMOVE clauses of the update',
+  'sizes: the JSON length of the item, rounded up to whole KB (reads: 4 KB)',
+];
+
+// ─────────────────────────────── metering ───────────────────────────────
+
+type Tag = { scenario: string; op: number };
+const tagged = new AsyncLocalStorage<Tag>();
+
+type Usage = { rcu: number; wcu: number; calls: number; ops: Set<number> };
+/** Units by scenario, then by `<table or index>\u0000<partition key value>`. */
+const usage = new Map<string, Map<string, Usage>>();
+const conflicts = new Map<string, number>();
+/**
+ * Transactions writing an item while another transaction writing it is still in flight: on
+ * DynamoDB one of them is cancelled with TransactionConflict. DynamoDB Local serializes
+ * transactions and never answers TransactionConflict, so this is what the run can show.
+ */
+const inFlight = new Map<string, number>();
+const overlaps = new Map<string, number>();
+const cancellations = new Map<string, number>();
+
+const TABLE = 'table';
+const add = (part: string, partition: string, units: { rcu?: number; wcu?: number }, calls = 1) => {
+  const tag = tagged.getStore();
+  if (tag === undefined) return;
+  const scenario = usage.get(tag.scenario) ?? new Map<string, Usage>();
+  usage.set(tag.scenario, scenario);
+  const id = `${part}\u0000${partition}`;
+  const entry = scenario.get(id) ?? { rcu: 0, wcu: 0, calls: 0, ops: new Set<number>() };
+  scenario.set(id, entry);
+  entry.rcu += units.rcu ?? 0;
+  entry.wcu += units.wcu ?? 0;
+  entry.calls += calls;
+  entry.ops.add(tag.op);
+};
+
+type Item = Record<string, unknown>;
+type Definition = {
+  partitionKey: string;
+  sortKey: string;
+  indexes: { name: string; partitionKey: string; sortKey: string }[];
+};
+
+/** A value in the document client's form, or the low-level one (`{S}`, `{N}`) some callers send. */
+const plain = (value: unknown): unknown => {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 1) {
+      const [type, inner] = entries[0] as [string, unknown];
+      if (type === 'S' || type === 'N' || type === 'B') return inner;
+    }
+  }
+  return value;
+};
+const text = (value: unknown): string | undefined => {
+  const v = plain(value);
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+};
+const kb = (item: Item | undefined, unit = 1024) =>
+  Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item ?? {})) / unit));
+
+/** The new image of an item after an update: its SET `#a = :v` and REMOVE clauses applied to the old image. */
+const updatedImage = (old: Item | undefined, input: Item): Item => {
+  const image: Item = { ...(old ?? {}), ...((input.Key as Item) ?? {}) };
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Item;
+  const name = (ref: string) => names[ref] ?? ref;
+  const expression = String(input.UpdateExpression ?? '');
+  for (const section of expression.split(/\b(?=SET\b|REMOVE\b|ADD\b|DELETE\b)/i)) {
+    const [keyword, ...rest] = section.trim().split(/\s+/);
+    const body = rest.join(' ');
+    if (/^SET$/i.test(keyword ?? '')) {
+      for (const match of body.matchAll(/(#?[\w]+)\s*=\s*(:[\w]+)\s*(?=,|$)/g)) {
+        image[name(match[1] as string)] = plain(values[match[2] as string]);
+      }
+      for (const match of body.matchAll(/(#?[\w]+)\s*=/g)) {
+        const attribute = name(match[1] as string);
+        if (!(attribute in image)) image[attribute] = 0;
+      }
+    } else if (/^REMOVE$/i.test(keyword ?? '')) {
+      for (const ref of body.split(',')) delete image[name(ref.trim())];
+    }
+  }
+  return image;
+};
+
+type WriteItem = { kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck'; key: Item; input: Item };
+
+/** What one item write costs, by partition, in the table and its indexes. */
+const writeCost = (
+  definition: Definition,
+  write: WriteItem,
+  old: Item | undefined,
+  factor: number,
+  reportedTable = 0,
+): { part: string; partition: string; wcu: number }[] => {
+  const image =
+    write.kind === 'Put'
+      ? (write.input.Item as Item)
+      : write.kind === 'Update'
+        ? updatedImage(old, write.input)
+        : write.kind === 'Delete'
+          ? undefined
+          : old;
+  const size = Math.max(kb(old), image ? kb(image) : 1);
+  const partition = text(write.key[definition.partitionKey]) ?? '?';
+  const costs = [{ part: TABLE, partition, wcu: Math.max(factor * size, reportedTable) }];
+  if (write.kind === 'ConditionCheck') return costs;
+  for (const index of definition.indexes) {
+    const inIndex = (item: Item | undefined) =>
+      item !== undefined && item[index.partitionKey] !== undefined && item[index.sortKey] !== undefined
+        ? text(item[index.partitionKey])
+        : undefined;
+    for (const value of new Set([inIndex(old), inIndex(image)])) {
+      if (value !== undefined) costs.push({ part: index.name, partition: value, wcu: size });
+    }
+  }
+  return costs;
+};
+
+type Capacity = {
+  TableName?: string;
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+};
+
+/** The partition a Query reads: the value its key condition gives the partition key of the table or index. */
+const queriedPartition = (definition: Definition, input: Item): { part: string; partition: string } => {
+  const indexName = input.IndexName as string | undefined;
+  const index = definition.indexes.find((candidate) => candidate.name === indexName);
+  const attribute = index?.partitionKey ?? definition.partitionKey;
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Item;
+  for (const match of String(input.KeyConditionExpression ?? '').matchAll(/(#?[\w]+)\s*=\s*(:[\w]+)/g)) {
+    const ref = match[1] as string;
+    if ((names[ref] ?? ref) === attribute)
+      return { part: indexName ?? TABLE, partition: text(values[match[2] as string]) ?? '?' };
+  }
+  return { part: indexName ?? TABLE, partition: '?' };
+};
+
+const keyOf = (definition: Definition, item: Item): Item => ({
+  [definition.partitionKey]: plain(item[definition.partitionKey]),
+  [definition.sortKey]: plain(item[definition.sortKey]),
+});
+
+const describeKey = (definition: Definition, key: Item) =>
+  `${text(key[definition.partitionKey]) ?? '?'} / ${text(key[definition.sortKey]) ?? '?'}`;
+
+const writeItems = (command: string, input: Item, definition: Definition): WriteItem[] => {
+  const keyed = (kind: WriteItem['kind'], operation: Item): WriteItem => ({
+    kind,
+    input: operation,
+    key: keyOf(definition, (kind === 'Put' ? operation.Item : operation.Key) as Item),
+  });
+  switch (command) {
+    case 'PutItemCommand':
+      return [keyed('Put', input)];
+    case 'UpdateItemCommand':
+      return [keyed('Update', input)];
+    case 'DeleteItemCommand':
+      return [keyed('Delete', input)];
+    case 'TransactWriteItemsCommand':
+      return ((input.TransactItems ?? []) as Record<string, Item>[]).map((entry) => {
+        const [kind, operation] = Object.entries(entry)[0] as [WriteItem['kind'], Item];
+        return keyed(kind, operation);
+      });
+    case 'BatchWriteItemCommand':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: Item; DeleteRequest?: Item }[]>)
+        .flat()
+        .map(({ PutRequest, DeleteRequest }) =>
+          PutRequest ? keyed('Put', PutRequest) : keyed('Delete', DeleteRequest as Item),
+        );
+    default:
+      return [];
+  }
+};
+
+/** The items before a write, read by a client that is not metered. */
+const imagesBefore = async (raw: DynamoDBDocumentClient, table: string, keys: Item[], definition: Definition) => {
+  const found = new Map<string, Item>();
+  for (let i = 0; i < keys.length; i += 100) {
+    const chunk = [...new Map(keys.slice(i, i + 100).map((key) => [describeKey(definition, key), key])).values()];
+    const page = await raw.send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: chunk, ConsistentRead: true } } }),
+    );
+    for (const item of page.Responses?.[table] ?? []) found.set(describeKey(definition, keyOf(definition, item)), item);
+  }
+  return found;
+};
+
+const READ_COMMANDS = new Set([
+  'GetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'TransactGetItemsCommand',
+]);
+
+/** Adds the meter to the functions' table client: every command asks for its capacity, and its units are recorded by partition. */
+const meter = (client: DynamoDBDocumentClient, raw: DynamoDBDocumentClient, table: string, definition: Definition) => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? '';
+      const input = args.input as Item;
+      const tag = tagged.getStore();
+      if (tag === undefined) return next(args);
+      input.ReturnConsumedCapacity = 'INDEXES';
+      const writes = writeItems(command, input, definition);
+      const before =
+        writes.length > 0
+          ? await imagesBefore(
+              raw,
+              table,
+              writes.map((w) => w.key),
+              definition,
+            )
+          : undefined;
+      const transactional =
+        command === 'TransactWriteItemsCommand' ? writes.map((w) => describeKey(definition, w.key)) : [];
+      for (const item of transactional) {
+        const open = inFlight.get(item) ?? 0;
+        if (open > 0) overlaps.set(item, (overlaps.get(item) ?? 0) + 1);
+        inFlight.set(item, open + 1);
+      }
+      let output: { output?: Item } | undefined;
+      let failure: unknown;
+      try {
+        output = (await next(args)) as { output?: Item };
+      } catch (error) {
+        failure = error;
+      } finally {
+        for (const item of transactional) inFlight.set(item, (inFlight.get(item) ?? 1) - 1);
+      }
+      const consumed = [output?.output?.ConsumedCapacity ?? []].flat() as Capacity[];
+      const reported = consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      if (READ_COMMANDS.has(command)) recordRead(command, input, output?.output, reported, definition);
+      else if (writes.length > 0) {
+        const factor = command === 'TransactWriteItemsCommand' ? 2 : 1;
+        const tableUnits = writes.length === 1 ? (consumed[0]?.Table?.CapacityUnits ?? 0) : 0;
+        for (const write of writes) {
+          const old = before?.get(describeKey(definition, write.key));
+          for (const cost of writeCost(definition, write, old, factor, tableUnits)) {
+            add(cost.part, cost.partition, { wcu: cost.wcu });
+          }
+        }
+      }
+      if (failure !== undefined) {
+        const error = failure as { name?: string; CancellationReasons?: { Code?: string }[] };
+        if (error.name === 'TransactionCanceledException') {
+          (error.CancellationReasons ?? []).forEach((reason, i) => {
+            const write = writes[i];
+            if (!write || reason.Code === undefined || reason.Code === 'None') return;
+            const counter = reason.Code === 'TransactionConflict' ? conflicts : cancellations;
+            const label = `${reason.Code === 'TransactionConflict' ? '' : `${reason.Code}: `}${describeKey(definition, write.key)}`;
+            counter.set(label, (counter.get(label) ?? 0) + 1);
+          });
+        }
+        throw failure;
+      }
+      return output as never;
+    },
+    { step: 'initialize', name: 'capacityMeter', priority: 'low' },
+  );
+};
+
+const recordRead = (
+  command: string,
+  input: Item,
+  output: Item | undefined,
+  reported: number,
+  definition: Definition,
+) => {
+  const unit = (consistent: unknown) => (consistent === true ? 1 : 0.5);
+  switch (command) {
+    case 'GetItemCommand':
+      add(TABLE, text((input.Key as Item)[definition.partitionKey]) ?? '?', {
+        rcu: Math.max(reported, unit(input.ConsistentRead)),
+      });
+      return;
+    case 'QueryCommand': {
+      const { part, partition } = queriedPartition(definition, input);
+      add(part, partition, { rcu: Math.max(reported, unit(input.ConsistentRead)) });
+      return;
+    }
+    case 'ScanCommand':
+      add(TABLE, '(Scan: every partition)', { rcu: Math.max(reported, unit(input.ConsistentRead)) });
+      return;
+    case 'BatchGetItemCommand': {
+      const requests = Object.values(
+        (input.RequestItems ?? {}) as Record<string, { Keys?: Item[]; ConsistentRead?: boolean }>,
+      );
+      const keys = requests.flatMap((request) =>
+        (request.Keys ?? []).map((key) => ({ key, consistent: request.ConsistentRead })),
+      );
+      const share = keys.length > 0 ? reported / keys.length : 0;
+      for (const { key, consistent } of keys) {
+        add(TABLE, text(key[definition.partitionKey]) ?? '?', { rcu: Math.max(share, unit(consistent)) });
+      }
+      return;
+    }
+    case 'TransactGetItemsCommand':
+      for (const entry of (input.TransactItems ?? []) as { Get?: Item }[]) {
+        add(TABLE, text((entry.Get?.Key as Item | undefined)?.[definition.partitionKey]) ?? '?', { rcu: 2 });
+      }
+      return;
+    default:
+      void output;
+  }
+};
+
+// ─────────────────────────────── key shapes ───────────────────────────────
+
+/** A partition key with its ids masked, so partitions of one shape group together whatever the ids. */
+const shapeOf = (partition: string, orgs: readonly string[]): string => {
+  let shape = partition;
+  for (const org of [...orgs].sort((a, b) => b.length - a.length)) shape = shape.split(org).join('<org>');
+  return shape
+    .replace(/\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?/g, '<date>')
+    .replace(/(?<![A-Za-z])[A-Za-z0-9_-]{16,}(?![A-Za-z])/g, (run) =>
+      /[\d_-]/.test(run) || (/[a-z]/.test(run) && /[A-Z]/.test(run)) ? '<id>' : run,
+    )
+    .replace(/\d+/g, '<n>');
+};
+
+// ─────────────────────────────── workload ───────────────────────────────
+
+type Handler = (event: never, context: Context) => Promise<APIGatewayProxyResultV2>;
+type Response = { statusCode: number; body: unknown };
+
+const progress = (line: string) => process.stderr.write(`  capacity: ${line}\n`);
+
+/** Runs `work` for each item, `concurrency` at a time. */
+const pool = async <T>(items: readonly T[], concurrency: number, work: (item: T, i: number) => Promise<void>) => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i] as T, i);
+      }
+    }),
+  );
+};
+
+const sqsEvent = (body: unknown): SQSEvent => ({
+  Records: [
+    {
+      messageId: randomUUID(),
+      receiptHandle: 'capacity',
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'capacity',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:activity-ingest-queue',
+      awsRegion: 'us-east-1',
+    },
+  ],
+});
+
+type Scenario = {
+  id: 'a' | 'b' | 'c' | 'd' | 'e';
+  title: string;
+  /** Target operations a second, and the operations the run measured. */
+  rate: number;
+  measured: number;
+  note: string;
+  /** Units a second by partition at the target, from what the run measured. */
+  projected: Map<string, { rcu: number; wcu: number }>;
+};
+
+/**
+ * Units a second at `rate` operations a second, from `measured` operations: each partition's units
+ * times rate / measured. The run spreads its operations over the same entities as the target (its
+ * organizations, records, contents), so an entity's partition gets its share. A partition only one
+ * operation touched (a record's own, a content's) is touched once at the target too: at most its
+ * units of that one operation.
+ */
+const project = (scenario: string, rate: number, measured: number) => {
+  const projected = new Map<string, { rcu: number; wcu: number }>();
+  const scale = rate / measured;
+  for (const [id, entry] of usage.get(scenario) ?? []) {
+    const factor = entry.ops.size <= 1 && measured > 1 ? Math.min(1, scale) : scale;
+    projected.set(id, { rcu: entry.rcu * factor, wcu: entry.wcu * factor });
+  }
+  return projected;
+};
+
+const main = async () => {
+  const scale = Number(process.argv[process.argv.indexOf('--scale') + 1] ?? 1) || 1;
+  const started = performance.now();
+  const write = process.stdout.write.bind(process.stdout);
+  // Handlers publish their metrics (EMF) on stdout as in Lambda: dropped until the report is printed.
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  const out: string[] = [];
+  const print = (line = '') => out.push(line);
+
+  const { startDynamo, ensureTable } = await import('../../infra/local/dynamo.ts');
+  progress('starting DynamoDB Local on a free loopback port ...');
+  const dynamo = await startDynamo();
+  const tableName = `capacity-${randomUUID().slice(0, 8)}`;
+  process.env.TABLE_NAME = tableName;
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  try {
+    await ensureTable(dynamo.endpoint, tableName);
+    const { TABLE_DEFINITION } = await import('../../infra/table-definition.ts');
+    const { createDocumentClient } = await import('../../shared/db/client.ts');
+    const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
+    const raw = createDocumentClient(dynamo.endpoint);
+
+    const ORGS = Array.from({ length: 100 }, (_, i) => `cap-org-${String(i + 1).padStart(3, '0')}`);
+    const SOLO = 'cap-solo';
+    const orgs = [...ORGS, SOLO];
+    const keyOf = (org: string) => `capacity-key-${org}-0123456789`;
+    progress(`seeding ${orgs.length} organizations, a brand and a key each ...`);
+    await loadFixture(
+      raw,
+      tableName,
+      parseFixture({
+        organizations: orgs.map((slug) => ({ slug, name: slug, brands: [{ slug: 'main', name: 'Main' }] })),
+        apiKeys: orgs.map((org) => ({ key: keyOf(org), organization: org })),
+      }),
+      () => undefined,
+    );
+
+    const runtime = await import('../../shared/runtime.ts');
+    meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
+    const { apiEvent, call } = await import('../fixtures/api-event.ts');
+    const { asWorker } = await import('../fixtures/workers.ts');
+    const ingest = asWorker('ingest-activity', (await import('../../functions/activity/ingest.ts')).handler);
+    const createReport = (await import('../../functions/reports/create.ts')).handler as unknown as Handler;
+    const check = (await import('../../functions/check/check.ts')).handler as unknown as Handler;
+    const { replicatedIndex } = await import('../../shared/domain/check/replica.ts');
+    const statuses = new Map<string, number>();
+    const count = (label: string) => statuses.set(label, (statuses.get(label) ?? 0) + 1);
+
+    let op = 0;
+    /** One activity change through the ingest worker, redelivered (as SQS would) while it fails, up to 5 receives. */
+    const ingestOne = (scenario: string, change: unknown) =>
+      tagged.run({ scenario, op: op++ }, async () => {
+        for (let receive = 1; receive <= 5; receive++) {
+          const result = await ingest(sqsEvent(change));
+          if ((result?.batchItemFailures ?? []).length === 0) return count(`${scenario}: ingest applied`);
+          count(`${scenario}: ingest redelivered`);
+        }
+        count(`${scenario}: ingest failed 5 receives`);
+      });
+    const route = (scenario: string, handler: Handler, event: APIGatewayProxyEventV2) =>
+      tagged.run({ scenario, op: op++ }, async (): Promise<Response> => {
+        const response = await call(handler, event);
+        count(`${scenario}: HTTP ${response.statusCode}`);
+        return response;
+      });
+
+    const scenarios: Scenario[] = [];
+    const minute = (offset: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, 0) + offset * 1000).toISOString();
+
+    // (b) + (e) + (a): verdict changes through the ingest worker across 100 organizations, while a
+    // replica polls the verdict log every second (e) and a check container answers checks (a).
+    const threatsPerOrg = Math.max(1, Math.round(3 * scale));
+    const threats = ORGS.flatMap((org) =>
+      Array.from({ length: threatsPerOrg }, (_, k) => ({
+        org,
+        id: `t-${k}`,
+        content: `https://${org}-lure-${k}.example/claim`,
+      })),
+    );
+    const threat = (t: (typeof threats)[number], status: string, at: number) => ({
+      organization: t.org,
+      kind: 'threat',
+      id: t.id,
+      content: t.content,
+      assetType: 'URL',
+      status,
+      brands: ['main'],
+      createdAt: minute(0),
+      updatedAt: minute(at),
+    });
+    const replica = replicatedIndex({ log: runtime.verdictLog() });
+    await tagged.run({ scenario: 'load', op: op++ }, () => replica.sync());
+    // A container's first check loads its replica (a Scan locally, a snapshot from S3 in AWS): not a per-second cost.
+    await tagged.run({ scenario: 'load', op: op++ }, () =>
+      call(
+        check,
+        apiEvent({
+          method: 'POST',
+          path: '/asset/check',
+          apiKey: keyOf(ORGS[0] as string),
+          body: { content: 'https://warm.example/' },
+        }),
+      ),
+    );
+    await sleep(POLL_INTERVAL_MS);
+    await tagged.run({ scenario: 'idle', op: op++ }, () => replica.sync());
+    progress(
+      `(b) ${threats.length * 2} verdict changes (block, then unblock) through ingest-activity, 8 at a time; (e) one replica polling every second; (a) one check container ...`,
+    );
+    let changesDone = false;
+    let polls = 0;
+    const poller = (async () => {
+      while (!changesDone) {
+        await sleep(POLL_INTERVAL_MS);
+        await tagged.run({ scenario: 'e', op: polls++ }, () => replica.sync());
+      }
+    })();
+    let checks = 0;
+    let checkMs = 0;
+    const checker = (async () => {
+      const key = keyOf(ORGS[0] as string);
+      while (!changesDone) {
+        const t = threats[checks % threats.length] as (typeof threats)[number];
+        const began = performance.now();
+        await route(
+          'a',
+          check,
+          apiEvent({ method: 'POST', path: '/asset/check', apiKey: key, body: { content: t.content } }),
+        );
+        checkMs += performance.now() - began;
+        checks++;
+        // One check container among the many the target needs: it takes a request at a time.
+        await sleep(2);
+      }
+    })();
+    const changesStarted = performance.now();
+    let changes = 0;
+    for (const [status, at] of [
+      ['BLOCKED', 60],
+      ['PENDING', 120],
+    ] as const) {
+      await pool(threats, 8, async (t) => {
+        await ingestOne('b', threat(t, status, at));
+        changes++;
+        if (changes % 200 === 0) progress(`(b) ${changes} / ${threats.length * 2}`);
+      });
+    }
+    const changeSeconds = (performance.now() - changesStarted) / 1000;
+    changesDone = true;
+    await Promise.all([poller, checker]);
+    const changeRate = changes / changeSeconds;
+    progress(
+      `(b) ${changes} changes in ${changeSeconds.toFixed(1)} s (${changeRate.toFixed(0)}/s); (e) ${polls} polls; (a) ${checks} checks`,
+    );
+
+    scenarios.push({
+      id: 'b',
+      title: '1,000 verdict changes/s (threats blocked and unblocked through ingest-activity, 100 organizations)',
+      rate: 1000,
+      measured: changes,
+      note: `${changes} changes measured (${threats.length} threats × block + unblock)`,
+      projected: project('b', 1000, changes),
+    });
+
+    // (e) One poll's units, with the log filled at 1,000 changes/s: a poll reads the changes of its
+    // window, so its units grow with the change rate; each of its calls costs at least its minimum.
+    const POLL_TARGET_RATE = 1000;
+    const pollGrowth = POLL_TARGET_RATE / changeRate;
+    const perPoll = new Map<string, { rcu: number; wcu: number }>();
+    for (const [id, entry] of usage.get('e') ?? []) {
+      perPoll.set(id, { rcu: Math.max((entry.rcu / polls) * pollGrowth, entry.calls / polls), wcu: 0 });
+    }
+    const CONTAINERS = 2000;
+    const idlePoll = [...(usage.get('idle') ?? new Map<string, Usage>()).values()].reduce((sum, u) => sum + u.rcu, 0);
+    scenarios.push({
+      id: 'e',
+      title: `${CONTAINERS.toLocaleString('en')} check containers polling the verdict log (1 poll/s each, log at ${POLL_TARGET_RATE.toLocaleString('en')} changes/s)`,
+      rate: CONTAINERS,
+      measured: polls,
+      note: `an idle log's poll: ${idlePoll.toFixed(1)} RCU (× ${CONTAINERS} = ${(idlePoll * CONTAINERS).toFixed(0)} RCU/s); ${polls} polls measured at ${changeRate.toFixed(0)} changes/s; a poll's units × ${pollGrowth.toFixed(1)} for the target change rate, at least 1 RCU per call; × ${CONTAINERS} containers × 1 poll/s`,
+      projected: new Map([...perPoll].map(([id, u]) => [id, { rcu: u.rcu * CONTAINERS, wcu: 0 }])),
+    });
+
+    // (a) Checks answer from memory: the polls of the containers the rate needs (Little's law on
+    // the measured check duration), plus what each check reads itself.
+    const CHECKS = 10_000;
+    const meanMs = checkMs / Math.max(1, checks);
+    const containers = Math.max(1, Math.ceil((CHECKS * meanMs) / 1000));
+    const checkProjection = new Map<string, { rcu: number; wcu: number }>();
+    for (const [id, entry] of usage.get('a') ?? []) {
+      const poll = perPoll.get(id);
+      if (poll) checkProjection.set(id, { rcu: poll.rcu * containers, wcu: 0 });
+      else {
+        const factor = entry.ops.size <= 1 ? 1 : CHECKS / checks;
+        checkProjection.set(id, { rcu: entry.rcu * factor, wcu: entry.wcu * factor });
+      }
+    }
+    scenarios.unshift({
+      id: 'a',
+      title: '10,000 checks/s (POST /asset/check, answered from the in-memory replica)',
+      rate: CHECKS,
+      measured: checks,
+      note: `${checks} checks measured, mean ${meanMs.toFixed(2)} ms → ${containers} containers at 10,000/s; their polls as in (e); other reads × 10,000 / ${checks}`,
+      projected: checkProjection,
+    });
+
+    // (c) 100 organizations × 100 reported assets a minute: reports of one asset each.
+    const reportsPerOrg = Math.max(1, Math.round(2 * scale));
+    const reports = ORGS.flatMap((org) => Array.from({ length: reportsPerOrg }, (_, k) => ({ org, k })));
+    progress(`(c) ${reports.length} reports (one asset each) through create-report, 8 at a time ...`);
+    await pool(reports, 8, async ({ org, k }) => {
+      await route(
+        'c',
+        createReport,
+        apiEvent({
+          method: 'POST',
+          path: '/report/create',
+          apiKey: keyOf(org),
+          body: {
+            title: `Lure ${k}`,
+            description: 'capacity run',
+            assets: [{ content: `https://${org}-reported-${k}.example/login` }],
+          },
+        }),
+      );
+    });
+    scenarios.push({
+      id: 'c',
+      title: '100 organizations × 100 reported assets/min (POST /report/create, one asset per report)',
+      rate: (100 * 100) / 60,
+      measured: reports.length,
+      note: `${reports.length} reports measured (${reportsPerOrg} per organization)`,
+      projected: project('c', (100 * 100) / 60, reports.length),
+    });
+
+    // (d) One organization at 1,000 activity changes/s: reports, threats and takedowns, created then updated.
+    const records = Math.max(10, Math.round(100 * scale));
+    const solo = (kind: string, k: number, at: number, extra: Record<string, unknown>) => ({
+      organization: SOLO,
+      kind,
+      id: `${kind}-${k}`,
+      brands: ['main'],
+      createdAt: minute(0),
+      updatedAt: minute(at),
+      ...extra,
+    });
+    const waves = [
+      Array.from({ length: records }, (_, k) => [
+        solo('report', k, 0, {}),
+        solo('threat', k, 0, { content: `https://solo-lure-${k}.example/`, assetType: 'URL', status: 'BLOCKED' }),
+        solo('takedown', k, 0, { status: 'FILED' }),
+      ]).flat(),
+      Array.from({ length: records }, (_, k) => [
+        solo('threat', k, 60, { content: `https://solo-lure-${k}.example/`, assetType: 'URL', status: 'APPROVED' }),
+        solo('takedown', k, 60, { status: 'IN_PROGRESS' }),
+      ]).flat(),
+    ];
+    const soloChanges = waves.flat().length;
+    progress(`(d) ${soloChanges} activity changes of one organization through ingest-activity, 16 at a time ...`);
+    for (const wave of waves)
+      await pool(wave, 16, async (change) => {
+        await ingestOne('d', change);
+      });
+    scenarios.push({
+      id: 'd',
+      title: 'one organization at 1,000 activity changes/s (ingest-activity: reports, threats, takedowns)',
+      rate: 1000,
+      measured: soloChanges,
+      note: `${soloChanges} changes measured (${records} each of report, threat, takedown created; threats and takedowns updated)`,
+      projected: project('d', 1000, soloChanges),
+    });
+
+    // ─────────────────────────── the report ───────────────────────────
+    const partLabel = (id: string) => {
+      const [part, partition] = id.split('\u0000') as [string, string];
+      return { part, shape: shapeOf(partition, orgs) };
+    };
+    const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(0)}%`;
+    print(
+      `per-partition limits ${LIMITS.wcu.toLocaleString('en')} WCU/s, ${LIMITS.rcu.toLocaleString('en')} RCU/s; a target passes when every partition stays within ${HEADROOM * 100}% of both`,
+    );
+    print('rules for units:');
+    for (const rule of UNIT_RULES) print(`  - ${rule}`);
+    print(
+      'scaling: a partition’s units × target rate / operations measured (the run spreads its operations over the target’s organizations); a partition only one operation touched counts that operation once',
+    );
+    let within = 0;
+    for (const scenario of scenarios.sort((x, y) => x.id.localeCompare(y.id))) {
+      const rows = [...scenario.projected]
+        .map(([id, u]) => ({ ...partLabel(id), ...u, load: Math.max(u.wcu / LIMITS.wcu, u.rcu / LIMITS.rcu) }))
+        .sort((x, y) => y.load - x.load);
+      const ok = rows.every((row) => row.load <= HEADROOM);
+      if (ok) within++;
+      print();
+      print(`(${scenario.id}) ${scenario.title}`);
+      print(`    ${scenario.note}`);
+      const seen = new Map<string, number>();
+      for (const row of rows) seen.set(`${row.part} ${row.shape}`, (seen.get(`${row.part} ${row.shape}`) ?? 0) + 1);
+      const shown = new Set<string>();
+      for (const row of rows) {
+        const label = `${row.part} ${row.shape}`;
+        if (shown.has(label)) continue;
+        shown.add(label);
+        const many = (seen.get(label) ?? 1) > 1 ? ` (hottest of ${seen.get(label)})` : '';
+        print(
+          `    ${(row.part === TABLE ? row.shape : `${row.part}: ${row.shape}`).padEnd(58)} ${row.wcu.toFixed(1).padStart(10)} WCU/s (${pct(row.wcu, LIMITS.wcu).padStart(5)}) ${row.rcu.toFixed(1).padStart(10)} RCU/s (${pct(row.rcu, LIMITS.rcu).padStart(5)})  ${row.load <= HEADROOM ? 'within 50%' : 'OVER 50%'}${many}`,
+        );
+        if (shown.size === 5) break;
+      }
+      print(`    → ${ok ? 'within 50% of partition limits' : 'NOT within 50% of partition limits'}`);
+    }
+    print();
+    print('transaction conflicts per item (TransactionConflict in TransactionCanceledException, by item key):');
+    const conflictRows = [...conflicts].sort((x, y) => y[1] - x[1]);
+    if (conflictRows.length === 0)
+      print('    none seen (DynamoDB Local serializes transactions: see the overlaps below)');
+    for (const [item, n] of conflictRows.slice(0, 15)) print(`    ${String(n).padStart(5)}  ${item}`);
+    if (conflictRows.length > 15) print(`    … ${conflictRows.length - 15} more items`);
+    const otherRows = [...cancellations].sort((x, y) => y[1] - x[1]);
+    print(
+      'transactional writes of an item while another transaction writing it was in flight (each a TransactionConflict on DynamoDB), by item:',
+    );
+    const overlapRows = [...overlaps].sort((x, y) => y[1] - x[1]);
+    if (overlapRows.length === 0) print('    none seen');
+    for (const [item, n] of overlapRows.slice(0, 10)) print(`    ${String(n).padStart(5)}  ${item}`);
+    if (overlapRows.length > 10) print(`    … ${overlapRows.length - 10} more items`);
+    if (otherRows.length > 0) {
+      print('other cancellation reasons, by item:');
+      for (const [item, n] of otherRows.slice(0, 10)) print(`    ${String(n).padStart(5)}  ${item}`);
+    }
+    print(`outcomes: ${[...statuses].map(([label, n]) => `${label} ×${n}`).join(', ')}`);
+    print(`run: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    print(`capacity: ${within} of 5 targets within 50% of partition limits`);
+  } finally {
+    process.stdout.write = write;
+    await dynamo.stop();
+  }
+  for (const line of out) console.log(line);
+};
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
