@@ -418,6 +418,10 @@ const main = async () => {
       print();
       print(`(${scenario.id}) ${scenario.title}`);
       print(`    ${scenario.note}`);
+      const measuredUnits = [...(usage.get(scenario.id) ?? new Map<string, Usage>()).values()];
+      const per = (field: 'rcu' | 'wcu') =>
+        (measuredUnits.reduce((sum, u) => sum + u[field], 0) / Math.max(1, scenario.measured)).toFixed(2);
+      print(`    measured per ${scenario.id === 'e' ? 'poll' : 'operation'}: ${per('wcu')} WCU, ${per('rcu')} RCU`);
       const seen = new Map<string, number>();
       for (const row of rows) seen.set(`${row.part} ${row.shape}`, (seen.get(`${row.part} ${row.shape}`) ?? 0) + 1);
       const shown = new Set<string>();
