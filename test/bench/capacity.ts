@@ -1,0 +1,489 @@
+/**
+ * `npm run capacity`: the hottest partitions of the table and its indexes at the scale targets of
+ * DESIGN.md ("Scale rules"), projected from a bounded synthetic workload run through the real
+ * handlers, as their routes and workers, on a DynamoDB Local of its own. Every command of the
+ * functions' table client asks for its consumed capacity (`INDEXES`); each call's units are
+ * attributed to the partition key values it touched, as the command names them, so whatever key
+ * design the repositories have is what is measured. The rules for units are in `UNIT_RULES`.
+ * Usage: npm run capacity [-- --scale <0.25..4>]
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
+import {
+  cancellations,
+  conflicts,
+  type Definition,
+  meter,
+  overlaps,
+  shapeOf,
+  TABLE,
+  tagged,
+  UNIT_RULES,
+  type Usage,
+  usage,
+} from './capacity-meter.ts';
+
+process.env.CURSOR_SECRET ??= 'capacity-secret';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.LOG_LEVEL = 'SILENT';
+process.env.LISTS_DIR ??= 'infra/local/lists';
+process.env.AWS_ACCESS_KEY_ID ??= 'capacity';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'capacity';
+process.env.DEAD_LETTER_QUEUE_URL ??= 'http://127.0.0.1:9/capacity-dead-letters';
+process.env.ACCESS_LOG_SAMPLE_RATE = '0';
+
+/** The replica's poll interval: the idle poll is measured one interval after the last. */
+const POLL_INTERVAL_MS = 1_000;
+const LIMITS = { wcu: 1_000, rcu: 3_000 };
+const HEADROOM = 0.5;
+
+type Handler = (event: never, context: Context) => Promise<APIGatewayProxyResultV2>;
+type Response = { statusCode: number; body: unknown };
+
+const progress = (line: string) => process.stderr.write(`  capacity: ${line}\n`);
+
+/** Runs `work` for each item, `concurrency` at a time. */
+const pool = async <T>(items: readonly T[], concurrency: number, work: (item: T, i: number) => Promise<void>) => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i] as T, i);
+      }
+    }),
+  );
+};
+
+const sqsEvent = (body: unknown): SQSEvent => ({
+  Records: [
+    {
+      messageId: randomUUID(),
+      receiptHandle: 'capacity',
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'capacity',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:activity-ingest-queue',
+      awsRegion: 'us-east-1',
+    },
+  ],
+});
+
+type Scenario = {
+  id: 'a' | 'b' | 'c' | 'd' | 'e';
+  title: string;
+  /** Target operations a second, and the operations the run measured. */
+  rate: number;
+  measured: number;
+  note: string;
+  /** Units a second by partition at the target, from what the run measured. */
+  projected: Map<string, { rcu: number; wcu: number }>;
+};
+
+/**
+ * Units a second at `rate` operations a second, from `measured` operations: each partition's units
+ * times rate / measured. The run spreads its operations over the same entities as the target (its
+ * organizations, records, contents), so an entity's partition gets its share. A partition of one
+ * record or content is overstated when the target runs more operations a second than were measured
+ * (it is touched as often as the run touched it): an upper bound, as every other figure.
+ */
+const project = (scenario: string, rate: number, measured: number) => {
+  const projected = new Map<string, { rcu: number; wcu: number }>();
+  const scale = rate / measured;
+  for (const [id, entry] of usage.get(scenario) ?? []) {
+    projected.set(id, { rcu: entry.rcu * scale, wcu: entry.wcu * scale });
+  }
+  return projected;
+};
+
+/**
+ * The least time a Lambda container spends on one invocation (Lambda bills whole milliseconds, and
+ * the runtime's next-invocation round trip comes on top): a check measured faster than this here
+ * still keeps its container this long.
+ */
+const MIN_INVOCATION_MS = 1;
+
+/** The run is bounded: a run that takes longer than this has stalled. */
+const RUN_LIMIT_MS = 10 * 60_000;
+
+const main = async () => {
+  setTimeout(() => {
+    console.error(`capacity: gave up after ${RUN_LIMIT_MS / 60_000} minutes`);
+    process.exit(1);
+  }, RUN_LIMIT_MS).unref();
+  const at = process.argv.indexOf('--scale');
+  const scale = at === -1 ? 1 : Number(process.argv[at + 1]) || 1;
+  const started = performance.now();
+  const write = process.stdout.write.bind(process.stdout);
+  // Handlers publish their metrics (EMF) on stdout as in Lambda: dropped until the report is printed.
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  const out: string[] = [];
+  const print = (line = '') => out.push(line);
+
+  const { startDynamo, ensureTable } = await import('../../infra/local/dynamo.ts');
+  progress('starting DynamoDB Local on a free loopback port ...');
+  const dynamo = await startDynamo();
+  const tableName = `capacity-${randomUUID().slice(0, 8)}`;
+  process.env.TABLE_NAME = tableName;
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  try {
+    await ensureTable(dynamo.endpoint, tableName);
+    const { TABLE_DEFINITION } = await import('../../infra/table-definition.ts');
+    const { createDocumentClient } = await import('../../shared/db/client.ts');
+    const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
+    const raw = createDocumentClient(dynamo.endpoint);
+
+    const ORGS = Array.from({ length: 100 }, (_, i) => `cap-org-${String(i + 1).padStart(3, '0')}`);
+    const SOLO = 'cap-solo';
+    const orgs = [...ORGS, SOLO];
+    const keyOf = (org: string) => `capacity-key-${org}-0123456789`;
+    progress(`seeding ${orgs.length} organizations, a brand and a key each ...`);
+    await loadFixture(
+      raw,
+      tableName,
+      parseFixture({
+        organizations: orgs.map((slug) => ({ slug, name: slug, brands: [{ slug: 'main', name: 'Main' }] })),
+        apiKeys: orgs.map((org) => ({ key: keyOf(org), organization: org })),
+      }),
+      () => undefined,
+    );
+
+    const runtime = await import('../../shared/runtime.ts');
+    meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
+    const { apiEvent, call } = await import('../fixtures/api-event.ts');
+    const { asWorker } = await import('../fixtures/workers.ts');
+    const ingest = asWorker('ingest-activity', (await import('../../functions/activity/ingest.ts')).handler);
+    const createReport = (await import('../../functions/reports/create.ts')).handler as unknown as Handler;
+    const check = (await import('../../functions/check/check.ts')).handler as unknown as Handler;
+    const { replicatedIndex } = await import('../../shared/domain/check/replica.ts');
+    const statuses = new Map<string, number>();
+    const count = (label: string) => statuses.set(label, (statuses.get(label) ?? 0) + 1);
+
+    /** One activity change through the ingest worker, redelivered (as SQS would) while it fails, up to 5 receives. */
+    const ingestOne = (scenario: string, change: unknown) =>
+      tagged.run({ scenario }, async () => {
+        for (let receive = 1; receive <= 5; receive++) {
+          const result = await ingest(sqsEvent(change));
+          if ((result?.batchItemFailures ?? []).length === 0) return count(`${scenario}: ingest applied`);
+          count(`${scenario}: ingest redelivered`);
+        }
+        count(`${scenario}: ingest failed 5 receives`);
+      });
+    const route = (scenario: string, handler: Handler, event: APIGatewayProxyEventV2) =>
+      tagged.run({ scenario }, async (): Promise<Response | undefined> => {
+        const response = await call(handler, event).catch((error: unknown) => {
+          count(`${scenario}: ${error instanceof Error ? error.name : 'error'}`);
+          return undefined;
+        });
+        if (response) count(`${scenario}: HTTP ${response.statusCode}`);
+        return response;
+      });
+
+    const scenarios: Scenario[] = [];
+    const minute = (offset: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, 0) + offset * 1000).toISOString();
+
+    // (b) + (e) + (a): verdict changes through the ingest worker across 100 organizations, while a
+    // replica polls the verdict log every second (e) and a check container answers checks (a).
+    const threatsPerOrg = Math.max(1, Math.round(3 * scale));
+    const threats = ORGS.flatMap((org) =>
+      Array.from({ length: threatsPerOrg }, (_, k) => ({
+        org,
+        id: `t-${k}`,
+        content: `https://${org}-lure-${k}.example/claim`,
+      })),
+    );
+    const threat = (t: (typeof threats)[number], status: string, at: number) => ({
+      organization: t.org,
+      kind: 'threat',
+      id: t.id,
+      content: t.content,
+      assetType: 'URL',
+      status,
+      brands: ['main'],
+      createdAt: minute(0),
+      updatedAt: minute(at),
+    });
+    const replica = replicatedIndex({ log: runtime.verdictLog() });
+    await tagged.run({ scenario: 'load' }, () => replica.sync());
+    // A container's first check loads its replica (a Scan locally, a snapshot from S3 in AWS): not a per-second cost.
+    await tagged.run({ scenario: 'load' }, () =>
+      call(
+        check,
+        apiEvent({
+          method: 'POST',
+          path: '/asset/check',
+          apiKey: keyOf(ORGS[0] as string),
+          body: { content: 'https://warm.example/' },
+        }),
+      ),
+    );
+    await sleep(POLL_INTERVAL_MS);
+    await tagged.run({ scenario: 'idle' }, () => replica.sync());
+    progress(
+      `(b) ${threats.length * 2} verdict changes (block, then unblock) through ingest-activity, 8 at a time; (e) one replica polling every second; (a) one check container ...`,
+    );
+    let changesDone = false;
+    let polls = 0;
+    const poller = (async () => {
+      while (!changesDone) {
+        await sleep(POLL_INTERVAL_MS);
+        await tagged.run({ scenario: 'e' }, () => replica.sync());
+        polls++;
+      }
+    })();
+    let checks = 0;
+    const checkMs: number[] = [];
+    const checker = (async () => {
+      while (!changesDone) {
+        // Callers of many organizations, as at the target: no one key's rate limit is what is measured.
+        const key = keyOf(ORGS[checks % ORGS.length] as string);
+        const t = threats[checks % threats.length] as (typeof threats)[number];
+        const began = performance.now();
+        await route(
+          'a',
+          check,
+          apiEvent({ method: 'POST', path: '/asset/check', apiKey: key, body: { content: t.content } }),
+        );
+        checkMs.push(performance.now() - began);
+        checks++;
+        // One check container among the many the target needs: it takes a request at a time.
+        await sleep(2);
+      }
+    })();
+    const changesStarted = performance.now();
+    let changes = 0;
+    for (const [status, at] of [
+      ['BLOCKED', 60],
+      ['PENDING', 120],
+    ] as const) {
+      await pool(threats, 8, async (t) => {
+        await ingestOne('b', threat(t, status, at));
+        changes++;
+        if (changes % 200 === 0) progress(`(b) ${changes} / ${threats.length * 2}`);
+      });
+    }
+    const changeSeconds = (performance.now() - changesStarted) / 1000;
+    changesDone = true;
+    await Promise.all([poller, checker]);
+    const changeRate = changes / changeSeconds;
+    progress(
+      `(b) ${changes} changes in ${changeSeconds.toFixed(1)} s (${changeRate.toFixed(0)}/s); (e) ${polls} polls; (a) ${checks} checks`,
+    );
+
+    scenarios.push({
+      id: 'b',
+      title: '1,000 verdict changes/s (threats blocked and unblocked through ingest-activity, 100 organizations)',
+      rate: 1000,
+      measured: changes,
+      note: `${changes} changes measured (${threats.length} threats × block + unblock)`,
+      projected: project('b', 1000, changes),
+    });
+
+    // (e) One poll's units, with the log filled at 1,000 changes/s: a poll reads the changes of its
+    // window, so its units grow with the change rate; each of its calls costs at least its minimum.
+    const POLL_TARGET_RATE = 1000;
+    const pollGrowth = POLL_TARGET_RATE / changeRate;
+    const perPoll = new Map<string, { rcu: number; wcu: number }>();
+    for (const [id, entry] of usage.get('e') ?? []) {
+      perPoll.set(id, { rcu: Math.max((entry.rcu / polls) * pollGrowth, entry.calls / polls), wcu: 0 });
+    }
+    const CONTAINERS = 2000;
+    const idlePoll = [...(usage.get('idle') ?? new Map<string, Usage>()).values()].reduce((sum, u) => sum + u.rcu, 0);
+    scenarios.push({
+      id: 'e',
+      title: `${CONTAINERS.toLocaleString('en')} check containers polling the verdict log (1 poll/s each, log at ${POLL_TARGET_RATE.toLocaleString('en')} changes/s)`,
+      rate: CONTAINERS,
+      measured: polls,
+      note: `an idle log's poll: ${idlePoll.toFixed(1)} RCU (× ${CONTAINERS} = ${(idlePoll * CONTAINERS).toFixed(0)} RCU/s); ${polls} polls measured at ${changeRate.toFixed(0)} changes/s; a poll's units × ${pollGrowth.toFixed(1)} for the target change rate, at least 1 RCU per call; × ${CONTAINERS} containers × 1 poll/s`,
+      projected: new Map([...perPoll].map(([id, u]) => [id, { rcu: u.rcu * CONTAINERS, wcu: 0 }])),
+    });
+
+    // (a) Checks answer from memory: the polls of the containers the rate needs (Little's law on
+    // the measured check duration), plus what each check reads itself.
+    const CHECKS = 10_000;
+    const medianMs = [...checkMs].sort((x, y) => x - y)[Math.floor(checkMs.length / 2)] ?? 0;
+    const containers = Math.ceil((CHECKS * Math.max(MIN_INVOCATION_MS, medianMs)) / 1000);
+    const checkProjection = new Map<string, { rcu: number; wcu: number }>();
+    for (const [id, entry] of usage.get('a') ?? []) {
+      const poll = perPoll.get(id);
+      if (poll) checkProjection.set(id, { rcu: poll.rcu * containers, wcu: 0 });
+      else {
+        const factor = CHECKS / checks;
+        checkProjection.set(id, { rcu: entry.rcu * factor, wcu: entry.wcu * factor });
+      }
+    }
+    scenarios.unshift({
+      id: 'a',
+      title: '10,000 checks/s (POST /asset/check, answered from the in-memory replica)',
+      rate: CHECKS,
+      measured: checks,
+      note: `${checks} checks measured, median ${medianMs.toFixed(2)} ms → ${containers} containers busy at 10,000/s (Little's law, at least ${MIN_INVOCATION_MS} ms an invocation: a lower bound, (e) is a fleet's); each polls as in (e); other reads × 10,000 / ${checks}`,
+      projected: checkProjection,
+    });
+
+    // (c) 100 organizations × 100 reported assets a minute: reports of one asset each.
+    const reportsPerOrg = Math.max(1, Math.round(2 * scale));
+    const reports = ORGS.flatMap((org) => Array.from({ length: reportsPerOrg }, (_, k) => ({ org, k })));
+    progress(`(c) ${reports.length} reports (one asset each) through create-report, 8 at a time ...`);
+    await pool(reports, 8, async ({ org, k }) => {
+      await route(
+        'c',
+        createReport,
+        apiEvent({
+          method: 'POST',
+          path: '/report/create',
+          apiKey: keyOf(org),
+          body: {
+            title: `Lure ${k}`,
+            description: 'capacity run',
+            assets: [{ content: `https://${org}-reported-${k}.example/login` }],
+          },
+        }),
+      );
+    });
+    scenarios.push({
+      id: 'c',
+      title: '100 organizations × 100 reported assets/min (POST /report/create, one asset per report)',
+      rate: (100 * 100) / 60,
+      measured: reports.length,
+      note: `${reports.length} reports measured (${reportsPerOrg} per organization)`,
+      projected: project('c', (100 * 100) / 60, reports.length),
+    });
+
+    // (d) One organization at 1,000 activity changes/s: reports, threats and takedowns, created then updated.
+    const records = Math.max(10, Math.round(100 * scale));
+    const solo = (kind: string, k: number, at: number, extra: Record<string, unknown>) => ({
+      organization: SOLO,
+      kind,
+      id: `${kind}-${k}`,
+      brands: ['main'],
+      createdAt: minute(0),
+      updatedAt: minute(at),
+      ...extra,
+    });
+    const waves = [
+      Array.from({ length: records }, (_, k) => [
+        solo('report', k, 0, {}),
+        solo('threat', k, 0, { content: `https://solo-lure-${k}.example/`, assetType: 'URL', status: 'BLOCKED' }),
+        solo('takedown', k, 0, { status: 'FILED' }),
+      ]).flat(),
+      Array.from({ length: records }, (_, k) => [
+        solo('threat', k, 60, { content: `https://solo-lure-${k}.example/`, assetType: 'URL', status: 'APPROVED' }),
+        solo('takedown', k, 60, { status: 'IN_PROGRESS' }),
+      ]).flat(),
+    ];
+    const soloChanges = waves.flat().length;
+    progress(`(d) ${soloChanges} activity changes of one organization through ingest-activity, 16 at a time ...`);
+    for (const wave of waves)
+      await pool(wave, 16, async (change) => {
+        await ingestOne('d', change);
+      });
+    scenarios.push({
+      id: 'd',
+      title: 'one organization at 1,000 activity changes/s (ingest-activity: reports, threats, takedowns)',
+      rate: 1000,
+      measured: soloChanges,
+      note: `${soloChanges} changes measured (${records} each of report, threat, takedown created; threats and takedowns updated)`,
+      projected: project('d', 1000, soloChanges),
+    });
+
+    const partLabel = (id: string) => {
+      const [part, partition] = id.split('\u0000') as [string, string];
+      return { part, shape: shapeOf(partition, orgs) };
+    };
+    const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(0)}%`;
+    print(
+      `per-partition limits ${LIMITS.wcu.toLocaleString('en')} WCU/s, ${LIMITS.rcu.toLocaleString('en')} RCU/s; a target passes when every partition stays within ${HEADROOM * 100}% of both`,
+    );
+    print('rules for units:');
+    for (const rule of UNIT_RULES) print(`  - ${rule}`);
+    print(
+      'scaling: a partition’s units × target rate / operations measured (the run spreads its operations over the target’s organizations, so each organization’s partitions get its share)',
+    );
+    let within = 0;
+    for (const scenario of scenarios.sort((x, y) => x.id.localeCompare(y.id))) {
+      const rows = [...scenario.projected]
+        .map(([id, u]) => ({ ...partLabel(id), ...u, load: Math.max(u.wcu / LIMITS.wcu, u.rcu / LIMITS.rcu) }))
+        .sort((x, y) => y.load - x.load);
+      const ok = rows.every((row) => row.load <= HEADROOM);
+      if (ok) within++;
+      print();
+      print(`(${scenario.id}) ${scenario.title}`);
+      print(`    ${scenario.note}`);
+      const measuredUnits = [...(usage.get(scenario.id) ?? new Map<string, Usage>()).values()];
+      const per = (field: 'rcu' | 'wcu') =>
+        (measuredUnits.reduce((sum, u) => sum + u[field], 0) / Math.max(1, scenario.measured)).toFixed(2);
+      print(`    measured per ${scenario.id === 'e' ? 'poll' : 'operation'}: ${per('wcu')} WCU, ${per('rcu')} RCU`);
+      const seen = new Map<string, number>();
+      for (const row of rows) seen.set(`${row.part} ${row.shape}`, (seen.get(`${row.part} ${row.shape}`) ?? 0) + 1);
+      const shown = new Set<string>();
+      for (const row of rows) {
+        const label = `${row.part} ${row.shape}`;
+        if (shown.has(label)) continue;
+        shown.add(label);
+        const many = (seen.get(label) ?? 1) > 1 ? ` (hottest of ${seen.get(label)})` : '';
+        print(
+          `    ${(row.part === TABLE ? row.shape : `${row.part}: ${row.shape}`).padEnd(58)} ${row.wcu.toFixed(1).padStart(10)} WCU/s (${pct(row.wcu, LIMITS.wcu).padStart(5)}) ${row.rcu.toFixed(1).padStart(10)} RCU/s (${pct(row.rcu, LIMITS.rcu).padStart(5)})  ${row.load <= HEADROOM ? 'within 50%' : 'OVER 50%'}${many}`,
+        );
+        if (shown.size === 5) break;
+      }
+      print(`    → ${ok ? 'within 50% of partition limits' : 'NOT within 50% of partition limits'}`);
+    }
+    print();
+    print('transaction conflicts per item (TransactionConflict in TransactionCanceledException, by item key):');
+    const conflictRows = [...conflicts].sort((x, y) => y[1] - x[1]);
+    if (conflictRows.length === 0)
+      print('    none seen (DynamoDB Local serializes transactions: see the overlaps below)');
+    for (const [item, n] of conflictRows.slice(0, 15)) print(`    ${String(n).padStart(5)}  ${item}`);
+    if (conflictRows.length > 15) print(`    … ${conflictRows.length - 15} more items`);
+    const otherRows = [...cancellations].sort((x, y) => y[1] - x[1]);
+    print(
+      'transactional writes of an item while another transaction writing it was in flight (each a TransactionConflict on DynamoDB), by item:',
+    );
+    const overlapRows = [...overlaps].sort((x, y) => y[1] - x[1]);
+    if (overlapRows.length === 0) print('    none seen');
+    for (const [item, n] of overlapRows.slice(0, 10)) print(`    ${String(n).padStart(5)}  ${item}`);
+    if (overlapRows.length > 10) print(`    … ${overlapRows.length - 10} more items`);
+    const byShape = new Map<string, { items: number; overlaps: number }>();
+    for (const [item, n] of overlapRows) {
+      const shape = item
+        .split(' / ')
+        .map((part) => shapeOf(part, orgs))
+        .join(' / ');
+      const entry = byShape.get(shape) ?? { items: 0, overlaps: 0 };
+      byShape.set(shape, { items: entry.items + 1, overlaps: entry.overlaps + n });
+    }
+    for (const [shape, { items, overlaps: n }] of [...byShape]
+      .sort((x, y) => y[1].overlaps - x[1].overlaps)
+      .slice(0, 5)) {
+      print(`    by key shape: ${String(n).padStart(5)}  ${shape} (${items} items)`);
+    }
+    if (otherRows.length > 0) {
+      print('other cancellation reasons, by item:');
+      for (const [item, n] of otherRows.slice(0, 10)) print(`    ${String(n).padStart(5)}  ${item}`);
+    }
+    print(`outcomes: ${[...statuses].map(([label, n]) => `${label} ×${n}`).join(', ')}`);
+    print(`run: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    print(`capacity: ${within} of 5 targets within 50% of partition limits`);
+  } finally {
+    process.stdout.write = write;
+    await dynamo.stop();
+  }
+  for (const line of out) console.log(line);
+};
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
