@@ -1,9 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TABLE_DEFINITION } from '../../../infra/table-definition.ts';
-import { createDocumentClient } from '../../../shared/db/client.ts';
-import { meter, queriedPartition, shapeOf, tagged, updatedImage, usage } from '../../bench/capacity-meter.ts';
-import { createTestTable } from '../../fixtures/table.ts';
+import { TABLE_DEFINITION } from '../../infra/table-definition.ts';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { meter, queriedPartition, shapeOf, tagged, updatedImage, usage } from '../bench/capacity-meter.ts';
+import { createTestTable } from '../fixtures/table.ts';
 
 const definition = {
   partitionKey: 'PK',
