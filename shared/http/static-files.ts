@@ -4,7 +4,8 @@ import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { headerOf } from './request.ts';
 
-export type StaticFile = { path: string; type: string };
+/** `rewrite`, when given, changes the file's text once as it is read (e.g. an address in a library). */
+export type StaticFile = { path: string; type: string; rewrite?: (text: string) => string };
 type Loaded = { type: string; plain: string; gzip: string };
 
 /**
@@ -12,11 +13,12 @@ type Loaded = { type: string; plain: string; gzip: string };
  * bundle (`/var/task`, where the route's `files` are copied) in Lambda. Served gzip-compressed
  * to clients that accept it.
  */
-export const staticFile = ({ path, type }: StaticFile): (() => Loaded) => {
+export const staticFile = ({ path, type, rewrite }: StaticFile): (() => Loaded) => {
   let loaded: Loaded | undefined;
   return () => {
     if (!loaded) {
-      const content = readFileSync(resolve(process.cwd(), path));
+      const read = readFileSync(resolve(process.cwd(), path));
+      const content = rewrite ? Buffer.from(rewrite(read.toString('utf8')), 'utf8') : read;
       loaded = { type, plain: content.toString('utf8'), gzip: gzipSync(content).toString('base64') };
     }
     return loaded;
