@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /** Turns a bundle's stack traces back into source positions, reading its map only when a trace is first printed. */
@@ -30,6 +30,8 @@ export const BUNDLING = {
   // for Node targets, which run as the bundle loads even when nothing uses them (valibot's emoji
   // pattern, in every route). Node 24 parses them: they stay literals, and unused ones are dropped.
   esbuildArgs: { '--supported:regexp-unicode-property-escapes': 'true' },
+  // esbuild's table of output files and sizes, per function, was most of `cdk synth`'s output; warnings and errors still print.
+  logLevel: LogLevel.WARNING,
 } as const satisfies BundlingOptions;
 
 /** `BUNDLING`'s `--supported:<feature>=true` arguments, as esbuild's `supported` option. */
