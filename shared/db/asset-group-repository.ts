@@ -1,4 +1,10 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Group, GroupStore } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -12,8 +18,12 @@ const putNew = (TableName: string, Item: Record<string, unknown>): TransactItem 
   Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
 });
 
-/** Every create in an organization contends for its one counter item. */
-const MAX_CREATE_ATTEMPTS = 30;
+/**
+ * Group ids one counter update reserves. A create no longer writes the counter in its transaction,
+ * so creates in one organization do not conflict with each other; a container that goes away loses
+ * at most this many ids less one, so ids stay small per-organization numbers.
+ */
+const ID_BLOCK = 10;
 
 type GroupItem = { id: number; name: string; assetCount?: number };
 type RemovalItem = { orgId: string; groupId: number; assetCount: number; remaining: number };
@@ -26,23 +36,53 @@ const LAG_PAUSE_MS = 200;
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
 
 export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string): GroupStore => {
-  const lastGroupId = async (orgId: string): Promise<number> => {
-    const { Item } = await db.send(
-      new GetCommand({ TableName: table, Key: key.groupCounter(orgId), ConsistentRead: true }),
+  /** Ids reserved by this container and not yet issued, per organization, smallest first. */
+  const reserved = new Map<string, number[]>();
+  /** The counter update under way for an organization: creates that find no id left wait for it. */
+  const reserving = new Map<string, Promise<void>>();
+
+  /** `ADD` is not a transaction: concurrent reservations queue on the counter item instead of conflicting. */
+  const reserveBlock = async (orgId: string): Promise<void> => {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: key.groupCounter(orgId),
+        UpdateExpression: 'ADD lastId :block',
+        ExpressionAttributeValues: { ':block': ID_BLOCK },
+        ReturnValues: 'UPDATED_NEW',
+      }),
     );
-    return Number(Item?.lastId ?? 0);
+    const last = Number(Attributes?.lastId);
+    const ids = reserved.get(orgId) ?? [];
+    ids.push(...Array.from({ length: ID_BLOCK }, (_, i) => last - ID_BLOCK + 1 + i));
+    reserved.set(
+      orgId,
+      ids.sort((a, b) => a - b),
+    );
   };
 
-  /** Moves the counter from the value it was read at, so the id is issued only if the whole transaction commits. */
-  const issueId = (orgId: string, last: number, id: number): TransactItem => ({
-    Update: {
-      TableName: table,
-      Key: key.groupCounter(orgId),
-      UpdateExpression: 'SET lastId = :id',
-      ConditionExpression: last === 0 ? 'attribute_not_exists(lastId)' : 'lastId = :last',
-      ExpressionAttributeValues: last === 0 ? { ':id': id } : { ':id': id, ':last': last },
-    },
-  });
+  const takeId = async (orgId: string): Promise<number> => {
+    for (;;) {
+      const id = reserved.get(orgId)?.shift();
+      if (id !== undefined) return id;
+      let pending = reserving.get(orgId);
+      if (!pending) {
+        pending = reserveBlock(orgId).finally(() => reserving.delete(orgId));
+        reserving.set(orgId, pending);
+      }
+      await pending;
+    }
+  };
+
+  /** An id whose group was not written goes back, so a refused create costs no id. */
+  const giveBack = (orgId: string, id: number) => {
+    const ids = reserved.get(orgId) ?? [];
+    ids.push(id);
+    reserved.set(
+      orgId,
+      ids.sort((a, b) => a - b),
+    );
+  };
 
   const find = async (orgId: string, id: number): Promise<Group | undefined> => {
     const { Item } = await db.send(
@@ -171,19 +211,18 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
 
     async create(orgId, name) {
       let id = 0;
-      const build = async () => {
-        const last = await lastGroupId(orgId);
-        id = last + 1;
+      const build = async (failedBefore: ReadonlySet<string>) => {
+        // The group item already exists only if an id was issued twice (a counter restored from a backup).
+        if (id === 0 || failedBefore.has('group')) id = await takeId(orgId);
         return {
-          counter: issueId(orgId, last, id),
           group: putNew(table, { ...key.group(orgId, id), entity: 'GROUP', orgId, id, name, assetCount: 0 }),
           name: putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
         };
       };
       try {
-        // A concurrent create took the id: its group item exists and the counter moved on.
-        await transactWithRetry(db, build, { retryOn: ['counter', 'group'], maxAttempts: MAX_CREATE_ATTEMPTS });
+        await transactWithRetry(db, build, { retryOn: ['group'] });
       } catch (error) {
+        if (id !== 0 && !failedConditions(error).has('group')) giveBack(orgId, id);
         if (failedConditions(error).has('name')) throw new ConflictError(NAME_TAKEN, { cause: error });
         throw error;
       }
@@ -228,8 +267,9 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
         db,
         async () => {
           const group = await find(orgId, id);
+          // A concurrent delete that committed first leaves the group gone on this rebuild.
+          removed = group !== undefined;
           if (!group) return {};
-          removed = true;
           assetCount = group.assetCount;
           return {
             group: {
@@ -256,19 +296,16 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
                   }),
           };
         },
-        { retryOn: ['group'] },
+        // The removal item exists only once the group is deleted: the rebuild then finds it gone.
+        { retryOn: ['group', 'removal'] },
       );
-      if (!removed) {
-        // A delete retried after an interruption finds the group gone and its removal unfinished.
-        const unfinished = await findRemoval(orgId, id);
-        if (!unfinished) throw notFound(id);
-        assetCount = unfinished.assetCount;
-      }
       try {
         await drain(orgId, id, Date.now() + INLINE_BUDGET_MS);
       } catch (error) {
         logger.warn('Group removal left to the sweeper', { orgId, groupId: id, error });
       }
+      // Another delete (concurrent, or an earlier try of this one) removed it; this one resumed what it left.
+      if (!removed) throw notFound(id);
       return assetCount;
     },
 

@@ -423,10 +423,16 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
           ...(await allowEntry(current.checkKey, current.type, -1)),
         };
       };
-      await transactWithRetry(db, build, {
-        retryOn: ['asset', 'identity', 'oldGroup', 'oldRemoval', ...VERDICT_ITEMS],
-        maxAttempts: MAX_ATTEMPTS,
-      });
+      try {
+        await transactWithRetry(db, build, {
+          retryOn: ['asset', 'identity', 'oldGroup', 'oldRemoval', ...VERDICT_ITEMS],
+          maxAttempts: MAX_ATTEMPTS,
+        });
+      } catch (error) {
+        // A concurrent delete that committed first also fails the check entry's floor (its count is already lowered).
+        if (failedConditions(error).has('asset')) await readLive(asset.id);
+        throw error;
+      }
     },
 
     async list(orgId, filter, limit, position) {

@@ -103,13 +103,13 @@ const handlerLogger = {
 
 /** The policy in force: the defaults, or the overrides of the local configuration. */
 export const policy = () => {
-  const { attemptMs, callBudgetMs } = config.storeTimeouts;
+  const { connectionMs, attemptMs, callBudgetMs } = config.storeTimeouts;
   return {
     callBudgetMs: callBudgetMs ?? FAILURE_POLICY.callBudgetMs,
     transport: {
       maxAttempts: FAILURE_POLICY.maxAttempts,
       requestHandler: {
-        connectionTimeout: FAILURE_POLICY.connectionTimeoutMs,
+        connectionTimeout: connectionMs ?? FAILURE_POLICY.connectionTimeoutMs,
         requestTimeout: attemptMs ?? FAILURE_POLICY.requestTimeoutMs,
         // Without it the SDK only logs a warning when an attempt runs out of time.
         throwOnRequestTimeout: true,

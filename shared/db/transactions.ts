@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
 
 /** One entry of a TransactWriteItems request (document-client form). */
@@ -26,25 +27,34 @@ export type TransactOptions = {
   /** Names whose failed condition means "read again and rebuild", such as an optimistic version check. */
   retryOn?: readonly string[];
   maxAttempts?: number;
+  /** No retry starts once this many milliseconds have passed since the first attempt. */
+  budgetMs?: number;
 };
 
 const MAX_ITEMS = 100;
 const DEFAULT_ATTEMPTS = 12;
+/**
+ * Leaves a request, in a 10 s function, room for its reads and its answer: a write that other
+ * writers keep from committing for this long answers 503 with `Retry-After` instead of holding on.
+ */
+export const TRANSACTION_BUDGET_MS = 2500;
 
 /** Full-jitter exponential backoff before retry `attempt` (1-based), capped at 250 ms. */
-const backoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
+const backoff = (attempt: number): number => Math.random() * Math.min(250, 10 * 2 ** attempt);
 
 /**
  * Writes the items `build` returns in one transaction (none: nothing to write). It retries, with a fresh `build`, when another
  * transaction conflicted or only `retryOn` conditions failed; `build` is told every name whose condition
  * failed on an earlier attempt. Any other failed condition throws ConditionsFailedError naming them all.
+ * Retries that run out (`maxAttempts`, or a pause that would end past `budgetMs`) throw ServiceUnavailableError:
+ * the items are contended, and the client may try again later.
  */
 export const transactWithRetry = async (
   db: DynamoDBDocumentClient,
   build: (failedBefore: ReadonlySet<string>) => NamedItems | Promise<NamedItems>,
-  { retryOn = [], maxAttempts = DEFAULT_ATTEMPTS }: TransactOptions = {},
+  { retryOn = [], maxAttempts = DEFAULT_ATTEMPTS, budgetMs = TRANSACTION_BUDGET_MS }: TransactOptions = {},
 ): Promise<void> => {
+  const deadline = Date.now() + budgetMs;
   const failedBefore = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const named = Object.entries(await build(failedBefore)).filter(
@@ -64,12 +74,16 @@ export const transactWithRetry = async (
       const retryable = [...failed].every((name) => retryOn.includes(name));
       const conflicted = codes.includes('TransactionConflict');
       if (conflicted) recordTransactionConflict();
-      if (failed.size > 0 && (!retryable || attempt >= maxAttempts)) {
-        throw new ConditionsFailedError(failed, { cause: error });
+      if (failed.size > 0 && !retryable) throw new ConditionsFailedError(failed, { cause: error });
+      if (failed.size === 0 && !conflicted) throw error;
+      const pause = backoff(attempt);
+      if (attempt >= maxAttempts || Date.now() + pause >= deadline) {
+        throw new ServiceUnavailableError('The data store is busy with other writes to the same items', {
+          cause: error,
+        });
       }
-      if ((failed.size === 0 && !conflicted) || attempt >= maxAttempts) throw error;
       for (const name of failed) failedBefore.add(name);
-      await backoff(attempt);
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 };

@@ -8,7 +8,8 @@ export interface GroupStore {
   /**
    * Deletes the group and its name and records its removal, in one transaction; then ungroups its
    * assets for a bounded time, leaving the rest to `resumeRemovals`. Returns how many assets the
-   * group held. Retried after an interruption, it resumes the unfinished removal.
+   * group held. Finding the group already gone (a retry, or a concurrent delete that committed first),
+   * it resumes any unfinished removal and throws NotFoundError.
    */
   remove(orgId: string, id: number): Promise<number>;
   /** Goes on with every unfinished removal until `deadline` (epoch ms); counts those finished and not. */

@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../../shared/db/asset-group-repository.ts';
 import { key } from '../../../shared/db/keys.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
-import { mockDb } from '../../fixtures/mock-db.ts';
+import { cancelled, mockDb } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
 const TABLE = 'groups-table';
@@ -44,13 +44,30 @@ describe('assetGroupRepository.remove', () => {
     expect(transactions()[0]?.map((item) => Object.keys(item)[0])).toEqual(['Delete', 'Delete']);
   });
 
-  it('answers a retried delete of a group whose removal is unfinished with the same count', async () => {
+  it('resumes the unfinished removal of a group already gone, then answers 404', async () => {
     givenGroup(undefined);
     givenRemoval({ orgId: 'acme', groupId: 4, assetCount: 3, remaining: 0 });
 
-    const unassigned = await assetGroupRepository(ddb as never, TABLE).remove('acme', 4);
+    await expect(assetGroupRepository(ddb as never, TABLE).remove('acme', 4)).rejects.toThrow(
+      new NotFoundError('Group with ID 4 not found'),
+    );
+    expect(ddb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key)).toEqual([
+      key.groupRemoval('acme', 4),
+    ]);
+  });
 
-    expect(unassigned).toBe(3);
+  it('answers 404 when a concurrent delete removed the group between its read and its transaction', async () => {
+    ddb
+      .on(GetCommand, { Key: key.group('acme', 4) })
+      .resolvesOnce({ Item: { id: 4, name: 'Doomed', assetCount: 3 } })
+      .resolves({ Item: undefined });
+    givenRemoval(undefined);
+    ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed', 'None', 'ConditionalCheckFailed']));
+
+    await expect(assetGroupRepository(ddb as never, TABLE).remove('acme', 4)).rejects.toThrow(
+      new NotFoundError('Group with ID 4 not found'),
+    );
+    expect(transactions()).toHaveLength(1);
   });
 
   it('answers 404 for a group that is gone with nothing left to ungroup', async () => {

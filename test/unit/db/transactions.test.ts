@@ -1,11 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConditionsFailedError,
   failedConditions,
   type NamedItems,
   transactWithRetry,
 } from '../../../shared/db/transactions.ts';
+import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { cancelled, mockDb } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
@@ -98,25 +99,55 @@ describe('transactWithRetry', () => {
     expect(sent()).toHaveLength(1);
   });
 
-  it('gives up after maxAttempts, naming the retryable condition that kept failing', async () => {
+  it('answers 503 after maxAttempts when a retryable condition keeps failing', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed']));
 
     const error = await failureOf(
       transactWithRetry(ddb as never, () => ({ version: put('v') }), { retryOn: ['version'], maxAttempts: 3 }),
     );
 
-    expect(failedConditions(error)).toEqual(new Set(['version']));
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(sent()).toHaveLength(3);
   });
 
-  it('rethrows the last conflict unchanged once maxAttempts run out', async () => {
+  it('answers 503, with the last conflict as its cause, once maxAttempts run out', async () => {
     const conflict = cancelled(['TransactionConflict']);
     ddb.on(TransactWriteCommand).rejects(conflict);
 
     const error = await failureOf(transactWithRetry(ddb as never, () => ({ a: put('a') }), { maxAttempts: 2 }));
 
-    expect(error).toBe(conflict);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as Error).cause).toBe(conflict);
     expect(sent()).toHaveLength(2);
+  });
+
+  describe('under a transaction that always conflicts', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('gives up with 503 before its time budget, starting no retry that would end after it', async () => {
+      ddb.on(TransactWriteCommand).rejects(cancelled(['TransactionConflict']));
+      const start = Date.now();
+      let givenUpAt = 0;
+
+      const outcome = failureOf(
+        transactWithRetry(ddb as never, () => ({ a: put('a') }), { maxAttempts: 1000, budgetMs: 2500 }),
+      ).then((error) => {
+        givenUpAt = Date.now();
+        return error;
+      });
+      await vi.advanceTimersByTimeAsync(10_000);
+
+      expect(givenUpAt).toBeGreaterThan(0);
+      expect(await outcome).toBeInstanceOf(ServiceUnavailableError);
+      expect(givenUpAt - start).toBeLessThan(2500);
+      expect(givenUpAt - start).toBeGreaterThan(1000);
+      expect(sent().length).toBeGreaterThan(12);
+    });
   });
 
   it('rethrows any other failure unchanged, without retrying', async () => {
