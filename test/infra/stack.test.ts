@@ -93,7 +93,14 @@ describe('the CDK stacks', () => {
         AllowOrigins: ['*'],
         AllowHeaders: ['X-API-KEY', 'Authorization', 'Content-Type'],
         AllowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        ExposeHeaders: ['Deprecation', 'Link', 'Retry-After'],
+        ExposeHeaders: [
+          'Deprecation',
+          'Link',
+          'Retry-After',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ],
         MaxAge: 600,
       },
     });
