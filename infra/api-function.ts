@@ -27,6 +27,8 @@ export type FunctionSettings = {
   logLevel: string;
   /** The `service` field of every log line and the `service` dimension of every metric. */
   serviceName: string;
+  /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
+  rateLimits?: string;
 };
 
 export type ServiceFunctionProps = {
@@ -189,6 +191,7 @@ export class ApiFunction extends Construct {
       ROUTE_NAME: id,
       ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
+      ...(props.settings.rateLimits ? { RATE_LIMITS: props.settings.rateLimits } : {}),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

@@ -28,6 +28,7 @@ try {
     tableName: context('tableName'),
     tracing: flag('tracing'),
     logLevel: context('logLevel'),
+    rateLimits: context('rateLimits'),
     ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
     ...(lists ? { checkLists: JSON.parse(lists) } : {}),
     ...(corsOrigins ? { corsOrigins: parseOrigins(corsOrigins) } : {}),

@@ -23,7 +23,7 @@ export const corsSettings = (allowOrigins: readonly string[] = ['*']): CorsSetti
   allowOrigins,
   allowHeaders: ['X-API-KEY', 'Authorization', 'Content-Type'],
   allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  exposeHeaders: ['Deprecation', 'Link', 'Retry-After'],
+  exposeHeaders: ['Deprecation', 'Link', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
   maxAgeSeconds: 600,
 });
 

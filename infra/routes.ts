@@ -1,6 +1,7 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
 import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX, PARTITIONS, type TablePartition } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
+import type { RateClass } from '../shared/domain/rate-limits.ts';
 
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API
@@ -49,6 +50,11 @@ export type Route = {
    * (`dynamodb:LeadingKeys`), and the local gateway refuses any other write as DynamoDB would then.
    */
   writes?: readonly TablePartition[];
+  /**
+   * The per-key budget the route spends (SPEC-EXTENSIONS §10); none for the public routes. The
+   * handler declares the same class in its `apiHandler` options, which is what limits at run time.
+   */
+  rateClass?: RateClass;
   /** Answers without an API key: the API description and the pages. */
   public?: boolean;
   /** Files the function reads at run time, relative to the project root; bundled at the same path. */
@@ -90,6 +96,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/list.ts',
     access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'POST',
@@ -98,6 +105,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/create.ts',
     access: 'write',
+    rateClass: 'write',
     // The counter of group ids, the group and its name item.
     writes: [organizationScoped],
   },
@@ -108,6 +116,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/update.ts',
     access: 'write',
+    rateClass: 'write',
     // The group and its old and new name items.
     writes: [organizationScoped],
   },
@@ -118,6 +127,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/asset-groups/delete.ts',
     access: 'write',
+    rateClass: 'write',
     // The group, its name and its removal; then ungroups its assets for up to 1.5 s.
     writes: [organizationScoped, groupRemoval, asset],
     indexes: [INDEX.byGroup.name],
@@ -129,6 +139,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/list.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: Object.values(INDEX).map((index) => index.name),
     readsCursorKey: true,
   },
@@ -139,6 +150,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/create.ts',
     access: 'write',
+    rateClass: 'write',
     // Assets, their identity items and group counts; an ALLOWED asset allowlists its content.
     writes: [asset, organizationScoped, ...VERDICTS],
   },
@@ -149,6 +161,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/update.ts',
     access: 'write',
+    rateClass: 'write',
     // The asset and the counts of the groups it leaves and joins (or of a deleted group's removal).
     writes: [asset, organizationScoped, groupRemoval],
   },
@@ -159,6 +172,7 @@ export const ROUTES: readonly Route[] = [
     area: 'allowlist',
     entry: 'functions/assets/delete.ts',
     access: 'write',
+    rateClass: 'write',
     // As update-asset, the identity item, and the withdrawal of its allowlisting.
     writes: [asset, organizationScoped, groupRemoval, ...VERDICTS],
   },
@@ -169,6 +183,7 @@ export const ROUTES: readonly Route[] = [
     area: 'insights',
     entry: 'functions/metrics/get.ts',
     access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'POST',
@@ -177,6 +192,7 @@ export const ROUTES: readonly Route[] = [
     area: 'insights',
     entry: 'functions/metrics/public.ts',
     access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'POST',
@@ -185,6 +201,7 @@ export const ROUTES: readonly Route[] = [
     area: 'check',
     entry: 'functions/check/check.ts',
     access: 'read',
+    rateClass: 'check',
     memorySize: 1024,
     readsCheckLists: true,
     files: [SHIPPED_ETH_LIST],
@@ -198,6 +215,7 @@ export const ROUTES: readonly Route[] = [
     area: 'check',
     entry: 'functions/check/blocklist-version.ts',
     access: 'read',
+    rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
     untraced: true,
@@ -209,6 +227,7 @@ export const ROUTES: readonly Route[] = [
     area: 'check',
     entry: 'functions/check/changelog.ts',
     access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'POST',
@@ -217,6 +236,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lookups',
     entry: 'functions/lookups/list.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: [EXPORT_INDEX.name],
     readsCursorKey: true,
   },
@@ -267,6 +287,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/reports/create.ts',
     access: 'write',
+    rateClass: 'report',
     // The report, its proposals and their claims; rolling back an abandoned report withdraws its
     // proposals, reviewed ones too, with what they counted and blocked.
     writes: LIFECYCLE,
@@ -278,6 +299,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/reports/list.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: LIFECYCLE_LISTS,
     readsCursorKey: true,
   },
@@ -288,6 +310,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/proposals/review.ts',
     access: 'write',
+    rateClass: 'write',
     // The threat, its report, a takedown, their effects, the released claim and the day's review budget.
     writes: [...LIFECYCLE, budget],
   },
@@ -298,6 +321,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/threats/list.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: LIFECYCLE_LISTS,
     readsCursorKey: true,
   },
@@ -308,6 +332,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/takedowns/list.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.list2.name],
     readsCursorKey: true,
   },
@@ -318,6 +343,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lifecycle',
     entry: 'functions/brands/list.ts',
     access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'POST',
@@ -326,6 +352,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lookups',
     entry: 'functions/lookups/details.ts',
     access: 'read',
+    rateClass: 'read',
     readsCheckLists: true,
     files: [SHIPPED_ETH_LIST],
     indexes: [ACTIVITY_INDEX.byAsset.name],
@@ -337,6 +364,7 @@ export const ROUTES: readonly Route[] = [
     area: 'lookups',
     entry: 'functions/lookups/search.ts',
     access: 'read',
+    rateClass: 'read',
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
 ];

@@ -6,6 +6,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { parseRateLimits } from '../shared/domain/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
 import type { FunctionSettings } from './api-function.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
@@ -34,6 +35,11 @@ export type ServiceStackProps = StackProps & {
   /** Functions' log level (default INFO). */
   logLevel?: string;
   /**
+   * The stage's per-key budgets per route class, `<class>=<perSecond>/<burst>` comma-separated
+   * (SPEC-EXTENSIONS §10); classes not named keep the defaults of shared/domain/rate-limits.ts.
+   */
+  rateLimits?: string;
+  /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
    */
@@ -60,6 +66,16 @@ export const checkAlarmDestination = (props: Pick<ServiceStackProps, 'stage' | '
   );
 };
 
+/** A malformed `rateLimits` stops synth with one line, not a function failing at its first request. */
+const checkedRateLimits = (setting: string): string => {
+  try {
+    parseRateLimits(setting);
+  } catch (error) {
+    throw new StackSettingError(`-c rateLimits: ${(error as Error).message}`);
+  }
+  return setting;
+};
+
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
 const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
 /** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
@@ -74,6 +90,7 @@ export class ServiceStack extends Stack {
       tracing: props.tracing ?? !dev,
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
+      ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);

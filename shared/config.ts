@@ -1,3 +1,5 @@
+import { type Budget, parseRateLimits, type RateClass } from './domain/rate-limits.ts';
+
 export const required = (name: string): string => {
   const value = process.env[name];
   if (value === undefined || value.trim() === '') throw new Error(`Missing required environment variable ${name}`);
@@ -143,6 +145,14 @@ export const config = {
   /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
   get reviewDailyLimit(): number {
     return nonNegative('REVIEW_DAILY_LIMIT', 0);
+  },
+  /**
+   * The stage's budget per route class (SPEC-EXTENSIONS §10): `RATE_LIMITS` such as
+   * `check=100/200,read=20/40` (`<class>=<perSecond>/<burst>`); unnamed classes keep the defaults of
+   * shared/domain/rate-limits.ts. A key's own limits override these.
+   */
+  get rateLimits(): Record<RateClass, Budget> {
+    return parseRateLimits(optional('RATE_LIMITS'));
   },
   /** Comma-separated domains nobody may report (they and their subdomains). */
   get reportIgnoredDomains(): string[] {

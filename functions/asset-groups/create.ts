@@ -9,7 +9,7 @@ import * as runtime from '../../shared/runtime.ts';
 export const request = { body: v.object({ name: groupName }, 'Group name is required') };
 
 export const createHandler = ({ keys, groups }: { keys: KeyResolver; groups: GroupStore }) =>
-  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, body }) => {
+  apiHandler({ request, caller: 'organization', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) => {
     const { id, name } = await createGroup(groups, auth.orgId, body.name);
     return json(200, { id, name });
   });

@@ -7,7 +7,7 @@ import * as runtime from '../../shared/runtime.ts';
 export const request = {};
 
 export const createHandler = ({ keys, groups }: { keys: KeyResolver; groups: GroupStore }) =>
-  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth }) =>
+  apiHandler({ request, caller: 'organization', scope: 'read', rateClass: 'read', keys }, async ({ auth }) =>
     json(200, { groups: await listGroups(groups, auth.orgId) }),
   );
 

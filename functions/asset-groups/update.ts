@@ -12,10 +12,13 @@ export const request = {
 };
 
 export const createHandler = ({ keys, groups }: { keys: KeyResolver; groups: GroupStore }) =>
-  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) => {
-    bodyIdMatches('groupId', pathParameters.groupId, body);
-    const { id, name } = await renameGroup(groups, auth.orgId, pathParameters.groupId, body.name);
-    return json(200, { id, name });
-  });
+  apiHandler(
+    { request, caller: 'organization', scope: 'write', rateClass: 'write', keys },
+    async ({ auth, pathParameters, body }) => {
+      bodyIdMatches('groupId', pathParameters.groupId, body);
+      const { id, name } = await renameGroup(groups, auth.orgId, pathParameters.groupId, body.name);
+      return json(200, { id, name });
+    },
+  );
 
 export const handler = createHandler({ keys: runtime.keys(), groups: runtime.groups() });

@@ -20,10 +20,13 @@ export const request = {
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore; cursors: CursorCodec };
 
 export const createHandler = ({ keys, assets, groups, cursors }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth, queryStringParameters: q }) => {
-    const filter = { type: q.type, groupId: q.groupId, query: q.query || undefined };
-    return json(200, await listAssets(assets, groups, cursors, auth.orgId, filter, q.per_page, q.next_page));
-  });
+  apiHandler(
+    { request, caller: 'organization', scope: 'read', rateClass: 'read', keys },
+    async ({ auth, queryStringParameters: q }) => {
+      const filter = { type: q.type, groupId: q.groupId, query: q.query || undefined };
+      return json(200, await listAssets(assets, groups, cursors, auth.orgId, filter, q.per_page, q.next_page));
+    },
+  );
 
 export const handler = createHandler({
   keys: runtime.keys(),

@@ -24,10 +24,13 @@ export const request = {
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore };
 
 export const createHandler = ({ keys, assets, groups }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) => {
-    bodyIdMatches('assetId', pathParameters.assetId, body);
-    const changes = { name: body.name, description: body.description, groupId: body.groupId };
-    return json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, changes));
-  });
+  apiHandler(
+    { request, caller: 'organization', scope: 'write', rateClass: 'write', keys },
+    async ({ auth, pathParameters, body }) => {
+      bodyIdMatches('assetId', pathParameters.assetId, body);
+      const changes = { name: body.name, description: body.description, groupId: body.groupId };
+      return json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, changes));
+    },
+  );
 
 export const handler = createHandler({ keys: runtime.keys(), assets: runtime.assets(), groups: runtime.groups() });

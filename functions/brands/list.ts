@@ -14,7 +14,7 @@ export const createHandler = ({
   keys: KeyResolver;
   directory: Pick<DirectoryStore, 'listBrands'>;
 }) =>
-  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth }) =>
+  apiHandler({ request, caller: 'organization', scope: 'read', rateClass: 'read', keys }, async ({ auth }) =>
     json(200, { brands: await listBrands(directory, auth.orgId) }),
   );
 

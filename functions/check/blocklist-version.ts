@@ -8,6 +8,8 @@ type Deps = { keys: KeyResolver; verdicts: { status(): ReplicaStatus | Promise<R
 
 /** The version of the service's verdicts, from the same replica the check answers from. */
 export const createHandler = ({ keys, verdicts }: Deps) =>
-  apiHandler({ request: {}, caller: 'any', scope: 'read', keys }, async () => json(200, await verdicts.status()));
+  apiHandler({ request: {}, caller: 'any', scope: 'read', rateClass: 'check', keys }, async () =>
+    json(200, await verdicts.status()),
+  );
 
 export const handler = createHandler({ keys: runtime.keys(), verdicts: runtime.checkIndex() });

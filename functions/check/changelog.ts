@@ -10,7 +10,7 @@ export const request = { body: changelogBody };
 type Deps = { keys: KeyResolver; feed: ChangeFeed; now: () => number };
 
 export const createHandler = ({ keys, feed, now }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ body }) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ body }) =>
     json(200, await readChangelog(feed, { ...body, perPage: body.per_page, nextPage: body.next_page }, now())),
   );
 

@@ -19,7 +19,7 @@ type Deps = {
 
 export const createHandler = ({ keys, index, sources }: Deps) => {
   const checker = createChecker({ index, sources });
-  return apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ body }) => {
+  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'check', keys }, async ({ body }) => {
     const result = await checker.check(body.content);
     recordVerdict(result);
     return json(200, result);

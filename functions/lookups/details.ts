@@ -17,7 +17,7 @@ type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & { keys: KeyResolver; lists: 
 
 export const createHandler = ({ keys, index, sources, lists }: Deps) => {
   const checker = createChecker({ index, sources });
-  return apiHandler({ request, caller: 'any', scope: 'read', keys, deprecation }, async ({ body }) =>
+  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async ({ body }) =>
     json(200, await assetDetails(checker, lists, body.content)),
   );
 };

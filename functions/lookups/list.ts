@@ -11,7 +11,7 @@ export const request = { body: verdictListBody };
 type Deps = { keys: KeyResolver; verdicts: VerdictExportStore; cursors: CursorCodec; now: () => number };
 
 export const createHandler = ({ keys, verdicts, cursors, now }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ body }) => {
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ body }) => {
     const { per_page, next_page, ...filter } = body;
     const paging = { perPage: per_page, ...(next_page === undefined ? {} : { nextPage: next_page }) };
     return json(200, await listVerdicts(verdicts, cursors, { ...filter, ...paging }, utcDay(now())));

@@ -23,7 +23,7 @@ export const request = {
 };
 
 export const createHandler = ({ keys, ...deps }: SearchDeps & { keys: KeyResolver }) =>
-  apiHandler({ request, caller: 'any', scope: 'read', keys }, async ({ auth, body }) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) =>
     json(200, await searchAsset(deps, auth, body)),
   );
 

@@ -16,8 +16,10 @@ export const request = {
 type Deps = MetricsStores & { keys: KeyResolver; now: () => number };
 
 export const createHandler = ({ keys, now, ...stores }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth, queryStringParameters }) =>
-    json(200, await organizationMetrics(stores, auth.orgId, queryStringParameters, utcDay(now()))),
+  apiHandler(
+    { request, caller: 'organization', scope: 'read', rateClass: 'read', keys },
+    async ({ auth, queryStringParameters }) =>
+      json(200, await organizationMetrics(stores, auth.orgId, queryStringParameters, utcDay(now()))),
   );
 
 export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...runtime.metricsStores() });

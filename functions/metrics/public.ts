@@ -26,7 +26,7 @@ const deprecation = { since: 1767225600, path: '/public/getOrganizationMetrics',
 type Deps = MetricsStores & { keys: KeyResolver; now: () => number };
 
 export const createHandler = ({ keys, now, ...stores }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'read', keys, deprecation }, async ({ auth, body }) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async ({ auth, body }) =>
     json(200, await legacyOrganizationMetrics(stores, auth, body, utcDay(now()))),
   );
 

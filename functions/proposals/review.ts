@@ -15,10 +15,13 @@ export const request = {
 type Deps = Omit<ReviewDeps, 'dailyLimit'> & { keys: KeyResolver; now: () => number; dailyLimit: () => number };
 
 export const createHandler = ({ keys, now, dailyLimit, ...stores }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'write', keys }, async ({ auth, pathParameters, body }) => {
-    const deps = { ...stores, dailyLimit: dailyLimit() };
-    return json(200, await reviewProposal(deps, auth.orgId, pathParameters.proposalId, body, now()));
-  });
+  apiHandler(
+    { request, caller: 'organization', scope: 'write', rateClass: 'write', keys },
+    async ({ auth, pathParameters, body }) => {
+      const deps = { ...stores, dailyLimit: dailyLimit() };
+      return json(200, await reviewProposal(deps, auth.orgId, pathParameters.proposalId, body, now()));
+    },
+  );
 
 export const handler = createHandler({
   keys: runtime.keys(),

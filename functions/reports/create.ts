@@ -17,7 +17,7 @@ type Deps = Omit<ReportDeps, 'ignoredHosts' | 'directory'> & {
 };
 
 export const createHandler = ({ keys, now, ignoredHosts, ...stores }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'write', keys }, async ({ auth, body }) => {
+  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'report', keys }, async ({ auth, body }) => {
     const { organizationSlug, ...report } = body;
     const orgId = await actingOrganization(stores.directory, auth, organizationSlug, 'reports');
     const at = new Date(now()).toISOString();

@@ -11,8 +11,10 @@ export const request = { queryStringParameters: reportsQuery };
 type Deps = { keys: KeyResolver; lists: ListStore; cursors: CursorCodec };
 
 export const createHandler = ({ keys, lists, cursors }: Deps) =>
-  apiHandler({ request, caller: 'organization', scope: 'read', keys }, async ({ auth, queryStringParameters }) =>
-    json(200, await listReports(lists, cursors, auth.orgId, queryStringParameters)),
+  apiHandler(
+    { request, caller: 'organization', scope: 'read', rateClass: 'read', keys },
+    async ({ auth, queryStringParameters }) =>
+      json(200, await listReports(lists, cursors, auth.orgId, queryStringParameters)),
   );
 
 export const handler = createHandler({ keys: runtime.keys(), lists: runtime.lists(), cursors: runtime.cursors() });

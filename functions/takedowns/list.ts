@@ -10,7 +10,7 @@ type Deps = ListDeps & { directory: Pick<DirectoryStore, 'listBrands'> };
 
 export const createHandler = ({ keys, cursors, ...stores }: Deps) =>
   apiHandler(
-    { request, caller: 'organization', scope: 'read', keys, body: { optional: true } },
+    { request, caller: 'organization', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body }) => {
       const { organizationSlug: _, per_page, next_page, ...query } = body;
       return json(200, await listTakedowns(stores, cursors, auth.orgId, { ...query, ...pagingOf(body) }));

@@ -11,11 +11,14 @@ export const request = { body: threatsBody };
 type Deps = ListDeps & { directory: Pick<DirectoryStore, 'findMembership'>; now: () => number };
 
 export const createHandler = ({ keys, lists, cursors, directory, now }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'read', keys, body: { optional: true } }, async ({ auth, body }) => {
-    const { organizationSlug, per_page, next_page, ...query } = body;
-    const orgId = await actingOrganization(directory, auth, organizationSlug, 'threats');
-    return json(200, await listThreats(lists, cursors, orgId, { ...query, ...pagingOf(body) }, utcDay(now())));
-  });
+  apiHandler(
+    { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
+    async ({ auth, body }) => {
+      const { organizationSlug, per_page, next_page, ...query } = body;
+      const orgId = await actingOrganization(directory, auth, organizationSlug, 'threats');
+      return json(200, await listThreats(lists, cursors, orgId, { ...query, ...pagingOf(body) }, utcDay(now())));
+    },
+  );
 
 export const handler = createHandler({
   keys: runtime.keys(),

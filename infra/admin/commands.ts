@@ -13,6 +13,7 @@ import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.
 import { createGroup } from '../../shared/domain/groups.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
+import { isBudget, RATE_CLASSES } from '../../shared/domain/rate-limits.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
@@ -29,6 +30,9 @@ With --table the named table in AWS is used (credentials and region from the usu
   membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
   key revoke <key>
+  key limit <key|sha256> <${RATE_CLASSES.join('|')}> <perSecond> <burst>
+                                       the key's own budget for one route class (the full key or its
+                                       SHA-256 digest: keys are stored only by digest, so a prefix finds nothing)
   group create <org> <name>
   asset create <org> <type> <content> [--name <name>] [--description <text>] [--group <groupId>]
   asset assign <org> <assetId> <groupId|none>
@@ -131,6 +135,18 @@ export const runAdminCommand = async (
       const revoked = await apiKeys.revoke(hashApiKey(need(0, 'key')));
       if (!revoked) fail('No such key');
       return 'Key revoked (cached lookups expire within 60 s)';
+    }
+    case 'key limit': {
+      const given = need(0, 'key');
+      const rateClass =
+        RATE_CLASSES.find((known) => known === need(1, 'route class')) ??
+        fail(`Route classes are ${RATE_CLASSES.join(', ')}`);
+      const budget = { perSecond: Number(need(2, 'perSecond')), burst: Number(need(3, 'burst')) };
+      if (!isBudget(budget)) fail('perSecond must be a number above 0 and burst a whole number of at least 1');
+      // A 64-digit hex argument is tried as the digest first, then as a key of that spelling.
+      const digest = /^[0-9a-f]{64}$/.test(given) && (await apiKeys.setRateLimit(given, rateClass, budget));
+      if (!digest && !(await apiKeys.setRateLimit(hashApiKey(given), rateClass, budget))) fail('No such key');
+      return `Key limit for ${rateClass}: ${budget.perSecond}/s, burst ${budget.burst} (cached lookups take it within 60 s)`;
     }
     case 'group create': {
       const orgId = await existingOrg(0);

@@ -12,6 +12,7 @@ import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts'
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
+import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import {
   brandIdOf,
@@ -30,6 +31,11 @@ const text = (max: number) =>
   v.pipe(plainString('must be a string', 'text'), v.maxLength(max, `must be at most ${max} characters`));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
 const fixtureId = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
+/** A token bucket of SPEC-EXTENSIONS §10. */
+const budget = v.strictObject({
+  perSecond: v.pipe(v.number(), v.finite(), v.gtValue(0, 'perSecond must be above 0')),
+  burst: v.pipe(v.number(), v.safeInteger(), v.minValue(1, 'burst must be a whole number of at least 1')),
+});
 
 export const fixtureSchema = v.strictObject(
   {
@@ -82,6 +88,9 @@ export const fixtureSchema = v.strictObject(
           organization: v.optional(slug),
           user: v.optional(text(128)),
           scopes: v.optional(v.array(v.picklist(SCOPES)), ['read', 'write']),
+          rateLimits: v.optional(
+            v.strictObject(Object.fromEntries(RATE_CLASSES.map((rateClass) => [rateClass, v.optional(budget)]))),
+          ),
         }),
       ),
       [],
@@ -325,7 +334,14 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     const record = apiKey.organization
       ? { kind: 'organization' as const, orgId: apiKey.organization, scopes: apiKey.scopes, revoked: false }
       : { kind: 'user' as const, userId: apiKey.user as string, scopes: apiKey.scopes, revoked: false };
-    if (await apiKeys.put(hashApiKey(apiKey.key), record)) newKeys++;
+    const rateLimits = keyRateLimits(apiKey.rateLimits);
+    const hash = hashApiKey(apiKey.key);
+    if (await apiKeys.put(hash, { ...record, ...(rateLimits ? { rateLimits } : {}) })) newKeys++;
+    // A key seeded before keeps its record, but takes the fixture's limits (the same values change nothing).
+    else
+      for (const [rateClass, limit] of Object.entries(rateLimits ?? {})) {
+        await apiKeys.setRateLimit(hash, rateClass as RateClass, limit);
+      }
   }
   log(`apiKeys: ${newKeys} added, ${fixture.apiKeys.length - newKeys} already present (stored as SHA-256 only)`);
 

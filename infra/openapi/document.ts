@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as v from 'valibot';
+import { DEFAULT_RATE_LIMITS, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
 import type { RequestSchema } from '../../shared/http/api-event.ts';
 import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
@@ -46,26 +47,54 @@ const ERROR_HEADERS: Record<number, Json> = {
   },
 };
 
-const errorResponse = (status: number, description: string): Json => {
+const integerHeader = (description: string, required: boolean): Json => ({
+  description,
+  required,
+  schema: { type: 'integer', minimum: 0 },
+});
+/** What every answer of a keyed route that reached its key's bucket carries (SPEC-EXTENSIONS §10). */
+const RATE_LIMIT_HEADERS: Record<string, Json> = {
+  'RateLimit-Limit': integerHeader('The size (burst) of the key’s bucket for the route’s class', true),
+  'RateLimit-Remaining': integerHeader('Whole requests left in the bucket after this one', true),
+  'RateLimit-Reset': integerHeader('Seconds until the bucket is full again', true),
+};
+const RATE_LIMITED_HEADERS: Record<string, Json> = {
+  ...RATE_LIMIT_HEADERS,
+  'Retry-After': integerHeader(
+    'Seconds until the bucket holds a token again; sent when the key’s budget is spent (not on a daily review limit)',
+    false,
+  ),
+};
+
+const defaultBudget = (rateClass: RateClass) =>
+  `${DEFAULT_RATE_LIMITS[rateClass].perSecond}/s, burst ${DEFAULT_RATE_LIMITS[rateClass].burst}`;
+const RATE_LIMITS_TEXT = `Every API key has a budget per route class: \`check\` (the asset check and the blocklist version), \`read\` (listings, lookups, metrics), \`write\` (everything that changes data), \`report\` (creating reports). A budget is a token bucket of \`burst\` tokens refilled at \`perSecond\` tokens a second, one token a request. Stage defaults: ${RATE_CLASSES.map((rateClass) => `\`${rateClass}\` ${defaultBudget(rateClass)}`).join('; ')}; a key may have its own limits. Over budget the answer is 429 \`TOO_MANY_REQUESTS\` (\`Rate limit exceeded for <class> requests\`) with \`Retry-After\`; every answer of a keyed route that reached the key's bucket carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. One key's excess never changes another key's answers.`;
+
+const errorResponse = (
+  status: number,
+  description: string,
+  headers: Json | undefined = ERROR_HEADERS[status],
+): Json => {
   const code = CODE_OF_STATUS.get(status);
   if (!code) throw new Error(`No error code answers with status ${status}`);
   return {
     description,
-    ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+    ...(headers ? { headers } : {}),
     content: { 'application/json': { schema: { $ref: `#/components/schemas/Error.${code}` } } },
   };
 };
 
-const toResponse = (status: number, doc: ResponseDoc): Json => {
+const toResponse = (status: number, doc: ResponseDoc, limited: boolean): Json => {
   if ('error' in doc) return errorResponse(status, doc.description);
   if ('mediaType' in doc) return { description: doc.description, content: { [doc.mediaType]: {} } };
   const headers = Object.entries(doc.headers ?? {}).map(([name, description]) => [
     name,
     { description, schema: { type: 'string' } },
   ]);
+  const all = { ...Object.fromEntries(headers), ...(limited ? RATE_LIMIT_HEADERS : {}) };
   return {
     description: doc.description,
-    ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
+    ...(Object.keys(all).length > 0 ? { headers: all } : {}),
     content: {
       'application/json': {
         schema: toDocumentSchema(doc.body),
@@ -138,11 +167,18 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   if (!doc) throw new Error(`${route.name}: no description in infra/openapi/operations.ts`);
   const statuses: Record<string, Json> = {};
   for (const [status, response] of Object.entries(doc.responses))
-    statuses[status] = toResponse(Number(status), response);
+    statuses[status] = toResponse(Number(status), response, declaration !== undefined);
   if (declaration) {
     for (const [status, description] of Object.entries(commonErrors(declaration))) {
       statuses[status] ??= errorResponse(Number(status), description);
     }
+    const spent = `The key's \`${declaration.rateClass}\` budget is spent (\`Rate limit exceeded for ${declaration.rateClass} requests\`)`;
+    const own = doc.responses[429];
+    statuses[429] = errorResponse(
+      429,
+      own ? `${own.description}, or ${spent.replace('The key', 'the key')}` : spent,
+      RATE_LIMITED_HEADERS,
+    );
   }
   const missing = Object.entries(request).flatMap(([part, schema]) => (schema ? findTwins(schema, part).missing : []));
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
@@ -151,7 +187,10 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   return {
     operationId: operationId(route.name),
     summary: doc.summary,
-    description: doc.description,
+    description: declaration
+      ? `${doc.description}\n\nRate class: \`${declaration.rateClass}\` (default ${defaultBudget(declaration.rateClass)}).`
+      : doc.description,
+    ...(declaration ? { 'x-rate-class': declaration.rateClass } : {}),
     tags: [doc.tag],
     ...(route.public ? { security: [] } : {}),
     ...(declaration?.deprecation ? { deprecated: true } : {}),
@@ -175,7 +214,8 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
       title: 'Asset Protection Service API',
       version: '2.0.0',
       description:
-        'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, error: {code, message}, requestId}`.',
+        'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, error: {code, message}, requestId}`.\n\n' +
+        RATE_LIMITS_TEXT,
     },
     servers: BASE_PATHS.map((url) => ({
       url,

@@ -1,15 +1,27 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/api-keys.ts';
+import { keyRateLimits } from '../domain/rate-limits.ts';
 import { key } from './keys.ts';
 
-type KeyItem = { kind: 'organization' | 'user'; orgId?: string; userId?: string; scopes?: Scope[]; revoked?: boolean };
+type KeyItem = {
+  kind: 'organization' | 'user';
+  orgId?: string;
+  userId?: string;
+  scopes?: Scope[];
+  revoked?: boolean;
+  rateLimits?: unknown;
+};
 
 const toRecord = (item: KeyItem): ApiKeyRecord | undefined => {
   const scopes = item.scopes ?? ['read', 'write'];
   const revoked = item.revoked === true;
-  if (item.kind === 'organization' && item.orgId) return { kind: 'organization', orgId: item.orgId, scopes, revoked };
-  if (item.kind === 'user' && item.userId) return { kind: 'user', userId: item.userId, scopes, revoked };
+  const rateLimits = keyRateLimits(item.rateLimits);
+  const limits = rateLimits ? { rateLimits } : {};
+  if (item.kind === 'organization' && item.orgId) {
+    return { kind: 'organization', orgId: item.orgId, scopes, revoked, ...limits };
+  }
+  if (item.kind === 'user' && item.userId) return { kind: 'user', userId: item.userId, scopes, revoked, ...limits };
   return undefined;
 };
 
@@ -47,5 +59,31 @@ export const apiKeyRepository = (db: DynamoDBDocumentClient, TableName: string):
         }),
       ),
     );
+  },
+
+  async setRateLimit(hash, rateClass, budget) {
+    // The map first (a no-op when it exists): one update cannot both create `rateLimits` and set a path in it.
+    const exists = await conditionHeld(
+      db.send(
+        new UpdateCommand({
+          TableName,
+          Key: key.apiKey(hash),
+          UpdateExpression: 'SET rateLimits = if_not_exists(rateLimits, :empty)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':empty': {} },
+        }),
+      ),
+    );
+    if (!exists) return false;
+    await db.send(
+      new UpdateCommand({
+        TableName,
+        Key: key.apiKey(hash),
+        UpdateExpression: 'SET rateLimits.#class = :budget',
+        ExpressionAttributeNames: { '#class': rateClass },
+        ExpressionAttributeValues: { ':budget': { perSecond: budget.perSecond, burst: budget.burst } },
+      }),
+    );
+    return true;
   },
 });

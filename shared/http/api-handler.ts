@@ -1,11 +1,13 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { KeyResolver, Scope } from '../domain/api-keys.ts';
+import type { RateClass } from '../domain/rate-limits.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
 import { apiKeyAuth } from './api-key-auth.ts';
 import { type Deprecation, deprecation } from './deprecation.ts';
 import { errorResponse } from './error-response.ts';
 import { jsonBody } from './json-body.ts';
+import { containerRateLimits, type RateLimitOptions, rateLimit } from './rate-limit.ts';
 import { telemetry } from './telemetry.ts';
 import { validate } from './validate.ts';
 
@@ -17,7 +19,15 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
   request: R;
   caller: C;
   scope: Scope;
+  /**
+   * The route's budget class (SPEC-EXTENSIONS §10), declared here rather than passed in the
+   * environment so the handler limits the same way in Lambda, the local gateway and tests; it
+   * must equal the route table's `rateClass` (test/unit/http/rate-limit.test.ts).
+   */
+  rateClass: RateClass;
   keys: KeyResolver;
+  /** The buckets and stage defaults; the container's own (`containerRateLimits`) unless a test passes others. */
+  limits?: Omit<RateLimitOptions, 'rateClass'>;
   /** How a JSON body is read; parsed only when `request.body` is declared. */
   body?: { optional?: boolean; maxBytes?: number };
   deprecation?: Deprecation;
@@ -26,7 +36,7 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
 export type ApiHandler = (event: never, context: Context) => Promise<ApiResult>;
 
 /** What a built handler was declared with, minus its dependencies: the API description reads it. */
-export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys'>;
+export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys' | 'limits'>;
 const declarations = new WeakMap<object, HandlerDeclaration>();
 export const declarationOf = (handler: object): HandlerDeclaration | undefined => declarations.get(handler);
 
@@ -34,8 +44,8 @@ export const declarationOf = (handler: object): HandlerDeclaration | undefined =
  * The one middy chain of every HTTP handler, in its only correct order: telemetry (first, so
  * its access line and metrics see the final response), deprecation headers
  * (first, so they mark the final response, errors included), key check (a bad key is 401
- * before the body is parsed), JSON body, validation, and error shaping (last, so middy runs
- * its onError first).
+ * before the body is parsed), the key's rate limit (a 429 costs no body parsing), JSON body,
+ * validation, and error shaping (last, so middy runs its onError first).
  */
 export const apiHandler = <R extends RequestSchema, C extends Caller>(
   options: ApiHandlerOptions<R, C>,
@@ -44,10 +54,11 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>().use(telemetry());
   if (options.deprecation) chain.use(deprecation(options.deprecation));
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
+  chain.use(rateLimit({ rateClass: options.rateClass, ...(options.limits ?? containerRateLimits()) }));
   if (options.request.body) chain.use(jsonBody(options.body));
   const handler = chain.use(validate(options.request)).use(errorResponse()).handler(handle);
-  const { request, caller, scope, body, deprecation: deprecated } = options;
-  declarations.set(handler, { request, caller, scope, body, deprecation: deprecated });
+  const { request, caller, scope, rateClass, body, deprecation: deprecated } = options;
+  declarations.set(handler, { request, caller, scope, rateClass, body, deprecation: deprecated });
   return handler;
 };
 

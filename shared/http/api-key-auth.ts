@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiKeyRecord, KeyResolver, Scope } from '../domain/api-keys.ts';
+import type { ApiKeyRecord, KeyResolver, ResolvedKey, Scope } from '../domain/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Auth } from './api-event.ts';
 import { headerOf } from './request.ts';
@@ -24,6 +24,10 @@ const toAuth = (record: ApiKeyRecord): Auth =>
     ? { kind: 'organization', orgId: record.orgId, scopes: record.scopes }
     : { kind: 'user', userId: record.userId, scopes: record.scopes };
 
+/** The key `apiKeyAuth` resolved for this request, for the middlewares after it (the rate limit). */
+export const resolvedKeyOf = (request: { internal: object }): ResolvedKey | undefined =>
+  (request.internal as { apiKey?: ResolvedKey }).apiKey;
+
 /** Resolves `X-API-KEY` (or `Authorization: Bearer`) and sets `event.auth`. */
 export const apiKeyAuth = <E extends { headers?: Record<string, string | undefined> }>(
   options: Options,
@@ -42,5 +46,6 @@ export const apiKeyAuth = <E extends { headers?: Record<string, string | undefin
       throw new ForbiddenError(`API key does not have ${options.scope} access`);
     }
     Object.assign(request.event, { auth: toAuth(record) });
+    Object.assign(request.internal, { apiKey: record });
   },
 });

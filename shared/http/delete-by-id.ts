@@ -28,7 +28,7 @@ export const deleteByIdHandler = <K extends IdName>(
   remove: (orgId: string, id: number) => Promise<unknown>,
 ) =>
   apiHandler(
-    { request, caller: 'organization', scope: 'write', keys, body: { optional: true } },
+    { request, caller: 'organization', scope: 'write', rateClass: 'write', keys, body: { optional: true } },
     async ({ auth, pathParameters, body }) => {
       const id = (pathParameters as Record<IdName, number>)[name];
       bodyIdMatches(name, id, body);

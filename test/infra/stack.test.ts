@@ -93,7 +93,14 @@ describe('the CDK stacks', () => {
         AllowOrigins: ['*'],
         AllowHeaders: ['X-API-KEY', 'Authorization', 'Content-Type'],
         AllowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        ExposeHeaders: ['Deprecation', 'Link', 'Retry-After'],
+        ExposeHeaders: [
+          'Deprecation',
+          'Link',
+          'Retry-After',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ],
         MaxAge: 600,
       },
     });
@@ -313,5 +320,29 @@ describe('least privilege', () => {
     expect(matches('ORG#*', 'ORGANIZATION#acme')).toBe(false);
     expect(matches('GROUP_REMOVAL', 'GROUP_REMOVAL')).toBe(true);
     expect(matches('KEY#*', 'KEY#3f2a')).toBe(true);
+  });
+});
+
+describe('the stage rate limits (SPEC-EXTENSIONS §10)', () => {
+  const environmentOf = (fn: Resource) =>
+    (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
+
+  it('passes the rateLimits setting to every route function as RATE_LIMITS, and leaves it unset by default', () => {
+    const limited = synthService('dev', { rateLimits: 'check=50/100,report=1/5' });
+    const routeFunctions = (templates: readonly Template[]) =>
+      resources(templates, 'AWS::Lambda::Function').filter(([, fn]) => environmentOf(fn).ROUTE_NAME !== undefined);
+
+    expect(routeFunctions(limited.all)).toHaveLength(ROUTES.length);
+    for (const [id, fn] of routeFunctions(limited.all)) {
+      expect(environmentOf(fn).RATE_LIMITS, id).toBe('check=50/100,report=1/5');
+    }
+    for (const [id, fn] of routeFunctions(dev.all)) expect(environmentOf(fn).RATE_LIMITS, id).toBeUndefined();
+  });
+
+  it('refuses a malformed setting at synth, naming it', () => {
+    expect(() => synthService('dev', { rateLimits: 'check=fast' })).toThrow(StackSettingError);
+    expect(() => synthService('dev', { rateLimits: 'check=fast' })).toThrow(
+      /^-c rateLimits: RATE_LIMITS: "check=fast"/,
+    );
   });
 });

@@ -148,7 +148,13 @@ describe('POST /asset/check', () => {
 
     expect(response).toEqual({
       statusCode: 200,
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        // The tests' stage budget (vitest.config.ts); the rate-limit tests check the values.
+        'RateLimit-Limit': '100000',
+        'RateLimit-Remaining': expect.stringMatching(/^\d+$/),
+        'RateLimit-Reset': expect.stringMatching(/^\d+$/),
+      },
       body: {
         status: 'BLOCKED',
         source: 'service',

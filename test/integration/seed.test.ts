@@ -3,6 +3,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { demoActivity } from '../../infra/local/demo-activity.ts';
 import { parseFixture } from '../../infra/local/fixture.ts';
+import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
+import { hashApiKey } from '../../shared/domain/api-keys.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -53,5 +55,31 @@ describe('npm run seed', () => {
     );
     const items = await snapshot();
     expect(items.some((item) => item.includes('r-ok') || item.includes('initech'))).toBe(false);
+  });
+
+  it("stores a key's rateLimits, and a later fixture with other limits replaces those of its classes", async () => {
+    const key = 'limited-seed-key-0123456789';
+    const withLimits = (check: { perSecond: number; burst: number }) => ({
+      organizations: [{ slug: 'limited', name: 'Limited' }],
+      apiKeys: [{ key, organization: 'limited', rateLimits: { check, report: { perSecond: 0.5, burst: 2 } } }],
+    });
+
+    await seed(table.db, table.tableName, withLimits({ perSecond: 5, burst: 5 }));
+    const first = await apiKeyRepository(table.db, table.tableName).findByHash(hashApiKey(key));
+    await seed(table.db, table.tableName, withLimits({ perSecond: 9, burst: 12 }));
+    const second = await apiKeyRepository(table.db, table.tableName).findByHash(hashApiKey(key));
+
+    expect(first?.rateLimits).toEqual({ check: { perSecond: 5, burst: 5 }, report: { perSecond: 0.5, burst: 2 } });
+    expect(second?.rateLimits).toEqual({ check: { perSecond: 9, burst: 12 }, report: { perSecond: 0.5, burst: 2 } });
+  });
+
+  it('rejects rateLimits of an unknown class or with a budget that is not a token bucket', () => {
+    const keyWith = (rateLimits: unknown) => ({
+      apiKeys: [{ key: 'limited-seed-key-0123456789', organization: 'acme', rateLimits }],
+    });
+
+    expect(() => parseFixture(keyWith({ admin: { perSecond: 1, burst: 1 } }))).toThrow(/apiKeys/);
+    expect(() => parseFixture(keyWith({ check: { perSecond: 0, burst: 1 } }))).toThrow(/perSecond must be above 0/);
+    expect(() => parseFixture(keyWith({ check: { perSecond: 1, burst: 0.5 } }))).toThrow(/burst/);
   });
 });

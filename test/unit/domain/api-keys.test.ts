@@ -18,12 +18,12 @@ const countingStore = (records: Map<string, ApiKeyRecord>) => {
 };
 
 describe('API key resolution', () => {
-  it('looks keys up by their SHA-256 digest, never by the plaintext', async () => {
+  it('looks keys up by their SHA-256 digest, never by the plaintext, and answers the digest with the record', async () => {
     const { store, reads } = countingStore(new Map([[hashApiKey('k-1'), record]]));
 
     const found = await cachedKeyResolver(store)('k-1');
 
-    expect(found).toEqual(record);
+    expect(found).toEqual({ ...record, hash: hashApiKey('k-1') });
     expect(reads).toEqual([hashApiKey('k-1')]);
     expect(reads[0]).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -60,7 +60,7 @@ describe('API key resolution', () => {
     const known = await resolve('k-1');
     const unseen = resolve('k-2');
 
-    expect(known).toEqual(record);
+    expect(known).toEqual({ ...record, hash: hashApiKey('k-1') });
     await expect(unseen).rejects.toBeInstanceOf(ServiceUnavailableError);
   });
 
