@@ -5,6 +5,7 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { readWholeIndex } from '../../shared/domain/check/replica.ts';
 import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -59,7 +60,7 @@ describe('the verdict log on DynamoDB Local', () => {
   });
 
   it('reads every check-index entry with the sequence and bits its last change logged', async () => {
-    const { keys, states } = await feed.scan();
+    const { keys, states } = await readWholeIndex(feed);
     const byKey = Object.fromEntries(keys.map((key, i) => [key, states[i]]));
 
     expect(byKey).toEqual({ 'log-brand.example': 3 * 8 + 1, 'log-threat.example': 3 * 8 + 0 });
