@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { ACTIVITY_INDEX, ATTR, EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, ATTR, CHECK_INDEX, EXPORT_INDEX, INDEX } from '../shared/db/keys.ts';
 
 /** The one table, as data: the CDK stack and the local bootstrap both build from this. */
 export const TABLE_DEFINITION = {
@@ -12,7 +12,7 @@ export const TABLE_DEFINITION = {
       partitionKey: index.partitionKey,
       sortKey: ATTR.liveSort as string,
     })),
-    ...[...Object.values(ACTIVITY_INDEX), EXPORT_INDEX].map(({ name, partitionKey, sortKey }) => ({
+    ...[...Object.values(ACTIVITY_INDEX), EXPORT_INDEX, CHECK_INDEX].map(({ name, partitionKey, sortKey }) => ({
       name,
       partitionKey,
       sortKey,

@@ -4,6 +4,7 @@ import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { CHECK_INDEX } from '../shared/db/keys.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
 import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
@@ -15,9 +16,9 @@ export type VerdictSnapshotsProps = { table: ITable; bucket: IBucket; settings: 
 
 /**
  * Snapshots of the service's verdicts for the check's replicas: a function, run every 5 minutes,
- * that carries the last snapshot forward through the verdict log (reading the whole index again
- * once a day or on a gap, the only Scan in the stack) and stores it under `verdicts/` in the
- * given bucket. Replicas are granted `grantReadSnapshots`, given VERDICTS_BUCKET, and created
+ * that compacts the last snapshot with the verdict log since (with no snapshot, or on a gap, it
+ * reads the sharded check index again by Query, over as many runs as that takes; no Scan) and
+ * stores it under `verdicts/` in the given bucket. Replicas are granted `grantReadSnapshots`, given VERDICTS_BUCKET, and created
  * after the first snapshot (`runsBefore`).
  */
 export class VerdictSnapshots extends Construct {
@@ -36,7 +37,7 @@ export class VerdictSnapshots extends Construct {
       timeout: Duration.minutes(5),
       environment: { TABLE_NAME: props.table.tableName, VERDICTS_BUCKET: props.bucket.bucketName },
     });
-    grantTable(props.table, this.function, ['dynamodb:Query', 'dynamodb:Scan']);
+    grantTable(props.table, this.function, ['dynamodb:Query'], [CHECK_INDEX.name]);
     grantTableWrites(props.table, this.function, WORKER_WRITES['snapshot-verdicts']);
     this.grantReadSnapshots(this.function);
     grantPrefixWrite(props.bucket, PREFIX, this.function);

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
 import { logger } from '../../shared/logger.ts';
@@ -8,21 +9,29 @@ import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from
 type Deps = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now: () => number; answer: StackAnswer };
 
 /**
- * Scheduled: the newest snapshot carried forward through the verdict log (or the index read
- * again, see nextSnapshot), saved for the replicas to start from. Also the custom resource that
- * takes the first snapshot when the stack is created (infra/verdict-snapshots.ts).
+ * Scheduled: the newest snapshot compacted with the verdict log since (or the index read again
+ * shard by shard over as many runs as it takes, see nextSnapshot), saved for the replicas to start
+ * from. Also the custom resource that takes the first snapshot when the stack is created
+ * (infra/verdict-snapshots.ts).
  */
 export const createHandler = ({ log, snapshots, now, answer }: Deps) => {
-  const snapshot = async () => {
+  const snapshot = async (budgetMs: number | undefined) => {
     if (snapshots === undefined) {
       throw new Error('No verdict snapshot location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
     }
-    const summary = await snapshotVerdicts(log, snapshots, now);
+    const summary = await snapshotVerdicts(log, snapshots, now, budgetMs);
+    if (summary.position === undefined) {
+      // Only a rebuild with no snapshot to carry: the next run goes on with it.
+      throw new Error(`No verdict snapshot yet: ${String(summary.rebuilding)} index shards left to read`);
+    }
     publishSnapshotStored();
     logger.info('Verdict snapshot saved', summary);
     return summary;
   };
-  return async (event: unknown) => (isStackEvent(event) ? answerStackEvent(event, snapshot, answer) : snapshot());
+  return async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    const budgetMs = context?.getRemainingTimeInMillis();
+    return isStackEvent(event) ? answerStackEvent(event, () => snapshot(budgetMs), answer) : snapshot(budgetMs);
+  };
 };
 
 export const handler = createHandler({

@@ -47,6 +47,21 @@ export type ActivityIndex = (typeof ACTIVITY_INDEX)[keyof typeof ACTIVITY_INDEX]
 export const EXPORT_INDEX = { name: 'verdictsByMonth', partitionKey: 'exportPK', sortKey: 'lastChange' } as const;
 export const exportPartition = (type: string, status: string, month: string): string => `${type}#${status}#${month}`;
 
+/**
+ * Every check-index entry, sparse (nothing else sets `checkIdxPK`), in `CHECK_INDEX.shards`
+ * partitions by its key's digest, sorted by its last change: what a snapshot rebuild reads
+ * instead of scanning the table. Sharded so that no index partition takes the whole stream of
+ * verdict changes: each change moves its entry's sort key (a delete and a put in the index), so
+ * 5,000 changes/s over 32 shards is ~313 WCU each. Only `verdictChange` sets it.
+ */
+export const CHECK_INDEX = {
+  name: 'checkEntries',
+  partitionKey: 'checkIdxPK',
+  sortKey: 'lastChange',
+  shards: 32,
+} as const;
+export const checkIndexPartition = (shard: number): string => `CHECKIDX#${shard}`;
+
 export type Key = { PK: string; SK: string };
 
 /**

@@ -11,6 +11,7 @@ import type { AssetType } from '../domain/asset-types.ts';
 import {
   bitsOf,
   type ChangeFeed,
+  type IndexPage,
   LOG_TIMING,
   pack,
   positionAt,
@@ -21,7 +22,7 @@ import {
   versionOf,
 } from '../domain/check/verdicts.ts';
 import { batchGetAll } from './batch.ts';
-import { ATTR, EXPORT_INDEX, exportPartition, key } from './keys.ts';
+import { ATTR, CHECK_INDEX, checkIndexPartition, EXPORT_INDEX, exportPartition, key } from './keys.ts';
 import type { NamedItems } from './transactions.ts';
 
 /** The attributes of a check-index entry, by their expression names (BLOCK is a DynamoDB reserved word). */
@@ -65,6 +66,7 @@ export const entryCounts = (item: Record<string, unknown> | undefined) => ({
 const exportPartitionOf = (type: AssetType, bits: number, version: string): string =>
   exportPartition(type, statusOf(bits), new Date(timeOf(version)).toISOString().slice(0, 7));
 const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
+const indexShardOf = (hash: string): number => Number.parseInt(hash.slice(0, 4), 16) % CHECK_INDEX.shards;
 const bucketStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
 
 /** A condition no item meets: `#key` is always set to the entry's own key. */
@@ -132,14 +134,15 @@ export const verdictChange = async (
     const seq = previous + 1;
     const lastChange = current?.lastChange;
     const stamp = typeof lastChange === 'string' ? Math.max(time, timeOf(lastChange)) : time;
-    const version = versionOf(stamp, keyHash(change.checkKey), seq);
+    const hash = keyHash(change.checkKey);
+    const version = versionOf(stamp, hash, seq);
     const type = change.type ?? (current?.type as AssetType | undefined);
     items[underflow ? `verdictFloor${i}` : (names[i] as string)] = {
       Update: {
         TableName: table,
         Key: entryKey,
         UpdateExpression:
-          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change' +
+          'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change, #idxPK = :idxPK' +
           (type === undefined ? '' : ', #type = :type, #exportPK = :exportPK'),
         ConditionExpression: underflow
           ? FAILING
@@ -148,6 +151,7 @@ export const verdictChange = async (
             : '#version = :previous',
         ExpressionAttributeNames: {
           ...ENTRY_NAMES,
+          '#idxPK': CHECK_INDEX.partitionKey,
           ...(type === undefined ? {} : { '#type': 'type', '#exportPK': EXPORT_INDEX.partitionKey }),
         },
         ExpressionAttributeValues: {
@@ -157,6 +161,7 @@ export const verdictChange = async (
           ':watch': after.watch,
           ':seq': seq,
           ':change': version,
+          ':idxPK': checkIndexPartition(indexShardOf(hash)),
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
           ...(type === undefined
             ? {}
@@ -252,42 +257,29 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     return changes;
   },
 
-  async scan() {
-    const segments = 4;
-    const keys: string[] = [];
-    const states: number[] = [];
-    let newest: string | undefined;
-    await Promise.all(
-      Array.from({ length: segments }, async (_, segment) => {
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const page = await db.send(
-            new ScanCommand({
-              TableName: table,
-              Segment: segment,
-              TotalSegments: segments,
-              FilterExpression: 'begins_with(#pk, :prefix)',
-              ProjectionExpression: '#key, #allow, #block, #watch, #version, #lastChange',
-              ExpressionAttributeNames: {
-                '#pk': ATTR.pk,
-                ...ENTRY_NAMES,
-              },
-              ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
-              ConsistentRead: true,
-              ExclusiveStartKey: startKey,
-            }),
-          );
-          for (const item of page.Items ?? []) {
-            keys.push(item.key as string);
-            states.push(pack(count(item.version), bitsOf(entryCounts(item))));
-            const change = item.lastChange as string | undefined;
-            if (change !== undefined && (newest === undefined || change > newest)) newest = change;
-          }
-          startKey = page.LastEvaluatedKey;
-        } while (startKey);
+  indexShards: CHECK_INDEX.shards,
+
+  async readIndexPage(shard, cursor) {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: CHECK_INDEX.name,
+        KeyConditionExpression: '#idxPK = :idxPK',
+        ProjectionExpression: '#key, #allow, #block, #watch, #version, #lastChange',
+        ExpressionAttributeNames: { '#idxPK': CHECK_INDEX.partitionKey, ...ENTRY_NAMES },
+        ExpressionAttributeValues: { ':idxPK': checkIndexPartition(shard) },
+        ExclusiveStartKey: cursor === undefined ? undefined : (JSON.parse(cursor) as Record<string, unknown>),
       }),
     );
-    return newest === undefined ? { keys, states } : { keys, states, newest };
+    const result: IndexPage = { keys: [], states: [] };
+    for (const item of page.Items ?? []) {
+      result.keys.push(item.key as string);
+      result.states.push(pack(count(item.version), bitsOf(entryCounts(item))));
+      const change = item.lastChange as string | undefined;
+      if (change !== undefined && (result.newest === undefined || change > result.newest)) result.newest = change;
+    }
+    if (page.LastEvaluatedKey !== undefined) result.next = JSON.stringify(page.LastEvaluatedKey);
+    return result;
   },
 
   async changes({ after: since, until, limit, type }) {
@@ -320,9 +312,10 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
 });
 
 /**
- * Puts every check-index entry that has a type but no export partition (written before the
- * export index existed) into it, each on the condition that it has not changed since it was
- * read (a change sets the partition itself). An operator's one-off: it scans the table.
+ * Puts every check-index entry written before an index existed into it: those with a type but no
+ * export partition into the export index, those without a shard into the check index (what a
+ * snapshot rebuild reads), each on the condition that it has not changed since it was read (a
+ * change sets both itself). An operator's one-off: it scans the table.
  */
 export const reindexExport = async (db: DynamoDBDocumentClient, table: string) => {
   let indexed = 0;
@@ -332,8 +325,14 @@ export const reindexExport = async (db: DynamoDBDocumentClient, table: string) =
     const page = await db.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: 'begins_with(#pk, :prefix) AND attribute_exists(#type) AND attribute_not_exists(#exportPK)',
-        ExpressionAttributeNames: { '#pk': ATTR.pk, '#type': 'type', '#exportPK': EXPORT_INDEX.partitionKey },
+        FilterExpression:
+          'begins_with(#pk, :prefix) AND ((attribute_exists(#type) AND attribute_not_exists(#exportPK)) OR attribute_not_exists(#idxPK))',
+        ExpressionAttributeNames: {
+          '#pk': ATTR.pk,
+          '#type': 'type',
+          '#exportPK': EXPORT_INDEX.partitionKey,
+          '#idxPK': CHECK_INDEX.partitionKey,
+        },
         ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
@@ -341,17 +340,25 @@ export const reindexExport = async (db: DynamoDBDocumentClient, table: string) =
     );
     for (const item of page.Items ?? []) {
       const bits = bitsOf(entryCounts(item));
+      const typed = item.type !== undefined;
       try {
         await db.send(
           new UpdateCommand({
             TableName: table,
             Key: { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] },
-            UpdateExpression: 'SET #exportPK = :exportPK',
-            ConditionExpression: '#version = :seq AND attribute_not_exists(#exportPK)',
-            ExpressionAttributeNames: { '#version': 'version', '#exportPK': EXPORT_INDEX.partitionKey },
+            UpdateExpression: typed ? 'SET #idxPK = :idxPK, #exportPK = :exportPK' : 'SET #idxPK = :idxPK',
+            ConditionExpression: '#version = :seq',
+            ExpressionAttributeNames: {
+              '#version': 'version',
+              '#idxPK': CHECK_INDEX.partitionKey,
+              ...(typed ? { '#exportPK': EXPORT_INDEX.partitionKey } : {}),
+            },
             ExpressionAttributeValues: {
               ':seq': item.version,
-              ':exportPK': exportPartitionOf(item.type as AssetType, bits, item.lastChange as string),
+              ':idxPK': checkIndexPartition(indexShardOf(keyHash(item.key as string))),
+              ...(typed
+                ? { ':exportPK': exportPartitionOf(item.type as AssetType, bits, item.lastChange as string) }
+                : {}),
             },
           }),
         );

@@ -1,8 +1,8 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { VerdictSnapshot, VerdictSnapshotStore } from '../domain/check/verdicts.ts';
+import type { IndexRebuild, VerdictSnapshot, VerdictSnapshotStore } from '../domain/check/verdicts.ts';
 import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);
@@ -16,6 +16,16 @@ const decode = async (bytes: Uint8Array): Promise<VerdictSnapshot> => {
   return snapshot;
 };
 
+const encodeRebuild = (rebuild: IndexRebuild): Promise<Buffer> => zip(JSON.stringify(rebuild));
+
+/** An empty object is no rebuild: the job's grant is to put objects under its prefix, not to delete them. */
+const decodeRebuild = async (bytes: Uint8Array | undefined): Promise<IndexRebuild | undefined> => {
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  const rebuild = JSON.parse((await unzip(bytes)).toString('utf8')) as IndexRebuild;
+  if (rebuild.format !== 1) throw new Error(`Verdict rebuild format ${String(rebuild.format)} is not readable here`);
+  return rebuild;
+};
+
 /**
  * Verdict snapshots in S3: one gzipped JSON object, replaced whole by each run (a versioned
  * bucket keeps the previous ones).
@@ -24,6 +34,7 @@ export const s3VerdictSnapshotStore = (
   objects: ObjectStore,
   bucket: string,
   objectKey = 'verdicts/snapshot.json.gz',
+  rebuildKey = 'verdicts/rebuild.json.gz',
 ): VerdictSnapshotStore => ({
   async latest() {
     const bytes = await objects.getObject(bucket, objectKey);
@@ -32,11 +43,22 @@ export const s3VerdictSnapshotStore = (
   async save(snapshot) {
     await objects.putObject(bucket, objectKey, await encode(snapshot), 'application/gzip');
   },
+  async rebuild() {
+    return decodeRebuild(await objects.getObject(bucket, rebuildKey));
+  },
+  async saveRebuild(rebuild) {
+    const body = rebuild === undefined ? new Uint8Array() : await encodeRebuild(rebuild);
+    await objects.putObject(bucket, rebuildKey, body, 'application/gzip');
+  },
 });
 
-/** Verdict snapshots as a local file, `<dir>/verdicts.json.gz`, replaced atomically (write, then rename). */
+/**
+ * Verdict snapshots as a local file, `<dir>/verdicts.json.gz`, replaced atomically (write, then
+ * rename); an unfinished rebuild beside it, `<dir>/rebuild.json.gz`.
+ */
 export const fileVerdictSnapshotStore = (dir: string): VerdictSnapshotStore => {
   const file = join(dir, 'verdicts.json.gz');
+  const rebuildFile = join(dir, 'rebuild.json.gz');
   return {
     async latest() {
       try {
@@ -51,6 +73,24 @@ export const fileVerdictSnapshotStore = (dir: string): VerdictSnapshotStore => {
       const partial = `${file}.${process.pid}.partial`;
       await writeFile(partial, await encode(snapshot));
       await rename(partial, file);
+    },
+    async rebuild() {
+      try {
+        return await decodeRebuild(await readFile(rebuildFile));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async saveRebuild(rebuild) {
+      if (rebuild === undefined) {
+        await rm(rebuildFile, { force: true });
+        return;
+      }
+      await mkdir(dir, { recursive: true });
+      const partial = `${rebuildFile}.${process.pid}.partial`;
+      await writeFile(partial, await encodeRebuild(rebuild));
+      await rename(partial, rebuildFile);
     },
   };
 };

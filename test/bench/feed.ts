@@ -457,7 +457,11 @@ const runReplica = async (): Promise<Row[]> => {
     },
   };
   const replica = replicatedIndex({
-    log: { readFrom: async () => [], scan: () => Promise.reject(new Error('no scan')) },
+    log: {
+      readFrom: async () => [],
+      indexShards: 1,
+      readIndexPage: () => Promise.reject(new Error('no index read')),
+    },
     snapshots: timedStore,
   });
   // The key filter's words live outside the JS heap, in an ArrayBuffer.

@@ -353,6 +353,10 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     );
     await optional<{ benchFeed: (endpoint: string) => Promise<Row[]> }>('./feed.ts', (m) => m.benchFeed(endpoint));
   },
+  compaction: async () => {
+    section('verdict snapshot compaction (synthetic, in a process of its own; no DynamoDB)');
+    await optional<{ benchCompaction: () => Promise<Row[]> }>('./compaction.ts', (m) => m.benchCompaction());
+  },
   cost: async (endpoint) => {
     section('cost per million requests by route class');
     await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));

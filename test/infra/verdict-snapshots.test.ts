@@ -50,10 +50,13 @@ describe('verdict snapshots in the stack', () => {
     }
   });
 
-  it('lets the snapshot function write snapshots under verdicts/ and read the index and its log', () => {
+  it('lets the snapshot function write snapshots under verdicts/ and Query the log and the check index, with no Scan', () => {
     const policy = policyOf('VerdictSnapshotsSnapshotRoleDefaultPolicy');
 
-    expect(policy).toMatch(/"Action":\["dynamodb:Query","dynamodb:Scan"\]/);
+    expect(policy).toMatch(
+      /"Action":"dynamodb:Query","Effect":"Allow","Resource":\[\{"Fn::GetAtt":\["\w+","Arn"\]\},\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["\w+","Arn"\]\},"\/index\/checkEntries"\]\]\}\]/,
+    );
+    expect(policy).not.toContain('dynamodb:Scan');
     expect(policy).toMatch(
       /"Action":\["s3:GetObject","s3:PutObject"\],"Effect":"Allow","Resource":\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["CheckListsBucket\w+","Arn"\]\},"\/verdicts\/\*"\]\]\}/,
     );

@@ -11,10 +11,10 @@ describe('the local table kept in .data/ from an earlier version', () => {
     const tableName = `upgrade-${randomUUID()}`;
     const older = createTableInput(tableName);
     older.GlobalSecondaryIndexes = older.GlobalSecondaryIndexes?.filter(
-      (index) => index.IndexName !== 'verdictsByMonth',
+      (index) => !['verdictsByMonth', 'checkEntries'].includes(index.IndexName ?? ''),
     );
     older.AttributeDefinitions = older.AttributeDefinitions?.filter(
-      (attribute) => !['exportPK', 'lastChange'].includes(attribute.AttributeName ?? ''),
+      (attribute) => !['exportPK', 'lastChange', 'checkIdxPK'].includes(attribute.AttributeName ?? ''),
     );
     await client.send(new CreateTableCommand(older));
 

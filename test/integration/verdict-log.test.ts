@@ -1,10 +1,13 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { verdictFeed } from '../../shared/db/verdict-log.ts';
+import { key } from '../../shared/db/keys.ts';
+import { reindexExport, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { readWholeIndex } from '../../shared/domain/check/replica.ts';
 import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -59,7 +62,7 @@ describe('the verdict log on DynamoDB Local', () => {
   });
 
   it('reads every check-index entry with the sequence and bits its last change logged', async () => {
-    const { keys, states } = await feed.scan();
+    const { keys, states } = await readWholeIndex(feed);
     const byKey = Object.fromEntries(keys.map((key, i) => [key, states[i]]));
 
     expect(byKey).toEqual({ 'log-brand.example': 3 * 8 + 1, 'log-threat.example': 3 * 8 + 0 });
@@ -86,5 +89,24 @@ describe('the verdict log on DynamoDB Local', () => {
       ],
       [],
     ]);
+  });
+
+  it('reads an entry written before the check index existed once the operator reindexes it', async () => {
+    await threat('t-older', 'log-older.example', 'BLOCKED', '2026-03-01T10:00:00Z');
+    // As an entry of a table from before the index: no shard.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: key.checkEntry('log-older.example'),
+        UpdateExpression: 'REMOVE checkIdxPK',
+      }),
+    );
+    const before = await readWholeIndex(feed);
+
+    await reindexExport(table.db, table.tableName);
+
+    const after = await readWholeIndex(feed);
+    expect(before.keys).not.toContain('log-older.example');
+    expect(after.states[after.keys.indexOf('log-older.example')]).toBe(1 * 8 + 2);
   });
 });

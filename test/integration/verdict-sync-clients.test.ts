@@ -9,7 +9,7 @@ import { applyActivity } from '../../shared/domain/activity.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
 import { EXPORT_STATUSES } from '../../shared/domain/check/export.ts';
-import { replicatedIndex } from '../../shared/domain/check/replica.ts';
+import { readWholeIndex, replicatedIndex } from '../../shared/domain/check/replica.ts';
 import { LOG_TIMING, positionAt, statusOf } from '../../shared/domain/check/verdicts.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -82,7 +82,7 @@ const start = positionAt(Date.now() - 1);
 
 /** The service's live verdicts, read from the index itself: content → [status, watchStatus]. */
 const serviceVerdicts = async () => {
-  const { keys, states } = await feed.scan();
+  const { keys, states } = await readWholeIndex(feed);
   return Object.fromEntries(
     keys.flatMap((key, i) => {
       const bits = (states[i] as number) % 8;

@@ -3,6 +3,7 @@ import type { CheckIndexStore, IndexEntry } from './types.ts';
 import {
   bitsOfPacked,
   entryOfBits,
+  type IndexRebuild,
   isLive,
   LOG_TIMING,
   pack,
@@ -127,44 +128,184 @@ export const applyLog = (state: VerdictState, changes: readonly VerdictChange[],
   return gaps;
 };
 
-/** A state read straight from the index; the log is replayed from a little before the read began. */
-const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> => {
-  const started = now();
-  const { keys, states, newest } = await log.scan();
-  const position = positionAt(started - LOG_TIMING.settleMs);
-  // A change newer than the position is not settled yet; the log replay takes it up when it is.
-  const version = newest !== undefined && newest < position ? newest : position;
-  return new VerdictState({ keys, states, position, version, scannedAt: new Date(started).toISOString() });
+/**
+ * How far before a rebuild began the log is replayed: the index it reads is a secondary index,
+ * which DynamoDB updates shortly after each commit (typically well within a second); the log
+ * holds 7 days, so a generous margin costs little.
+ */
+const INDEX_LAG_MS = 60_000;
+/** Shards of the index read at once by a rebuild. */
+const REBUILD_READERS = 4;
+
+/**
+ * Reads the index on from where `rebuild` stopped (a new read when there is none) until every
+ * shard is read or `deadline` (epoch ms) passes; the result says which shards are left.
+ */
+const continueRebuild = async (
+  log: VerdictLog,
+  rebuild: IndexRebuild | undefined,
+  { now = Date.now, deadline = Number.POSITIVE_INFINITY }: { now?: () => number; deadline?: number } = {},
+): Promise<IndexRebuild> => {
+  const progress: IndexRebuild = rebuild ?? {
+    format: 1,
+    startedAt: now(),
+    shards: Array.from({ length: log.indexShards }, () => null),
+    keys: [],
+    states: [],
+  };
+  const pending = progress.shards.flatMap((cursor, shard) => (cursor === true ? [] : [shard]));
+  const reader = async () => {
+    for (let shard = pending.shift(); shard !== undefined; shard = pending.shift()) {
+      let cursor = progress.shards[shard];
+      while (cursor !== true && now() < deadline) {
+        const page = await log.readIndexPage(shard, cursor ?? undefined);
+        for (let i = 0; i < page.keys.length; i++) {
+          progress.keys.push(page.keys[i] as string);
+          progress.states.push(page.states[i] as number);
+        }
+        if (page.newest !== undefined && (progress.newest === undefined || page.newest > progress.newest)) {
+          progress.newest = page.newest;
+        }
+        cursor = page.next ?? true;
+        progress.shards[shard] = cursor;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: REBUILD_READERS }, reader));
+  return progress;
 };
+
+const rebuildDone = (rebuild: IndexRebuild): boolean => rebuild.shards.every((cursor) => cursor === true);
+
+/**
+ * The snapshot a finished rebuild gives before its log replay: one entry per key (an entry
+ * changed while its shard was read can come twice; its higher sequence wins), positioned before
+ * the read began by the index's lag.
+ */
+const rebuiltBase = (rebuild: IndexRebuild): VerdictSnapshot => {
+  let chars = 0;
+  for (const key of rebuild.keys) chars += key.length;
+  const at = new KeyTable(rebuild.keys.length, chars);
+  const keys: string[] = [];
+  const states: number[] = [];
+  for (let i = 0; i < rebuild.keys.length; i++) {
+    const key = rebuild.keys[i] as string;
+    const packed = rebuild.states[i] as number;
+    const held = at.get(key);
+    if (held === undefined) {
+      at.set(key, keys.length);
+      keys.push(key);
+      states.push(packed);
+    } else if (seqOf(packed) > seqOf(states[held] as number)) states[held] = packed;
+  }
+  const position = positionAt(rebuild.startedAt - LOG_TIMING.settleMs - INDEX_LAG_MS);
+  // A change newer than the position is not settled yet; the log replay takes it up when it is.
+  const version = rebuild.newest !== undefined && rebuild.newest < position ? rebuild.newest : position;
+  const scannedAt = new Date(rebuild.startedAt).toISOString();
+  return { format: 1, position, version, createdAt: scannedAt, scannedAt, keys, states };
+};
+
+/**
+ * The next snapshot from `previous` and the log since its position, without a table of every key:
+ * the changes are grouped by key (a few per second's worth), then the previous snapshot is walked
+ * once, each held key taking its changes, and the keys it did not hold are appended. The same
+ * outcome as `applyLog` on a `VerdictState` of `previous` (gaps counted the same way), at the cost
+ * of the two arrays. `polledAt` is when the log read started.
+ */
+export const compactSnapshot = (
+  previous: VerdictSnapshot,
+  changes: readonly VerdictChange[],
+  polledAt: number,
+  createdAt: string,
+): { snapshot: VerdictSnapshot; gaps: number } => {
+  const byKey = new Map<string, VerdictChange[]>();
+  for (const change of changes) {
+    const held = byKey.get(change.key);
+    if (held === undefined) byKey.set(change.key, [change]);
+    else held.push(change);
+  }
+  let gaps = 0;
+  const advance = (packed: number | undefined, keyChanges: readonly VerdictChange[]): number | undefined => {
+    let state = packed;
+    for (const change of keyChanges) {
+      const heldSeq = state === undefined ? 0 : seqOf(state);
+      if (change.seq <= heldSeq) continue;
+      if (change.seq !== heldSeq + 1) gaps++;
+      state = pack(change.seq, change.bits);
+    }
+    return state;
+  };
+  const keys = previous.keys.slice();
+  const states = previous.states.slice();
+  for (let i = 0; i < keys.length && byKey.size > 0; i++) {
+    const key = keys[i] as string;
+    const keyChanges = byKey.get(key);
+    if (keyChanges === undefined) continue;
+    byKey.delete(key);
+    states[i] = advance(states[i], keyChanges) as number;
+  }
+  for (const [key, keyChanges] of byKey) {
+    keys.push(key);
+    states.push(advance(undefined, keyChanges) as number);
+  }
+  const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
+  let version = previous.version;
+  for (const change of changes) if (change.version < horizon && change.version > version) version = change.version;
+  const position = horizon > previous.position ? horizon : previous.position;
+  return {
+    snapshot: { format: 1, position, version, createdAt, scannedAt: previous.scannedAt, keys, states },
+    gaps,
+  };
+};
+
+/** The whole index read in one go, one entry per key, positioned to replay the log from. */
+export const readWholeIndex = async (log: VerdictLog, now: () => number = Date.now): Promise<VerdictSnapshot> =>
+  rebuiltBase(await continueRebuild(log, undefined, { now }));
+
+/** A state read straight from the whole index (a replica without a snapshot store, locally and in tests). */
+const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> =>
+  VerdictState.of(await readWholeIndex(log, now));
 
 const expired = (position: string, now: number) =>
   now - timeOf(position) > LOG_TIMING.retentionMs - LOG_TIMING.bucketMs;
 
-type SnapshotOptions = { now?: () => number; rescanAfterMs?: number };
+type SnapshotOptions = { now?: () => number; deadline?: number };
+
+export type SnapshotStep = {
+  /** The snapshot to store, if there is one to store. */
+  snapshot?: VerdictSnapshot;
+  /** A rebuild left to go on with at the next run (absent: none, or it finished now). */
+  rebuild?: IndexRebuild;
+  rebuilt: boolean;
+};
 
 /**
- * The next snapshot: the previous one carried forward through the log, or the index read again
- * when there is none, its position has left the log's retention, the log has a gap, or the last
- * read of the index is older than `rescanAfterMs` (a gap the log cannot reveal heals then).
+ * The next snapshot: the previous one compacted with the log since its position (the only path
+ * while the log has no gap; the table is never read whole). With no previous snapshot within the
+ * log's retention, or a gap in the log, the index is read again shard by shard (`continueRebuild`)
+ * until `deadline`, and the read carries over to the next run; meanwhile the compacted snapshot
+ * (if any) is still stored. A finished rebuild replays the log from before it began and replaces it.
  */
 export const nextSnapshot = async (
   log: VerdictLog,
   previous: VerdictSnapshot | undefined,
-  { now = Date.now, rescanAfterMs = 24 * 3_600_000 }: SnapshotOptions = {},
-): Promise<{ snapshot: VerdictSnapshot; scanned: boolean }> => {
-  const started = now();
-  const carry =
-    previous !== undefined &&
-    !expired(previous.position, started) &&
-    started - Date.parse(previous.scannedAt) < rescanAfterMs;
-  let state = carry ? VerdictState.of(previous) : await scanned(log, now);
-  let gaps = applyLog(state, await log.readFrom(state.position), now());
-  const rescan = gaps > 0 && carry;
-  if (rescan) {
-    state = await scanned(log, now);
-    gaps = applyLog(state, await log.readFrom(state.position), now());
+  rebuild: IndexRebuild | undefined,
+  { now = Date.now, deadline = Number.POSITIVE_INFINITY }: SnapshotOptions = {},
+): Promise<SnapshotStep> => {
+  let compacted: VerdictSnapshot | undefined;
+  let gaps = 0;
+  if (previous !== undefined && !expired(previous.position, now())) {
+    const polledAt = now();
+    const changes = await log.readFrom(previous.position);
+    ({ snapshot: compacted, gaps } = compactSnapshot(previous, changes, polledAt, new Date(now()).toISOString()));
   }
-  return { snapshot: state.toSnapshot(new Date(now()).toISOString()), scanned: !carry || rescan };
+  if (compacted !== undefined && gaps === 0 && rebuild === undefined) return { snapshot: compacted, rebuilt: false };
+  const progress = await continueRebuild(log, rebuild, { now, deadline });
+  if (!rebuildDone(progress)) return { snapshot: compacted, rebuild: progress, rebuilt: false };
+  const base = rebuiltBase(progress);
+  const polledAt = now();
+  const changes = await log.readFrom(base.position);
+  return { snapshot: compactSnapshot(base, changes, polledAt, new Date(now()).toISOString()).snapshot, rebuilt: true };
 };
 
 type ReplicaOptions = {
@@ -363,9 +504,31 @@ export const replicatedIndex = ({
   };
 };
 
-/** One run of the snapshot job: the next snapshot after the stored one, stored in its place. */
-export const snapshotVerdicts = async (log: VerdictLog, snapshots: VerdictSnapshotStore, now: () => number) => {
-  const { snapshot, scanned } = await nextSnapshot(log, await snapshots.latest(), { now });
-  await snapshots.save(snapshot);
-  return { position: snapshot.position, version: snapshot.version, keys: snapshot.keys.length, scanned };
+/** Time a run keeps for storing what it built after it stops reading the index. */
+const SAVE_MARGIN_MS = 90_000;
+
+/**
+ * One run of the snapshot job: the next snapshot after the stored one, stored in its place, and
+ * an unfinished rebuild kept for the next run. `budgetMs` is the run's time (the function's timeout).
+ */
+export const snapshotVerdicts = async (
+  log: VerdictLog,
+  snapshots: VerdictSnapshotStore,
+  now: () => number,
+  budgetMs = Number.POSITIVE_INFINITY,
+) => {
+  const deadline = now() + budgetMs - SAVE_MARGIN_MS;
+  const [previous, pending] = await Promise.all([snapshots.latest(), snapshots.rebuild?.()]);
+  const step = await nextSnapshot(log, previous, pending, { now, deadline });
+  if (step.snapshot !== undefined) await snapshots.save(step.snapshot);
+  if (step.rebuild !== undefined || pending !== undefined) await snapshots.saveRebuild?.(step.rebuild);
+  return {
+    position: step.snapshot?.position,
+    version: step.snapshot?.version,
+    keys: step.snapshot?.keys.length,
+    rebuilt: step.rebuilt,
+    ...(step.rebuild === undefined
+      ? {}
+      : { rebuilding: step.rebuild.shards.filter((cursor) => cursor !== true).length }),
+  };
 };

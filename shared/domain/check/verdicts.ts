@@ -81,7 +81,7 @@ export type VerdictSnapshot = {
   /** The newest change the snapshot holds (`position` when the log held none). */
   version: string;
   createdAt: string;
-  /** When the entries were last read from the index itself rather than carried forward from the log. */
+  /** When the entries were last read from the index itself (a rebuild) rather than carried forward from the log. */
   scannedAt: string;
   keys: string[];
   /** `keys[i]`'s state: `seq * 8 + bits`. */
@@ -92,17 +92,46 @@ export const pack = (seq: number, bits: number): number => seq * 8 + bits;
 export const seqOf = (packed: number): number => Math.floor(packed / 8);
 export const bitsOfPacked = (packed: number): number => packed % 8;
 
+/**
+ * One page of one shard of the index: entries with their state, the newest change among them,
+ * and where the shard goes on (absent at its end). `next` is opaque to the caller.
+ */
+export type IndexPage = { keys: string[]; states: number[]; newest?: string; next?: string };
+
 /** Reads the log and the index; implemented by the repository. */
 export interface VerdictLog {
   /** Every change stamped at or after `from` (a position or version), in version order. */
   readFrom(from: string): Promise<VerdictChange[]>;
-  /** Every key of the index with its current state, and the newest change among them, read from the entries themselves. */
-  scan(): Promise<{ keys: string[]; states: number[]; newest?: string }>;
+  /** How many shards the index is read in (pages of different shards may be read at once). */
+  readonly indexShards: number;
+  /**
+   * A page of the index's shard `shard`, from `cursor` (a page's `next`) or its start. The index
+   * lags the entries by a moment (an eventually consistent secondary index), and an entry changed
+   * while a shard is read may come twice: the caller keeps its highest sequence and replays the
+   * log from before the read began.
+   */
+  readIndexPage(shard: number, cursor?: string): Promise<IndexPage>;
 }
+
+/** A read of the whole index under way, kept between runs of the snapshot job. */
+export type IndexRebuild = {
+  format: 1;
+  /** When the read began (epoch ms): the log is replayed from a little before it. */
+  startedAt: number;
+  /** Per shard: `true` when read to its end, else where it goes on (absent: not begun). */
+  shards: (string | true | null)[];
+  keys: string[];
+  states: number[];
+  newest?: string;
+};
 
 export interface VerdictSnapshotStore {
   latest(): Promise<VerdictSnapshot | undefined>;
   save(snapshot: VerdictSnapshot): Promise<void>;
+  /** A rebuild left unfinished by an earlier run; a store without these runs a rebuild to its end in one run. */
+  rebuild?(): Promise<IndexRebuild | undefined>;
+  /** Keeps an unfinished rebuild, or (`undefined`) forgets the finished one. */
+  saveRebuild?(rebuild: IndexRebuild | undefined): Promise<void>;
 }
 
 export type ChangesPage = { changes: VerdictChange[]; next?: string };

@@ -4,8 +4,8 @@ import { type LoopbackAws, loopbackAws } from '../../fixtures/loopback-aws.ts';
 
 /**
  * When the check function's replica starts loading: at init only when Lambda initializes the
- * environment ahead of requests. With no snapshot store configured, loading it scans the table,
- * here a loopback server that records every command.
+ * environment ahead of requests. With no snapshot store configured, loading it reads the whole
+ * check index (Queries of its shards) from the table, here a loopback server that records every command.
  */
 describe('the verdict replica of a new container', () => {
   let table: LoopbackAws;
@@ -38,7 +38,7 @@ describe('the verdict replica of a new container', () => {
     async (type) => {
       await initialize(type);
 
-      expect(commands()).toContain('Scan');
+      expect(commands()).toContain('Query');
     },
   );
 
@@ -48,6 +48,6 @@ describe('the verdict replica of a new container', () => {
     await Promise.resolve(index.lookup(['example.com'])).catch(() => undefined);
 
     expect(atInit).toEqual([]);
-    expect(commands()).toContain('Scan');
+    expect(commands()).toContain('Query');
   });
 });

@@ -17,7 +17,8 @@ const quietLog = () => {
   const reads = { scans: 0 };
   const log: VerdictLog = {
     readFrom: async () => [],
-    scan: async () => {
+    indexShards: 1,
+    readIndexPage: async () => {
       reads.scans++;
       return { keys: ['acme-airdrop.xyz'], states: [pack(1, BIT.block)] };
     },
@@ -126,7 +127,8 @@ describe('the age a verdict replica reports with each answer', () => {
         if (!readable) throw new Error('log unavailable');
         return [];
       },
-      scan: async () => ({ keys: [], states: [] }),
+      indexShards: 1,
+      readIndexPage: async () => ({ keys: [], states: [] }),
     };
     const ages: number[] = [];
     const index = replicatedIndex({ log, now: () => time, onAnswer: (age) => ages.push(age) });
@@ -149,7 +151,8 @@ describe('the age a verdict replica reports with each answer', () => {
   it('is the age of the snapshot it was loaded from until it first catches up', async () => {
     const log: VerdictLog = {
       readFrom: () => Promise.reject(new Error('log unavailable')),
-      scan: async () => ({ keys: [], states: [] }),
+      indexShards: 1,
+      readIndexPage: async () => ({ keys: [], states: [] }),
     };
     const snapshots = memorySnapshots();
     await snapshots.save(snapshotOf(['acme-airdrop.xyz'], [pack(1, BIT.block)], NOW - 3_000));

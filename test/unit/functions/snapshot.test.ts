@@ -13,7 +13,8 @@ const NOW = Date.parse('2026-03-01T10:00:00Z');
 
 const log: VerdictLog = {
   readFrom: async () => [],
-  scan: async () => ({ keys: ['acme-airdrop.xyz'], states: [pack(1, BIT.block)] }),
+  indexShards: 1,
+  readIndexPage: async () => ({ keys: ['acme-airdrop.xyz'], states: [pack(1, BIT.block)] }),
 };
 
 const memorySnapshots = () => {
@@ -78,7 +79,7 @@ describe('the verdict snapshot function', () => {
 
     const summary = await handler({});
 
-    expect(summary).toEqual({ position: '1772359197000', version: '1772359197000', keys: 1, scanned: true });
+    expect(summary).toEqual({ position: '1772359197000', version: '1772359137000', keys: 1, rebuilt: true });
     expect(saved.map((snapshot) => [snapshot.keys, snapshot.states])).toEqual([[['acme-airdrop.xyz'], [10]]]);
     expect(answers).toEqual([]);
   });

@@ -137,7 +137,8 @@ describe('operational metrics', () => {
     );
     const log: VerdictLog = {
       readFrom: async () => [],
-      scan: async () => ({ keys: ['acme-airdrop.xyz'], states: [pack(1, BIT.block)] }),
+      indexShards: 1,
+      readIndexPage: async () => ({ keys: ['acme-airdrop.xyz'], states: [pack(1, BIT.block)] }),
     };
     const store: VerdictSnapshotStore = { latest: async () => undefined, save: async () => {} };
     const failing: VerdictSnapshotStore = {
