@@ -32,8 +32,9 @@ export class VerdictSnapshots extends Construct {
     this.function = serviceFunction(this, 'Snapshot', {
       entry: WORKERS['snapshot-verdicts'],
       settings: props.settings,
-      // A million keys: ~100 MB of JSON to build and gzip; CPU scales with memory.
-      memorySize: 2048,
+      // Compacting 10 million keys and 100,000 changes peaks at about 3.5 GB (`npm run bench -- compaction`);
+      // CPU scales with memory too.
+      memorySize: 4096,
       timeout: Duration.minutes(5),
       environment: { TABLE_NAME: props.table.tableName, VERDICTS_BUCKET: props.bucket.bucketName },
     });
