@@ -66,8 +66,8 @@ describe('every route bundled as deployed (minified CJS, the SDK inside), with t
       const script = `const { handler } = require('./index.js');
         const context = { ...${JSON.stringify(CONTEXT)}, getRemainingTimeInMillis: () => 29000 };
         Promise.resolve(handler(${JSON.stringify(sampleEvent(route))}, context)).then((response) => {
-          process.stdout.write('\\n' + JSON.stringify(response));
-          process.exit(0);
+          // Exit once the answer is written: a pipe takes a large one (the API description) in parts.
+          process.stdout.write('\\n' + JSON.stringify(response), () => process.exit(0));
         });`;
       const run = spawnSync(process.execPath, ['-e', script], {
         cwd: join(dir, route.name),
