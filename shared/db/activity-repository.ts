@@ -1,5 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ActivityEffects, ActivityRecord, CounterDelta, RecordWrite } from '../domain/activity.ts';
+import {
+  type ActivityEffects,
+  type ActivityRecord,
+  type CounterDelta,
+  counterShardOf,
+  type RecordWrite,
+} from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
@@ -37,13 +43,13 @@ const addAll = (deltas: Record<string, number>) => {
   };
 };
 
-const counterUpdate = (TableName: string, { orgId, brandSlug, day, deltas }: CounterDelta): TransactItem => {
+const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas }: CounterDelta): TransactItem => {
   const total = Object.values(deltas).reduce((sum, delta) => sum + delta, 0);
   const expression = addAll(total === 0 ? deltas : { ...deltas, [TOTAL]: total });
   return {
     Update: {
       TableName,
-      Key: brandSlug === undefined ? key.orgDay(orgId, day) : key.brandDay(orgId, brandSlug, day),
+      Key: brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard),
       UpdateExpression: expression.add,
       ConditionExpression: expression.condition,
       ExpressionAttributeNames: expression.names,
@@ -78,15 +84,16 @@ const activityItem = (record: ActivityRecord): Record<string, unknown> => {
   };
 };
 
-const recordPut = (TableName: string, { previous, next }: RecordWrite): TransactItem => ({
+/** Every write of a record goes through here, so each stored version names the shard it is counted in. */
+const recordPut = (TableName: string, write: RecordWrite): TransactItem => ({
   Put: {
     TableName,
-    Item: activityItem(next),
-    ...(previous === undefined
+    Item: activityItem({ ...write.next, counterShard: counterShardOf(write) }),
+    ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : {
           ConditionExpression: 'updatedAt = :previous',
-          ExpressionAttributeValues: { ':previous': previous.updatedAt },
+          ExpressionAttributeValues: { ':previous': write.previous.updatedAt },
         }),
   },
 });

@@ -91,6 +91,8 @@ export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
 const orgPk = (orgId: string) => `ORG#${orgId}`;
 const organizationPk = (orgId: string) => `ORGANIZATION#${orgId}`;
+/** Slugs are lower case, so `#S<k>` cannot be the end of an organization's or a brand's own partition. */
+const metricsPk = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#S${shard}`);
 
 export const key = {
   apiKey: (hash: string): Key => ({ PK: `KEY#${hash}`, SK: 'KEY' }),
@@ -136,10 +138,17 @@ export const key = {
   claim: (name: string): Key => ({ PK: `CLAIM#${digest(name)}`, SK: 'CLAIM' }),
   /** A use counter that expires (TTL) after its period, e.g. one organization's reviews of one day. */
   budget: (name: string): Key => ({ PK: `BUDGET#${digest(name)}`, SK: 'BUDGET' }),
-  /** Pre-aggregated counters of one UTC day (`YYYY-MM-DD`); a partition's days sort chronologically. */
-  orgDay: (orgId: string, day: string): Key => ({ PK: `METRICS#${orgId}`, SK: `DAY#${day}` }),
-  brandDay: (orgId: string, brandSlug: string, day: string): Key => ({
-    PK: `METRICS#${orgId}#BRAND#${brandSlug}`,
+  /**
+   * Pre-aggregated counters of one UTC day (`YYYY-MM-DD`) in one of `COUNTER_SHARDS` shards, each
+   * its own partition; a partition's days sort chronologically. Shard 0 is the partition every
+   * record was counted in before counters were sharded.
+   */
+  orgDay: (orgId: string, day: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}`, shard),
+    SK: `DAY#${day}`,
+  }),
+  brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
     SK: `DAY#${day}`,
   }),
 };

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { ASSET_TYPES } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import { mapConcurrently } from './concurrency.ts';
-import { COUNTER, threatCounter } from './counters.ts';
+import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
 
@@ -166,10 +167,20 @@ export type ActivityChange = v.InferOutput<ReturnType<typeof changeSchema>>;
 let activityChangeSchema: ReturnType<typeof changeSchema> | undefined;
 export type ActivityRef = { organization: string; kind: ActivityKind; id: string };
 
-/** A change as applied; `checkKey` is the check-index key its block (and watch) sits under, if it has one. */
-export type ActivityRecord = ActivityChange & { checkKey?: string };
+/**
+ * A change as applied; `checkKey` is the check-index key its block (and watch) sits under, if it has
+ * one; `counterShard` the day-counter shard it is counted in (absent: stored before counters were
+ * sharded, so shard 0).
+ */
+export type ActivityRecord = ActivityChange & { checkKey?: string; counterShard?: number };
 
-export type CounterDelta = { orgId: string; brandSlug?: string; day: string; deltas: Record<string, number> };
+export type CounterDelta = {
+  orgId: string;
+  brandSlug?: string;
+  day: string;
+  shard: number;
+  deltas: Record<string, number>;
+};
 export type CheckDelta = { checkKey: string; block: number; watch: number };
 /** What a change does besides writing its record: non-zero deltas, at most one entry per item. */
 export type ActivityEffects = { counters: CounterDelta[]; checks: CheckDelta[] };
@@ -231,11 +242,12 @@ class Ledger {
   readonly #counters = new Map<string, CounterDelta>();
   readonly #checks = new Map<string, CheckDelta>();
 
-  count(orgId: string, brandSlug: string | undefined, day: string, name: string, amount: number): void {
-    const id = `${brandSlug ?? ''}\u0000${day}`;
+  count(orgId: string, brandSlug: string | undefined, day: string, shard: number, name: string, amount: number): void {
+    const id = `${brandSlug ?? ''}\u0000${day}\u0000${shard}`;
     let entry = this.#counters.get(id);
     if (!entry) {
-      entry = brandSlug === undefined ? { orgId, day, deltas: {} } : { orgId, brandSlug, day, deltas: {} };
+      entry =
+        brandSlug === undefined ? { orgId, day, shard, deltas: {} } : { orgId, brandSlug, day, shard, deltas: {} };
       this.#counters.set(id, entry);
     }
     entry.deltas[name] = (entry.deltas[name] ?? 0) + amount;
@@ -248,13 +260,15 @@ class Ledger {
     this.#checks.set(checkKey, entry);
   }
 
-  /** Adds (sign 1) or withdraws (sign -1) everything a record contributes. */
-  record(record: ActivityRecord | undefined, sign: 1 | -1): void {
+  /** Adds (sign 1) or withdraws (sign -1) everything a record contributes, in its counter shard. */
+  record(record: ActivityRecord | undefined, shard: number, sign: 1 | -1): void {
     if (record === undefined || record.deleted || (record.kind === 'report' && record.incomplete)) return;
     const org = record.organization;
+    const count = (brand: string | undefined, day: string, name: string) =>
+      this.count(org, brand, day, shard, name, sign);
     const everywhere = (day: string, name: string, brandDay = day) => {
-      this.count(org, undefined, day, name, sign);
-      for (const brand of record.brands) this.count(org, brand, brandDay, name, sign);
+      count(undefined, day, name);
+      for (const brand of record.brands) count(brand, brandDay, name);
     };
     const created = dayOf(record.createdAt);
     switch (record.kind) {
@@ -263,7 +277,7 @@ class Ledger {
         break;
       case 'threat':
         // Brand-level metrics report no watchlisted threats, so only the organization counts them.
-        if (record.watchlisted) this.count(org, undefined, created, COUNTER.watchlisted, sign);
+        if (record.watchlisted) count(undefined, created, COUNTER.watchlisted);
         if (isCountedThreat(record)) {
           everywhere(created, threatCounter(record.assetType));
           if (record.checkKey !== undefined) this.check(record.checkKey, sign, record.watchlisted ? sign : 0);
@@ -292,12 +306,24 @@ class Ledger {
 /** One record replaced in a transaction: `previous` undefined when there is no record yet. */
 export type RecordWrite = { previous: ActivityRecord | undefined; next: ActivityRecord };
 
+/**
+ * The day-counter shard of a write, stored with its `next` record: a record keeps the shard its
+ * stored version was counted in (0 when it was stored before counters were sharded), so every
+ * withdrawal meets its addition; a new record gets a shard by the digest of its id. The stored
+ * record, not a copy in memory, must be the write's `previous` whenever it counts anywhere.
+ */
+export const counterShardOf = ({ previous, next }: RecordWrite): number =>
+  previous === undefined
+    ? createHash('sha256').update(next.id, 'utf8').digest().readUInt32BE(0) % COUNTER_SHARDS
+    : (previous.counterShard ?? 0);
+
 /** The counter and check-index deltas of every write together: new contributions minus old. */
 export const effectsOfAll = (writes: readonly RecordWrite[]): ActivityEffects => {
   const ledger = new Ledger();
-  for (const { previous, next } of writes) {
-    ledger.record(next, 1);
-    ledger.record(previous, -1);
+  for (const write of writes) {
+    const shard = counterShardOf(write);
+    ledger.record(write.next, shard, 1);
+    ledger.record(write.previous, shard, -1);
   }
   return ledger.effects();
 };

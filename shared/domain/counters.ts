@@ -13,3 +13,10 @@ export const threatCounter = (type: AssetType): string => `${THREAT_PREFIX}${typ
 
 /** Sum of a day item's counters, kept beside them so "not all zero" is one filter; not itself a counter. */
 export const TOTAL = 'total';
+
+/**
+ * Day items of one organization (and of each of its brands) are split over this many shards, each
+ * in its own partition, so one organization's stream of changes does not take one partition's
+ * whole write capacity. A record is counted in one shard, chosen once (`counterShardOf`).
+ */
+export const COUNTER_SHARDS = 8;

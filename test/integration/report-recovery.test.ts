@@ -3,8 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
 import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/domain/reports.ts';
 import { AppError } from '../../shared/errors.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
@@ -54,16 +56,21 @@ const recordsOf = async (org: string, kind: 'report' | 'threat'): Promise<Activi
   return items as ActivityRecord[];
 };
 
+/** Reports counted in the organization's day items, over every counter shard. */
 const reportsCounted = async (org: string) => {
-  const { Items = [] } = await table.db.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': `METRICS#${org}` },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.reduce((sum, item) => sum + (typeof item.reports === 'number' ? item.reports : 0), 0);
+  let sum = 0;
+  for (let shard = 0; shard < COUNTER_SHARDS; shard++) {
+    const { Items = [] } = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': key.orgDay(org, '', shard).PK },
+        ConsistentRead: true,
+      }),
+    );
+    sum += Items.reduce((total, item) => total + (typeof item.reports === 'number' ? item.reports : 0), 0);
+  }
+  return sum;
 };
 
 beforeAll(async () => {

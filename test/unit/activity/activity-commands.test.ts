@@ -93,6 +93,7 @@ describe('npm run admin -- activity', () => {
       createdAt: '2026-03-01T10:00:00.000Z',
       updatedAt: '2026-03-01T10:00:00.000Z',
       deleted: false,
+      counterShard: expect.any(Number),
     });
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ActivityChange,
   applyActivity,
+  counterShardOf,
   deleteActivity,
   parseActivityChange,
   updateActivity,
@@ -21,6 +22,8 @@ const threat = (input: Record<string, unknown> = {}) =>
     brands: ['acme-wallet'],
     ...input,
   });
+/** The counter shard of threat `t-1`, chosen at its first write. */
+const THREAT_SHARD = counterShardOf({ previous: undefined, next: threat() });
 const takedown = (input: Record<string, unknown> = {}) =>
   change({ kind: 'takedown', id: 'td-1', status: 'FILED', brands: ['acme-wallet'], ...input });
 
@@ -90,8 +93,14 @@ describe('applyActivity', () => {
 
     expect(commits[1]).toEqual({
       counters: [
-        { orgId: 'acme', day: '2026-03-01', deltas: { threats_URL: -1 } },
-        { orgId: 'acme', brandSlug: 'acme-wallet', day: '2026-03-01', deltas: { threats_URL: -1 } },
+        { orgId: 'acme', day: '2026-03-01', shard: THREAT_SHARD, deltas: { threats_URL: -1 } },
+        {
+          orgId: 'acme',
+          brandSlug: 'acme-wallet',
+          day: '2026-03-01',
+          shard: THREAT_SHARD,
+          deltas: { threats_URL: -1 },
+        },
       ],
       checks: [{ checkKey: 'acme-airdrop.xyz/claim', block: -1, watch: -1 }],
     });
@@ -123,7 +132,7 @@ describe('applyActivity', () => {
     );
 
     expect(commits[1]).toEqual({
-      counters: [{ orgId: 'acme', day: '2026-03-01', deltas: { watchlisted: 1 } }],
+      counters: [{ orgId: 'acme', day: '2026-03-01', shard: THREAT_SHARD, deltas: { watchlisted: 1 } }],
       checks: [{ checkKey: 'acme-airdrop.xyz/claim', block: 0, watch: 1 }],
     });
   });
@@ -195,7 +204,8 @@ describe('applyActivity', () => {
   it('recomputes from the newer stored state when another writer commits first', async () => {
     const { store, counter, interleave, put } = fakeActivityStore();
     await applyActivity(store, takedown());
-    interleave(() => put({ ...takedown({ status: 'IN_PROGRESS', updatedAt: '2026-03-02T00:00:00Z' }) }));
+    const { counterShard } = (await store.find(takedown())) ?? {};
+    interleave(() => put({ ...takedown({ status: 'IN_PROGRESS', updatedAt: '2026-03-02T00:00:00Z' }), counterShard }));
 
     const result = await applyActivity(store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-03T00:00:00Z' }));
 

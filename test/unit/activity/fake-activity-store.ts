@@ -1,10 +1,17 @@
-import type { ActivityEffects, ActivityRecord, ActivityRef, ActivityStore } from '../../../shared/domain/activity.ts';
+import {
+  type ActivityEffects,
+  type ActivityRecord,
+  type ActivityRef,
+  type ActivityStore,
+  counterShardOf,
+} from '../../../shared/domain/activity.ts';
 
 const recordId = (ref: ActivityRef) => `${ref.organization}/${ref.kind}/${ref.id}`;
 
 /**
  * An in-memory ActivityStore with the repository's contract: `commit` succeeds only while the
- * stored record is still `previous`, and applies every effect with it.
+ * stored record is still `previous`, stores `next` with its counter shard, and applies every
+ * effect with it.
  */
 export const fakeActivityStore = (
   organizations: Record<string, string[]> = { acme: ['acme-wallet', 'acme-exchange'] },
@@ -28,10 +35,10 @@ export const fakeActivityStore = (
       beforeCommit = undefined;
       hook?.();
       if (records.get(recordId(next))?.updatedAt !== previous?.updatedAt) return false;
-      records.set(recordId(next), next);
+      records.set(recordId(next), { ...next, counterShard: counterShardOf({ previous, next }) });
       commits.push(effects);
-      for (const { orgId, brandSlug, day, deltas } of effects.counters) {
-        const id = `${orgId}|${brandSlug ?? ''}|${day}`;
+      for (const { orgId, brandSlug, day, shard, deltas } of effects.counters) {
+        const id = `${orgId}|${brandSlug ?? ''}|${day}|${shard}`;
         const item = counters.get(id) ?? {};
         for (const [name, delta] of Object.entries(deltas)) item[name] = (item[name] ?? 0) + delta;
         counters.set(id, item);
@@ -48,11 +55,15 @@ export const fakeActivityStore = (
     store,
     commits,
     checks,
-    /** Non-zero counters of one day item: `counter('acme', undefined, '2026-03-01')`. */
-    counter: (orgId: string, brandSlug: string | undefined, day: string) =>
-      Object.fromEntries(
-        Object.entries(counters.get(`${orgId}|${brandSlug ?? ''}|${day}`) ?? {}).filter(([, value]) => value !== 0),
-      ),
+    /** Non-zero counters of one day, summed over its shards: `counter('acme', undefined, '2026-03-01')`. */
+    counter: (orgId: string, brandSlug: string | undefined, day: string) => {
+      const sums: Record<string, number> = {};
+      for (const [id, item] of counters) {
+        if (!id.startsWith(`${orgId}|${brandSlug ?? ''}|${day}|`)) continue;
+        for (const [name, value] of Object.entries(item)) sums[name] = (sums[name] ?? 0) + value;
+      }
+      return Object.fromEntries(Object.entries(sums).filter(([, value]) => value !== 0));
+    },
     /** Lets another writer act between this writer's read and its commit. */
     interleave: (action: () => void) => {
       beforeCommit = action;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchesPattern } from '../../../infra/local/write-guard.ts';
 import { ROUTES, WORKER_WRITES } from '../../../infra/routes.ts';
 import { key, PARTITIONS } from '../../../shared/db/keys.ts';
+import { COUNTER_SHARDS } from '../../../shared/domain/counters.ts';
 
 const PATTERNS: readonly string[] = Object.values(PARTITIONS);
 const OPERATOR_ONLY: readonly string[] = [PARTITIONS.organization, PARTITIONS.apiKey, PARTITIONS.user];
@@ -34,6 +35,22 @@ describe('the partitions of the table, as IAM patterns', () => {
   it.each(built)('%s (%s) falls in exactly one partition pattern', (_, partition) => {
     expect(PATTERNS.filter((pattern) => matchesPattern(pattern, partition))).toHaveLength(1);
   });
+
+  it.each([...Array(COUNTER_SHARDS).keys()])(
+    'puts counter shard %i of an organization and of a brand in the metrics pattern, each its own partition',
+    (shard) => {
+      const shardKeys = [key.orgDay('acme', '2026-03-01', shard), key.brandDay('acme', 'wallet', '2026-03-01', shard)];
+      const otherShards = [...Array(COUNTER_SHARDS).keys()]
+        .filter((other) => other !== shard)
+        .flatMap((other) => [key.orgDay('acme', '2026-03-01', other).PK, key.brandDay('acme', 'wallet', '', other).PK]);
+
+      for (const { PK } of shardKeys) {
+        expect(PATTERNS.filter((pattern) => matchesPattern(pattern, PK))).toEqual([PARTITIONS.metrics]);
+        expect(otherShards).not.toContain(PK);
+      }
+      expect(shardKeys[0]?.PK).not.toBe(shardKeys[1]?.PK);
+    },
+  );
 
   it('keeps organizations and brands out of the partition of what routes write for an organization', () => {
     const organizationScoped = (partition: string) => matchesPattern(PARTITIONS.organizationScoped, partition);
