@@ -9,6 +9,7 @@ import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { type ActivityChange, applyActivity } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import { brandIdOf, reviewProposal } from '../../shared/domain/reviews.ts';
@@ -100,7 +101,11 @@ const checkEntry = async (checkKey: string) => {
 };
 
 const negativeCounters = async (orgId: string) => {
-  const partitions = [key.orgDay(orgId, '').PK, ...BRANDS.map((brand) => key.brandDay(orgId, brand, '').PK)];
+  // Every shard of the organization's and its brands' day counters.
+  const partitions = Array.from({ length: COUNTER_SHARDS }, (_, shard) => [
+    key.orgDay(orgId, '', shard).PK,
+    ...BRANDS.map((brand) => key.brandDay(orgId, brand, '', shard).PK),
+  ]).flat();
   const negatives: string[] = [];
   for (const pk of partitions) {
     const { Items = [] } = await table.db.send(
