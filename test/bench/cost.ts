@@ -214,40 +214,21 @@ const runClass = async (endpoint: string, name: ClassName): Promise<Measured> =>
     delete env[unset];
 
   const { ensureTable } = await import('../../infra/local/dynamo.ts');
-  const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
   const { TABLE_DEFINITION } = await import('../../infra/table-definition.ts');
   const { createDocumentClient } = await import('../../shared/db/client.ts');
-  const { activityRepository } = await import('../../shared/db/activity-repository.ts');
-  const { applyActivity } = await import('../../shared/domain/activity.ts');
+  const { seed, seedBlockedThreat } = await import('../fixtures/seed.ts');
   await ensureTable(endpoint, tableName);
   const db = createDocumentClient(endpoint);
-  await loadFixture(
-    db,
-    tableName,
-    parseFixture({
-      organizations: [{ slug: ORG, name: 'Bench Cost' }],
-      apiKeys: [{ key: KEY, organization: ORG }],
-      assets: Array.from({ length: 20 }, (_, i) => ({
-        organization: ORG,
-        content: `https://bench-brand-${i}.example`,
-        type: 'URL',
-      })),
-    }),
-    () => undefined,
-  );
-  await applyActivity(activityRepository(db, tableName), {
-    organization: ORG,
-    kind: 'threat',
-    id: 't-bench-cost',
-    content: 'bench-brand-airdrop.example',
-    assetType: 'URL',
-    status: 'BLOCKED',
-    watchlisted: false,
-    brands: [],
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-    deleted: false,
+  await seed(db, tableName, {
+    organizations: [{ slug: ORG, name: 'Bench Cost' }],
+    apiKeys: [{ key: KEY, organization: ORG }],
+    assets: Array.from({ length: 20 }, (_, i) => ({
+      organization: ORG,
+      content: `https://bench-brand-${i}.example`,
+      type: 'URL',
+    })),
   });
+  await seedBlockedThreat(db, tableName, ORG, 't-bench-cost');
 
   const proxy = await capacityProxy(endpoint, TABLE_DEFINITION.indexes);
   env.DYNAMODB_ENDPOINT = proxy.endpoint;

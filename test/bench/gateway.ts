@@ -19,33 +19,14 @@ export async function benchGateway(endpoint: string): Promise<Row[]> {
   // The table the process's handlers were configured with (set before their first import).
   const tableName = process.env.TABLE_NAME ?? 'bench-gateway';
   await ensureTable(endpoint, tableName);
-  const { loadFixture, parseFixture } = await import('../../infra/local/fixture.ts');
-  const { applyActivity } = await import('../../shared/domain/activity.ts');
-  const { activityRepository } = await import('../../shared/db/activity-repository.ts');
+  const { seed, seedBlockedThreat } = await import('../fixtures/seed.ts');
   const db = createDocumentClient(endpoint);
-  await loadFixture(
-    db,
-    tableName,
-    parseFixture({
-      organizations: [{ slug: 'bench', name: 'Bench' }],
-      apiKeys: [{ key: KEY, organization: 'bench' }],
-      assets: [{ organization: 'bench', content: 'https://bench-brand.example', type: 'URL' }],
-    }),
-    () => undefined,
-  );
-  await applyActivity(activityRepository(db, tableName), {
-    organization: 'bench',
-    kind: 'threat',
-    id: 't-bench',
-    content: 'bench-brand-airdrop.example',
-    assetType: 'URL',
-    status: 'BLOCKED',
-    watchlisted: false,
-    brands: [],
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-    deleted: false,
+  await seed(db, tableName, {
+    organizations: [{ slug: 'bench', name: 'Bench' }],
+    apiKeys: [{ key: KEY, organization: 'bench' }],
+    assets: [{ organization: 'bench', content: 'https://bench-brand.example', type: 'URL' }],
   });
+  await seedBlockedThreat(db, tableName, 'bench', 't-bench');
 
   const { createGateway } = await import('../../infra/local/gateway.ts');
   const server = createGateway();
