@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { publicHandler } from './api-handler.ts';
 import { headerOf } from './request.ts';
 
 /** `rewrite`, when given, changes the file's text once as it is read (e.g. an address in a library). */
@@ -52,7 +53,7 @@ export const fileResponse = (
  * bases), which from `/v2/docs/` would resolve under `/v2/docs/static/` and not be found.
  * Undefined when the path has no trailing slash.
  */
-export const withoutTrailingSlash = (event: {
+const withoutTrailingSlash = (event: {
   rawPath?: string;
   rawQueryString?: string;
 }): APIGatewayProxyResultV2 | undefined => {
@@ -64,4 +65,17 @@ export const withoutTrailingSlash = (event: {
     headers: { location: `${path.replace(/\/+$/, '')}${query}`, 'cache-control': 'public, max-age=300' },
     body: '',
   };
+};
+
+/** A page: its file with its content security policy, cached for five minutes; its address with a trailing slash redirected. */
+export const pageHandler = (file: StaticFile, contentSecurityPolicy: string) => {
+  const page = staticFile(file);
+  return publicHandler(
+    async (event) =>
+      withoutTrailingSlash(event) ??
+      fileResponse(page(), event.headers, {
+        'content-security-policy': contentSecurityPolicy,
+        'cache-control': 'public, max-age=300',
+      }),
+  );
 };
