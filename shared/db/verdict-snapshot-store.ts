@@ -8,15 +8,13 @@ import type { ObjectStore } from './s3.ts';
 const zip = promisify(gzip);
 const unzip = promisify(gunzip);
 
-const encode = (snapshot: VerdictSnapshot): Promise<Buffer> => zip(JSON.stringify(snapshot));
+const encode = (value: VerdictSnapshot | IndexRebuild): Promise<Buffer> => zip(JSON.stringify(value));
 
 const decode = async (bytes: Uint8Array): Promise<VerdictSnapshot> => {
   const snapshot = JSON.parse((await unzip(bytes)).toString('utf8')) as VerdictSnapshot;
   if (snapshot.format !== 1) throw new Error(`Verdict snapshot format ${String(snapshot.format)} is not readable here`);
   return snapshot;
 };
-
-const encodeRebuild = (rebuild: IndexRebuild): Promise<Buffer> => zip(JSON.stringify(rebuild));
 
 /** An empty object is no rebuild: the job's grant is to put objects under its prefix, not to delete them. */
 const decodeRebuild = async (bytes: Uint8Array | undefined): Promise<IndexRebuild | undefined> => {
@@ -47,10 +45,27 @@ export const s3VerdictSnapshotStore = (
     return decodeRebuild(await objects.getObject(bucket, rebuildKey));
   },
   async saveRebuild(rebuild) {
-    const body = rebuild === undefined ? new Uint8Array() : await encodeRebuild(rebuild);
+    const body = rebuild === undefined ? new Uint8Array() : await encode(rebuild);
     await objects.putObject(bucket, rebuildKey, body, 'application/gzip');
   },
 });
+
+const readIfPresent = async (file: string): Promise<Buffer | undefined> => {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+};
+
+/** Write beside, then rename: a reader sees the old file or the new one, never part of one. */
+const replaceFile = async (dir: string, file: string, bytes: Buffer) => {
+  await mkdir(dir, { recursive: true });
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, bytes);
+  await rename(partial, file);
+};
 
 /**
  * Verdict snapshots as a local file, `<dir>/verdicts.json.gz`, replaced atomically (write, then
@@ -61,36 +76,18 @@ export const fileVerdictSnapshotStore = (dir: string): VerdictSnapshotStore => {
   const rebuildFile = join(dir, 'rebuild.json.gz');
   return {
     async latest() {
-      try {
-        return await decode(await readFile(file));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
+      const bytes = await readIfPresent(file);
+      return bytes ? decode(bytes) : undefined;
     },
     async save(snapshot) {
-      await mkdir(dir, { recursive: true });
-      const partial = `${file}.${process.pid}.partial`;
-      await writeFile(partial, await encode(snapshot));
-      await rename(partial, file);
+      await replaceFile(dir, file, await encode(snapshot));
     },
     async rebuild() {
-      try {
-        return await decodeRebuild(await readFile(rebuildFile));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
+      return decodeRebuild(await readIfPresent(rebuildFile));
     },
     async saveRebuild(rebuild) {
-      if (rebuild === undefined) {
-        await rm(rebuildFile, { force: true });
-        return;
-      }
-      await mkdir(dir, { recursive: true });
-      const partial = `${rebuildFile}.${process.pid}.partial`;
-      await writeFile(partial, await encodeRebuild(rebuild));
-      await rename(partial, rebuildFile);
+      if (rebuild === undefined) await rm(rebuildFile, { force: true });
+      else await replaceFile(dir, rebuildFile, await encode(rebuild));
     },
   };
 };
