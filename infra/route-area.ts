@@ -9,12 +9,13 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
+import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
+import type { VerdictSnapshots } from './verdict-snapshots.ts';
 
 /**
  * One area holds at most this many routes: at 7 resources a route (function, role, policy, log
@@ -41,9 +42,9 @@ export type RouteAreaProps = NestedStackProps & {
   api: HttpApi;
   table: ITable;
   cursorSecret: ISecret;
-  /** The bucket of the check's external lists and of the verdict snapshots. */
-  bucket: { name: string; grantReadLists(grantee: IGrantable): void };
-  verdictSnapshots: { grantReadSnapshots(grantee: IGrantable): void; runsBefore(replica: Construct): void };
+  /** The check's external lists; their bucket holds the verdict snapshots too. */
+  lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
+  verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
   alarmAction: IAlarmAction;
 };
 
@@ -80,8 +81,8 @@ export class RouteArea extends NestedStack {
         environment: {
           // The key set is read at run time (cached), so no key is in the function's configuration.
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
-          ...(route.readsCheckLists ? { LISTS_BUCKET: props.bucket.name } : {}),
-          ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.bucket.name } : {}),
+          ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
+          ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
         },
       });
       if (route.readsVerdicts) {
@@ -89,7 +90,7 @@ export class RouteArea extends NestedStack {
         props.verdictSnapshots.runsBefore(fn);
       }
       if (route.readsCursorKey) props.cursorSecret.grantRead(fn);
-      if (route.readsCheckLists) props.bucket.grantReadLists(fn);
+      if (route.readsCheckLists) props.lists.grantReadLists(fn);
       new HttpRoute(this, `${route.name}Route`, {
         httpApi: props.api,
         routeKey: HttpRouteKey.with(`${BASE_PATH}${route.path}`, HttpMethod[route.method]),

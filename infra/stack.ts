@@ -166,7 +166,7 @@ export class ServiceStack extends Stack {
         api,
         table,
         cursorSecret,
-        bucket: { name: lists.bucket.bucketName, grantReadLists: (grantee) => lists.grantReadLists(grantee) },
+        lists,
         verdictSnapshots,
         alarmAction,
       });
