@@ -96,10 +96,10 @@ export const updatedImage = (old: Item | undefined, input: Item): Item => {
   return image;
 };
 
-export type WriteItem = { kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck'; key: Item; input: Item };
+type WriteItem = { kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck'; key: Item; input: Item };
 
 /** What one item write costs, by partition, in the table and its indexes. */
-export const writeCost = (
+const writeCost = (
   definition: Definition,
   write: WriteItem,
   old: Item | undefined,

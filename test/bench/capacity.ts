@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
+import { mapConcurrently } from '../../shared/domain/concurrency.ts';
 import {
   cancellations,
   conflicts,
@@ -42,19 +43,6 @@ type Handler = (event: never, context: Context) => Promise<APIGatewayProxyResult
 type Response = { statusCode: number; body: unknown };
 
 const progress = (line: string) => process.stderr.write(`  capacity: ${line}\n`);
-
-/** Runs `work` for each item, `concurrency` at a time. */
-const pool = async <T>(items: readonly T[], concurrency: number, work: (item: T, i: number) => Promise<void>) => {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await work(items[i] as T, i);
-      }
-    }),
-  );
-};
 
 const sqsEvent = (body: unknown): SQSEvent => ({
   Records: [
@@ -264,7 +252,7 @@ const main = async () => {
       ['BLOCKED', 60],
       ['PENDING', 120],
     ] as const) {
-      await pool(threats, 8, async (t) => {
+      await mapConcurrently(threats, 8, async (t) => {
         await ingestOne('b', threat(t, status, at));
         changes++;
         if (changes % 200 === 0) progress(`(b) ${changes} / ${threats.length * 2}`);
@@ -333,7 +321,7 @@ const main = async () => {
     const reportsPerOrg = Math.max(1, Math.round(2 * scale));
     const reports = ORGS.flatMap((org) => Array.from({ length: reportsPerOrg }, (_, k) => ({ org, k })));
     progress(`(c) ${reports.length} reports (one asset each) through create-report, 8 at a time ...`);
-    await pool(reports, 8, async ({ org, k }) => {
+    await mapConcurrently(reports, 8, async ({ org, k }) => {
       await route(
         'c',
         createReport,
@@ -383,7 +371,7 @@ const main = async () => {
     const soloChanges = waves.flat().length;
     progress(`(d) ${soloChanges} activity changes of one organization through ingest-activity, 16 at a time ...`);
     for (const wave of waves)
-      await pool(wave, 16, async (change) => {
+      await mapConcurrently(wave, 16, async (change) => {
         await ingestOne('d', change);
       });
     scenarios.push({
