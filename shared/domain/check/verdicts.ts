@@ -118,7 +118,7 @@ export type IndexRebuild = {
   format: 1;
   /** When the read began (epoch ms): the log is replayed from a little before it. */
   startedAt: number;
-  /** Per shard: `true` when read to its end, else where it goes on (absent: not begun). */
+  /** Per shard: `true` when read to its end, else where it goes on (`null`: not begun). */
   shards: (string | true | null)[];
   keys: string[];
   states: number[];
