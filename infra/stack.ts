@@ -59,7 +59,7 @@ export class StackSettingError extends Error {
  * Alarms must reach someone outside dev stages: the message names the settings that give them a
  * destination. Checked before anything is built, so synth stops at once.
  */
-export const checkAlarmDestination = (props: Pick<ServiceStackProps, 'stage' | 'alarmEmail' | 'alarmTopicArn'>) => {
+const checkAlarmDestination = (props: Pick<ServiceStackProps, 'stage' | 'alarmEmail' | 'alarmTopicArn'>) => {
   if (isDevStage(props.stage) || props.alarmEmail || props.alarmTopicArn) return;
   throw new StackSettingError(
     `Stage ${props.stage} has no alarm destination: set -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>`,
@@ -79,7 +79,7 @@ const checkedRateLimits = (setting: string): string => {
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
 const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
 /** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
-export const ALIAS_STAGE = 'api';
+const ALIAS_STAGE = 'api';
 
 export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {

@@ -16,7 +16,7 @@ const reachable = async (endpoint: string): Promise<boolean> => {
 };
 
 /** A DynamoDB Local answers where this checkout's would, but another checkout (or someone else) started it. */
-export class ForeignDynamoError extends Error {
+class ForeignDynamoError extends Error {
   override name = 'ForeignDynamoError';
 }
 

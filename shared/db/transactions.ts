@@ -37,7 +37,7 @@ const DEFAULT_ATTEMPTS = 12;
  * Leaves a request, in a 10 s function, room for its reads and its answer: a write that other
  * writers keep from committing for this long answers 503 with `Retry-After` instead of holding on.
  */
-export const TRANSACTION_BUDGET_MS = 2500;
+const TRANSACTION_BUDGET_MS = 2500;
 
 /** Full-jitter exponential backoff before retry `attempt` (1-based), capped at 250 ms. */
 const backoff = (attempt: number): number => Math.random() * Math.min(250, 10 * 2 ** attempt);
