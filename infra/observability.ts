@@ -157,12 +157,7 @@ export class Observability extends Construct {
       metricValue: '1',
     });
     alarm(
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: throttled.metric().metricName,
-        statistic: 'Sum',
-        period: FIVE_MINUTES,
-      }).createAlarm(this, 'GatewayThrottled', {
+      metric(throttled.metric().metricName, {}, 'Sum').createAlarm(this, 'GatewayThrottled', {
         alarmDescription: 'API Gateway answered 429: the stage throttle (every key together) was exceeded',
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

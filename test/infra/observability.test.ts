@@ -152,6 +152,17 @@ describe('alarms', () => {
     });
   });
 
+  it('alarms on requests API Gateway throttled under the service dimension their metric filter publishes them with', () => {
+    const throttled = alarms.find((alarm) => alarm.MetricName === 'GatewayThrottled');
+
+    expect(throttled?.Dimensions).toEqual([{ Name: 'service', Value: 'asset-protection-prod' }]);
+    prod.hasResourceProperties('AWS::Logs::MetricFilter', {
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'GatewayThrottled', Dimensions: [{ Key: 'service', Value: '$.service' }] }),
+      ],
+    });
+  });
+
   it('alarms on DynamoDB read and write throttling of the table', () => {
     const throttles = alarms.find((alarm) =>
       alarm.Metrics?.some((m) => m.Expression === 'FILL(reads, 0) + FILL(writes, 0)'),
