@@ -20,6 +20,7 @@ import {
 import { bitsOfPacked, entryOfBits, LOG_TIMING, positionAt, timeOf } from '../../shared/domain/check/verdicts.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
+import { seededRandom } from '../fixtures/verdicts.ts';
 
 const table = await createTestTable('verdict-replica');
 const feed = verdictFeed(table.db, table.tableName);
@@ -31,17 +32,11 @@ const REPLICAS = 3;
 const OPERATIONS = 30;
 const CONTENTS = Array.from({ length: 12 }, (_, i) => `replica-${i}.example`);
 
-/** A seeded stream, so a failure can be replayed. */
-const random = (seed: number) => () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-
 /** Each writer has its own repositories, like separate Lambda containers, and changes verdicts of shared contents. */
 const writer = async (id: number, operations: number) => {
   const assets = assetRepository(table.db, table.tableName);
   const activity = activityRepository(table.db, table.tableName);
-  const next = random(id + 1);
+  const next = seededRandom(id + 1);
   const owned = new Set<number>();
   for (let n = 0; n < operations; n++) {
     const content = CONTENTS[Math.floor(next() * CONTENTS.length)] as string;

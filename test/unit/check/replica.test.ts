@@ -4,11 +4,11 @@ import { replicatedIndex, VerdictState } from '../../../shared/domain/check/repl
 import {
   BIT,
   pack,
-  positionAt,
   type VerdictLog,
   type VerdictSnapshot,
   type VerdictSnapshotStore,
 } from '../../../shared/domain/check/verdicts.ts';
+import { snapshotOf } from '../../fixtures/verdicts.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 
@@ -33,16 +33,6 @@ const memorySnapshots = (): VerdictSnapshotStore & { held?: VerdictSnapshot } =>
   async save(snapshot) {
     this.held = snapshot;
   },
-});
-
-const snapshotOf = (keys: string[], states: number[], at: number): VerdictSnapshot => ({
-  format: 1,
-  position: positionAt(at),
-  version: positionAt(at),
-  createdAt: new Date(at).toISOString(),
-  scannedAt: new Date(at).toISOString(),
-  keys,
-  states,
 });
 
 describe('a verdict replica with a snapshot store', () => {

@@ -13,27 +13,12 @@ import {
   type VerdictSnapshotStore,
   versionOf,
 } from '../../../shared/domain/check/verdicts.ts';
+import { seededRandom, snapshotOf } from '../../fixtures/verdicts.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 const DAY = 24 * 3_600_000;
 
-/** A seeded stream, so a failure can be replayed. */
-const random = (seed: number) => () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-
 const hexOf = (n: number) => n.toString(16).padStart(16, '0');
-
-const snapshotOf = (keys: string[], states: number[], at: number, scannedAt = at): VerdictSnapshot => ({
-  format: 1,
-  position: positionAt(at),
-  version: positionAt(at),
-  createdAt: new Date(at).toISOString(),
-  scannedAt: new Date(scannedAt).toISOString(),
-  keys,
-  states,
-});
 
 const change = (key: string, seq: number, bits: number, at: number): VerdictChange => ({
   key,
@@ -88,7 +73,7 @@ const asMap = (snapshot: VerdictSnapshot) => new Map(snapshot.keys.map((key, i) 
 describe('compacting a snapshot with the log', () => {
   it('gives the state, position, version and gap count that applying the log to a replica gives, for random logs', () => {
     for (let seed = 1; seed <= 50; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const keys = Array.from({ length: 40 }, (_, i) => `k${i}.example`);
       const held = keys.slice(0, 25);
       const previous = snapshotOf(
