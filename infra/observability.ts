@@ -147,10 +147,14 @@ export class Observability extends Construct {
       }),
     );
 
-    // API Gateway's throttling answers 429 before any function runs: counted from the access lines.
+    // API Gateway's throttling answers 429 before any function runs (no integration status): counted from the
+    // access lines, apart from the 429s of the keys' own rate limits, which a function answered.
     const throttled = new MetricFilter(this, 'GatewayThrottledFilter', {
       logGroup: props.api.accessLogs,
-      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.status', '=', '429'),
+        FilterPattern.stringValue('$.integrationStatus', '=', '-'),
+      ),
       metricNamespace: METRICS_NAMESPACE,
       metricName: GATEWAY_THROTTLED,
       dimensions: { [DIMENSION.service]: '$.service' },

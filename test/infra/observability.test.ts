@@ -147,7 +147,7 @@ describe('alarms', () => {
     expect(conflicts).toMatchObject({ Statistic: 'Sum', Threshold: 100, EvaluationPeriods: 3 });
     expect(throttled).toMatchObject({ Namespace: METRICS_NAMESPACE, Threshold: 0 });
     prod.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: '{ $.status = "429" }',
+      FilterPattern: '{ ($.status = "429") && ($.integrationStatus = "-") }',
       MetricTransformations: [Match.objectLike({ MetricName: 'GatewayThrottled', MetricValue: '1' })],
     });
   });
