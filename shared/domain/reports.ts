@@ -247,7 +247,7 @@ const withdrawn = (record: ActivityRecord): ActivityRecord => ({
  */
 const withdrawalItems = (proposal: ActivityRecord): number =>
   proposal.kind === 'threat' && proposal.status !== 'PENDING' ? 6 : 2;
-/** 100 items less room for the organization's and brands' day counters the pending ones leave. */
+/** 100 items less a margin: the weights above are per proposal, and a chunk's day counters are shared between them. */
 const ROLLBACK_ITEMS = 96;
 
 const rollbackChunks = (proposals: ActivityRecord[]): ActivityRecord[][] => {
