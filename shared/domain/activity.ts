@@ -31,9 +31,16 @@ export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOC
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
 
+/** NUL and unpaired surrogates (the `u` flag pairs surrogates first): no stored text holds them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character it rejects.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+const storable = (field: string) =>
+  v.check((value: string) => !UNSTORABLE.test(value), `${field} must not hold NUL or unpaired surrogates`);
+
 const text = (field: string, max: number) =>
   v.pipe(
     v.string(`${field} is required`),
+    storable(field),
     v.nonEmpty(`${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );
@@ -66,7 +73,7 @@ const common = () => ({
 });
 
 const optionalText = (field: string, max: number) =>
-  v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} is too long`)));
+  v.optional(v.pipe(v.string(`${field} must be a string`), storable(field), v.maxLength(max, `${field} is too long`)));
 const recordNumber = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.safeInteger(`${field} must be an integer`));
 const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -75,7 +82,7 @@ const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 const reportDetails = () => ({
   title: optionalText('title', 512),
   description: optionalText('description', 16_384),
-  status: v.optional(v.picklist(REPORT_STATUSES)),
+  status: v.optional(v.picklist(REPORT_STATUSES, `status must be one of ${REPORT_STATUSES.join(', ')}`)),
   /** Written before its proposals and cleared with the last of them; until then it counts nowhere and no listing shows it. */
   incomplete: v.optional(v.boolean('incomplete must be a boolean')),
   proposals: v.optional(

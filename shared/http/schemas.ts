@@ -113,12 +113,18 @@ export const searchQuery = v.pipe(
   v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
 );
 
-/** A string field with a length bound and no control characters but tab, line feed and carriage return. */
+/**
+ * A string field with a length bound, no control characters but tab, line feed and carriage return,
+ * and no unpaired surrogates (the `u` flag pairs surrogates first, so only lone halves match `\p{Cs}`).
+ */
 export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
-    v.regex(/^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/, `${field} must not hold control characters`),
+    v.regex(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+      /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f\p{Cs}]*$/u,
+      `${field} must not hold control characters or unpaired surrogates`,
+    ),
     v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );
