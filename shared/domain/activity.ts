@@ -12,8 +12,16 @@ export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 const THREAT_STATUSES = ['PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED'] as const;
 export type ThreatStatus = (typeof THREAT_STATUSES)[number];
-export const TAKEDOWN_STATUSES = ['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+export const TAKEDOWN_STATUSES = ['TODO', 'IN_PROGRESS', 'PENDING_INPUT', 'COMPLETED', 'CANCELLED'] as const;
 export type TakedownStatus = (typeof TAKEDOWN_STATUSES)[number];
+/** Earlier names of two takedown statuses, still accepted from ingests and fixtures (and found in older items). */
+export const LEGACY_TAKEDOWN_STATUSES: Readonly<Record<string, TakedownStatus>> = {
+  FILED: 'TODO',
+  FAILED: 'CANCELLED',
+};
+/** Whether a takedown's target is still up, as its last liveness check found it. */
+export const LIVENESS_STATUSES = ['ALIVE', 'DEAD', 'UNKNOWN'] as const;
+export type LivenessStatus = (typeof LIVENESS_STATUSES)[number];
 export const REPORT_STATUSES = ['TODO', 'IN_PROGRESS', 'CLOSED'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
@@ -135,6 +143,25 @@ const takedownDetails = () => ({
   assetId: v.optional(recordNumber('assetId')),
   content: optionalText('content', MAX_CONTENT_LENGTH),
   assetType: v.optional(assetType),
+  status: v.pipe(
+    v.picklist(
+      [...TAKEDOWN_STATUSES, ...(Object.keys(LEGACY_TAKEDOWN_STATUSES) as ['FILED', 'FAILED'])],
+      `status must be one of ${TAKEDOWN_STATUSES.join(', ')} (or FILED, FAILED)`,
+    ),
+    v.transform((status): TakedownStatus => LEGACY_TAKEDOWN_STATUSES[status] ?? (status as TakedownStatus)),
+  ),
+  /** Absent: UNKNOWN. */
+  livenessStatus: v.optional(
+    v.picklist(LIVENESS_STATUSES, `livenessStatus must be one of ${LIVENESS_STATUSES.join(', ')}`),
+  ),
+  assignee: v.optional(
+    v.nullable(
+      v.object(
+        { id: recordNumber('assignee id'), fullName: text('assignee fullName', 256) },
+        'assignee must be an object with id and fullName, or null',
+      ),
+    ),
+  ),
 });
 
 /**
@@ -162,7 +189,6 @@ const changeSchema = () =>
           ...common(),
           ...takedownDetails(),
           kind: v.literal('takedown'),
-          status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
         }),
       ],
       `kind must be one of ${ACTIVITY_KINDS.join(', ')}`,

@@ -22,6 +22,9 @@ export const assetDetails = async (checker: Checker, lists: ListStore, content: 
   const checkKey = entryKeyOf(content, detectAssetType(content));
   const records = checkKey === undefined ? [] : await lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
   const threat = records.find((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);
-  const reportId = threat?.kind === 'threat' && threat.reportId !== undefined ? publicId(threat.reportId) : undefined;
+  const reportId =
+    threat?.kind === 'threat' && threat.reportId !== undefined
+      ? publicId({ kind: 'report', organization: threat.organization, id: threat.reportId })
+      : undefined;
   return { status: result.status, reason: 'report', ...(reportId === undefined ? {} : { reportId }) };
 };

@@ -139,7 +139,7 @@ const decide = (
           createdAt: updatedAt,
           updatedAt,
           deleted: false,
-          status: 'FILED',
+          status: 'TODO',
           threatId: proposal.id,
           content: proposal.content,
           assetType: proposal.assetType,

@@ -73,7 +73,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
       report?.kind === 'report' && !report.deleted && !report.incomplete
         ? [
             {
-              id: publicId(report.id),
+              id: publicId(report),
               title: report.title ?? '',
               status: report.status ?? 'CLOSED',
               createdAt: report.createdAt,
@@ -84,7 +84,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
     takedown:
       takedown?.kind === 'takedown'
         ? {
-            id: publicId(takedown.id),
+            id: publicId(takedown),
             status: takedown.status,
             createdAt: takedown.createdAt,
             updatedAt: takedown.updatedAt,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TAKEDOWN_STATUSES } from '../domain/activity.ts';
+import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../domain/activity.ts';
 import { metricsDate } from '../domain/metrics.ts';
 import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts';
 
@@ -72,7 +72,18 @@ export const takedownsBody = v.optional(
   v.object(
     {
       ...listFields,
-      takedownStatus: nullable(v.array(v.picklist(TAKEDOWN_STATUSES, 'Invalid takedown status'))),
+      takedownStatus: nullable(
+        v.array(
+          v.picklist(TAKEDOWN_STATUSES, `takedownStatus holds only ${TAKEDOWN_STATUSES.join(', ')}`),
+          'takedownStatus must be an array of statuses',
+        ),
+      ),
+      livenessStatus: nullable(
+        v.array(
+          v.picklist(LIVENESS_STATUSES, `livenessStatus holds only ${LIVENESS_STATUSES.join(', ')}`),
+          'livenessStatus must be an array of statuses',
+        ),
+      ),
       sorting: sorting(['updatedAt', 'createdAt']),
     },
     'Request body must be an object',
