@@ -29,6 +29,8 @@ export type FunctionSettings = {
   serviceName: string;
   /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
   rateLimits?: string;
+  /** `REVIEW_DAILY_LIMIT` of the route functions: reviews per organization per rolling 24 hours (0: unlimited). */
+  reviewDailyLimit?: number;
 };
 
 export type ServiceFunctionProps = {
@@ -192,6 +194,9 @@ export class ApiFunction extends Construct {
       ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
       ...(props.settings.rateLimits ? { RATE_LIMITS: props.settings.rateLimits } : {}),
+      ...(props.settings.reviewDailyLimit === undefined
+        ? {}
+        : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

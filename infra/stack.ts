@@ -39,6 +39,8 @@ export type ServiceStackProps = StackProps & {
    * (SPEC-EXTENSIONS §10); classes not named keep the defaults of shared/domain/rate-limits.ts.
    */
   rateLimits?: string;
+  /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
+  reviewDailyLimit?: number;
   /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
@@ -76,6 +78,14 @@ const checkedRateLimits = (setting: string): string => {
   return setting;
 };
 
+/** A review budget that is not a whole number of at least 0 stops synth with one line. */
+const checkedReviewLimit = (limit: number): number => {
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new StackSettingError(`-c reviewDailyLimit: must be a whole number of at least 0, got ${limit}`);
+  }
+  return limit;
+};
+
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
 const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
 /** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
@@ -91,6 +101,7 @@ export class ServiceStack extends Stack {
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
+      ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);

@@ -142,9 +142,9 @@ export const config = {
       ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
     };
   },
-  /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
+  /** Reviews one organization may make per rolling 24 hours (default 10, the published budget); 0 means unlimited. */
   get reviewDailyLimit(): number {
-    return nonNegative('REVIEW_DAILY_LIMIT', 0);
+    return nonNegative('REVIEW_DAILY_LIMIT', 10);
   },
   /**
    * The stage's budget per route class (SPEC-EXTENSIONS §10): `RATE_LIMITS` such as

@@ -110,13 +110,22 @@ const guardItems = (TableName: string, { claims = [], releases = [], budget }: C
     ? {}
     : {
         budget: {
-          Update: {
+          Put: {
             TableName,
-            Key: key.budget(budget.name),
-            UpdateExpression: 'ADD #used :one SET #ttl = :expires',
-            ConditionExpression: 'attribute_not_exists(#used) OR #used < :limit',
-            ExpressionAttributeNames: { '#used': 'used', '#ttl': ATTR.ttl },
-            ExpressionAttributeValues: { ':one': 1, ':limit': budget.limit, ':expires': budget.expiresAt },
+            Item: {
+              ...key.budget(budget.name),
+              uses: budget.uses,
+              version: budget.version + 1,
+              [ATTR.ttl]: budget.expiresAt,
+            },
+            ExpressionAttributeNames: { '#version': 'version' },
+            // Version 0: no item, or one of the earlier per-day counters (no version), which this replaces.
+            ...(budget.version === 0
+              ? { ConditionExpression: 'attribute_not_exists(#version)' }
+              : {
+                  ConditionExpression: '#version = :version',
+                  ExpressionAttributeValues: { ':version': budget.version },
+                }),
           },
         },
       }),
@@ -168,7 +177,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       const failed = [...failedConditions(error)];
       if (failed.some((name) => name.startsWith('record'))) return 'stale';
       if (failed.some((name) => name.startsWith('claim'))) return 'claimed';
-      if (failed.includes('budget')) return 'over-budget';
+      if (failed.includes('budget')) return 'budget-moved';
       if (failed.length > 0) {
         throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
           cause: error,
@@ -183,6 +192,13 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
         new GetCommand({ TableName: table, Key: key.activity(organization, kind, id), ConsistentRead: true }),
       );
       return Item ? toRecord(Item) : undefined;
+    },
+
+    async readBudget(name) {
+      const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.budget(name), ConsistentRead: true }));
+      return Item === undefined
+        ? { uses: [], version: 0 }
+        : { uses: (Item.uses as number[] | undefined) ?? [], version: (Item.version as number | undefined) ?? 0 };
     },
 
     async knownReferences(orgId, brands) {

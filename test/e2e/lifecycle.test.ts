@@ -149,7 +149,7 @@ describe('the threat lifecycle through the local gateway', () => {
         decision: 'APPROVE',
         label: 'General Phishing',
         brandId,
-        comment: null,
+        comment: 'General Phishing',
         createdAt: expect.any(String),
       },
       watchlisted: false,
@@ -167,7 +167,15 @@ describe('the threat lifecycle through the local gateway', () => {
     expect(after.reports).toBe(afterReport.reports);
     expect(brandAfter.newThreats).toBe(brandBefore.newThreats + 1);
     expect(threats.body).toEqual({
-      threats: [{ id: first?.id, content: contents[0], type: 'URL', blockedAt: approved.body.review.createdAt }],
+      threats: [
+        {
+          id: first?.id,
+          externalId: null,
+          content: contents[0],
+          type: 'URL',
+          blockedAt: approved.body.review.createdAt,
+        },
+      ],
       next_page: null,
     });
     expect(details.status).toBe(200);
