@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
@@ -40,7 +41,10 @@ With --table the named table in AWS is used (credentials and region from the usu
   verdicts reindex                     put check-index entries written before POST /asset/list existed into its index
   migrate [--copy]                     move organization and brand items to their own partition (ORGANIZATION#):
                                        --copy before deploying the version that reads them there (copies, keeps
-                                       the old items), then without it after the deploy (removes the old items)
+                                       the old items), then without it after the deploy (removes the old items,
+                                       then runs 'migrate lifecycle')
+  migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
+                                       takedown statuses, listings ordered by numeric id (rerun it at any time)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}`;
 
@@ -83,12 +87,17 @@ export const runAdminCommand = async (
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
+  const migrateLifecycle = async () => {
+    const { rewritten, current, changedMeanwhile } = await migrateActivityItems(db, table, progress);
+    return `Lifecycle records: ${rewritten} rewritten, ${current} already current, ${changedMeanwhile} changed by a writer meanwhile`;
+  };
+  if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;
     const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress, { keepOld });
     return keepOld
       ? `Organizations and brands: ${moved} copied, ${alreadyMoved} copied before; old items kept; ${scanned} items scanned`
-      : `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
+      : `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned. ${await migrateLifecycle()}`;
   }
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));

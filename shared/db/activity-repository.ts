@@ -4,6 +4,7 @@ import {
   type ActivityRecord,
   type CounterDelta,
   counterShardOf,
+  LEGACY_TAKEDOWN_STATUSES,
   type RecordWrite,
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
@@ -60,13 +61,19 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas
 
 const INDEX_ATTRIBUTES = /^(list\dPK|list\dSK|assetPK|assetSK|search)$/;
 
+/** A stored item as a record; a takedown stored under an earlier status name reads as its published one. */
 export const toRecord = (item: Record<string, unknown>): ActivityRecord => {
   const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
-  return Object.fromEntries(Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name))) as ActivityRecord;
+  const record = Object.fromEntries(
+    Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name)),
+  ) as ActivityRecord;
+  if (record.kind !== 'takedown') return record;
+  const renamed = LEGACY_TAKEDOWN_STATUSES[record.status];
+  return renamed === undefined ? record : { ...record, status: renamed };
 };
 
 /** The stored item of a record: its key, the record, and the index attributes of its listings. */
-const activityItem = (record: ActivityRecord): Record<string, unknown> => {
+export const activityItem = (record: ActivityRecord): Record<string, unknown> => {
   const proposals = record.kind === 'report' ? (record.proposals ?? []) : [];
   return {
     ...key.activity(record.organization, record.kind, record.id),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { recordNumber } from '../domain/ids.ts';
 
 /**
  * Every key shape of the single table. Only repositories and the table definition import this
@@ -199,8 +200,9 @@ export const livePartition = (orgId: string, filter: { type?: string; groupId?: 
   return partition;
 };
 
-/** Numeric ids sort as numbers (zero-padded); ids that are not numbers after them, as text. */
-const idSort = (id: string): string => (/^\d{1,16}$/.test(id) ? id.padStart(16, '0') : `~${id}`);
+/** Records sort by the number they answer as (zero-padded), whatever id they were recorded under. */
+const idSort = (kind: string, organization: string, id: string): string =>
+  String(recordNumber(kind, organization, id)).padStart(16, '0');
 /** Sort keys are bounded (1,024 bytes): long content sorts by its first characters, then by id. */
 const contentSort = (content: string): string => content.toLowerCase().slice(0, 200);
 
@@ -237,7 +239,7 @@ export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';
 export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
   if (record.deleted) return {};
   const org = orgPk(record.organization);
-  const id = idSort(record.id);
+  const id = idSort(record.kind, record.organization, record.id);
   if (record.incomplete) {
     const { list1 } = ACTIVITY_INDEX;
     return record.kind === 'report'
@@ -279,4 +281,3 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
 export const listPartition = (orgId: string, listing: 'REPORTS' | 'THREATS' | 'TAKEDOWNS', suffix = ''): string =>
   `${orgPk(orgId)}#${listing}${suffix}`;
 export const assetPartition = (assetId: number): string => `ASSETREF#${assetId}`;
-export const sortOfId = idSort;

@@ -215,7 +215,7 @@ export const listTakedowns = async (
       {
         id: publicId(record),
         externalId: externalIdOf(record.id),
-        status: LEGACY_TAKEDOWN_STATUSES[record.status] ?? record.status,
+        status: record.status,
         createdAt: record.createdAt,
         updatedAt: record.updatedAt,
         asset:
