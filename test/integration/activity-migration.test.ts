@@ -98,7 +98,10 @@ const expectedThreatIds = Array.from({ length: COUNT }, (_, i) => recordNumber('
 beforeAll(async () => {
   await seed(table.db, table.tableName, {
     organizations: [{ slug: 'acme', name: 'Acme' }],
-    activity: [...Array.from({ length: COUNT }, (_, i) => threat(i)), ...Array.from({ length: COUNT }, (_, i) => takedown(i))],
+    activity: [
+      ...Array.from({ length: COUNT }, (_, i) => threat(i)),
+      ...Array.from({ length: COUNT }, (_, i) => takedown(i)),
+    ],
   });
   current = await tableSnapshot(table);
   await toEarlierLayout(table);
