@@ -11,6 +11,12 @@ import { reindexExport } from '../../shared/db/verdict-log.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
+import {
+  BRAND_PROFILE_KEYS,
+  type BrandProfileInput,
+  brandProfileSchema,
+  toBrandProfile,
+} from '../../shared/domain/brand-profile.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
@@ -27,6 +33,9 @@ With --table the named table in AWS is used (credentials and region from the usu
 
   org create <slug> --name <name> [--flags brands-metrics,...]
   brand create <org> <slug> --name <name>
+  brand set <org> <slug> '<json>'      set profile fields of a brand (the others stay), e.g.
+                                       '{"includedTerms":["acme"],"tickers":["ACME"],"websiteUrl":"https://acme.com"}'
+                                       (${BRAND_PROFILE_KEYS.join(', ')})
   user create <userId>
   membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
@@ -51,6 +60,18 @@ ${LIFECYCLE_USAGE}`;
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
   throw new Error(`${message} (npm run admin -- --help lists the commands)`);
+};
+
+const parseBrandProfile = (text: string): BrandProfileInput => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fail('The profile fields must be a JSON object');
+  }
+  const result = v.safeParse(brandProfileSchema, json);
+  if (result.success) return result.output;
+  return fail(result.issues.map((issue) => `${v.getDotPath(issue) ?? '(profile)'}: ${issue.message}`).join('; '));
 };
 
 const slugOf = (text: string, what: string): string =>
@@ -113,8 +134,18 @@ export const runAdminCommand = async (
     case 'brand create': {
       const orgId = await existingOrg(0);
       const slug = slugOf(need(1, 'brand slug'), 'brand slug');
-      await directory.putBrand({ orgId, slug, name: flags.name ?? slug });
+      // Saving a brand again renames it; its profile stays.
+      const existing = await directory.findBrand(orgId, slug);
+      await directory.putBrand({ ...existing, orgId, slug, name: flags.name ?? slug });
       return `Brand ${slug} of ${orgId} saved`;
+    }
+    case 'brand set': {
+      const orgId = await existingOrg(0);
+      const slug = slugOf(need(1, 'brand slug'), 'brand slug');
+      const brand = (await directory.findBrand(orgId, slug)) ?? fail(`Brand ${slug} of ${orgId} does not exist`);
+      const profile = parseBrandProfile(need(2, 'profile fields as JSON'));
+      await directory.putBrand({ ...brand, ...toBrandProfile(brand, profile) });
+      return `Brand ${slug} of ${orgId} saved: ${Object.keys(profile).join(', ') || 'nothing'} set`;
     }
     case 'user create':
       await directory.putUser(need(0, 'user id'));

@@ -9,6 +9,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { brandProfileFields, toBrandProfile } from '../../shared/domain/brand-profile.ts';
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
@@ -52,6 +53,7 @@ export const fixtureSchema = v.strictObject(
                 name: text(255),
                 type: v.optional(v.picklist(BRAND_TYPES)),
                 deleted: v.optional(v.boolean()),
+                ...brandProfileFields,
               }),
             ),
             [],
@@ -317,7 +319,16 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
 
   for (const org of fixture.organizations) {
     await directory.putOrganization({ slug: org.slug, name: org.name, featureFlags: org.featureFlags });
-    for (const brand of org.brands) await directory.putBrand({ orgId: org.slug, ...brand });
+    for (const { slug, name, type, deleted, ...profile } of org.brands) {
+      await directory.putBrand({
+        orgId: org.slug,
+        slug,
+        name,
+        ...(type === undefined ? {} : { type }),
+        ...(deleted === undefined ? {} : { deleted }),
+        ...toBrandProfile({ orgId: org.slug, slug }, profile),
+      });
+    }
   }
   log(`organizations: ${fixture.organizations.length} written`);
 

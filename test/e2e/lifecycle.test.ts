@@ -106,7 +106,24 @@ describe('the threat lifecycle through the local gateway', () => {
     ]);
     expect(afterReport.reports).toBe(before.reports + 1);
     expect(brands.body).toEqual({
-      brands: [{ id: brandId, slug: 'acme-wallet', name: 'Acme Wallet', type: 'ORGANIZATION' }],
+      brands: [
+        {
+          id: brandId,
+          slug: 'acme-wallet',
+          name: 'Acme Wallet',
+          type: 'ORGANIZATION',
+          brandColors: [],
+          includedTerms: [],
+          excludedTerms: [],
+          tickers: [],
+          avatarUrl: null,
+          websiteUrl: null,
+          twitterHandle: null,
+          useOrganizationDocs: false,
+          legalDocuments: [],
+          trademarkRegistrations: [],
+        },
+      ],
     });
 
     const approved = await call('POST', `/organization/proposals/${first?.id}/review`, ACME, {
