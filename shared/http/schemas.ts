@@ -114,17 +114,19 @@ export const searchQuery = v.pipe(
 );
 
 /**
- * A string field with a length bound, no control characters but tab, line feed and carriage return,
- * and no unpaired surrogates (the `u` flag pairs surrogates first, so only lone halves match `\p{Cs}`).
+ * Text with no control characters but tab, line feed and carriage return, and no unpaired
+ * surrogates: a surrogate is only accepted as the first half of a pair. Written without flags so
+ * it reads the same as a JSON Schema pattern (with or without the `u` flag, where a pair is one
+ * character and the negated class takes it).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+const PRINTABLE = /^(?:[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+
+/** A string field with a length bound and only printable text (see PRINTABLE). */
 export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    v.regex(
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
-      /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f\p{Cs}]*$/u,
-      `${field} must not hold control characters or unpaired surrogates`,
-    ),
+    v.regex(PRINTABLE, `${field} must not hold control characters or unpaired surrogates`),
     v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );
