@@ -81,6 +81,38 @@ describe('npm run admin -- activity', () => {
     expect(printed()[3]).toMatch(/^applied {2}threat acme\/t-1 as of .*Z \(deleted\)$/);
   });
 
+  it('sets a takedown’s liveness and assignee, and takes its status under the earlier name FILED as TODO', async () => {
+    const { store } = fakeActivityStore();
+    const takedown = {
+      organization: 'acme',
+      kind: 'takedown',
+      id: 'td-1',
+      status: 'FILED',
+      createdAt: '2026-03-01T10:00:00Z',
+    };
+    await activityCommand(['record', file('takedown.json', takedown)], store);
+
+    await activityCommand(
+      [
+        'update',
+        JSON.stringify({
+          organization: 'acme',
+          kind: 'takedown',
+          id: 'td-1',
+          livenessStatus: 'DEAD',
+          assignee: { id: 7, fullName: 'Dana Analyst' },
+        }),
+      ],
+      store,
+    );
+
+    expect(await store.find({ organization: 'acme', kind: 'takedown', id: 'td-1' })).toMatchObject({
+      status: 'TODO',
+      livenessStatus: 'DEAD',
+      assignee: { id: 7, fullName: 'Dana Analyst' },
+    });
+  });
+
   it('shows the stored state of a record', async () => {
     const { store } = fakeActivityStore();
     await activityCommand(['record', file('report.json', report)], store);
