@@ -158,13 +158,36 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'list-reports': {
     summary: 'List reports',
     description:
-      'The organization’s reports, newest first; `needsCustomerReview` keeps those with a pending proposal, `onlyRejected` those with a rejected one. `nextCursor` and `cursor` carry the same opaque string, null at the end.',
+      'The organization’s reports, newest first; `needsCustomerReview` keeps those with a pending proposal, `onlyRejected` those with a rejected one. `nextCursor` and `cursor` carry the same opaque string, null at the end. `id` is always a number; `externalId` is the text id an ingest recorded the report under (null otherwise).',
     tag: 'Threat lifecycle',
     responses: {
       200: {
         description: 'A page of reports',
         body: BODY.reports,
-        example: { reports: [], nextCursor: null, cursor: null },
+        // The published example, with the numeric report id the published schema gives.
+        example: {
+          reports: [
+            {
+              id: 1705314600000123,
+              externalId: null,
+              title: 'Scam links in #general',
+              description: 'Posted by a new member',
+              status: 'IN_PROGRESS',
+              createdAt: '2024-01-15T10:30:00.000Z',
+              updatedAt: '2024-01-15T10:30:00.000Z',
+              assets: [{ id: 12345, content: 'https://scam-site.com', type: 'URL', status: 'UNKNOWN' }],
+              proposals: [
+                {
+                  id: 4321,
+                  reviewStatus: 'PENDING',
+                  asset: { id: 12345, type: 'URL', content: 'https://scam-site.com', status: 'UNKNOWN' },
+                },
+              ],
+            },
+          ],
+          nextCursor: null,
+          cursor: null,
+        },
       },
     },
   },
