@@ -11,12 +11,8 @@ import { reindexExport } from '../../shared/db/verdict-log.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
-import {
-  BRAND_PROFILE_KEYS,
-  type BrandProfileInput,
-  brandProfileSchema,
-  toBrandProfile,
-} from '../../shared/domain/brand-profile.ts';
+import { BRAND_PROFILE_KEYS, toBrandProfile } from '../../shared/domain/brand-profile.ts';
+import { type BrandProfileInput, brandProfileSchema } from '../../shared/domain/brand-profile-schema.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';

@@ -10,7 +10,8 @@ import { type ActivityChange, applyActivities, parseActivityChange } from '../..
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
-import { brandProfileFields, toBrandProfile } from '../../shared/domain/brand-profile.ts';
+import { toBrandProfile } from '../../shared/domain/brand-profile.ts';
+import { brandProfileFields } from '../../shared/domain/brand-profile-schema.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';

@@ -1,80 +1,7 @@
-import * as v from 'valibot';
+import type { BrandProfileInput } from './brand-profile-schema.ts';
 import { stableId } from './ids.ts';
 
 /* The published configuration of a brand, as fixtures and the operator set it and the brands listing answers it. */
-
-const MAX_TERMS = 200;
-const MAX_DOCUMENTS = 50;
-
-/** NUL, other C0 controls but tab and line breaks, and unpaired surrogates (the `u` flag pairs surrogates first). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: it names the characters it rejects.
-const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\p{Cs}]/u;
-
-const text = (field: string, max: number) =>
-  v.pipe(
-    v.string(`${field} must be a string`),
-    v.check((value) => !UNPRINTABLE.test(value), `${field} must not hold control characters or unpaired surrogates`),
-    v.nonEmpty(`${field} must not be empty`),
-    v.maxLength(max, `${field} must be at most ${max} characters`),
-  );
-const texts = (field: string, max: number) =>
-  v.pipe(
-    v.array(text(`${field}[]`, max), `${field} must be an array of strings`),
-    v.maxLength(MAX_TERMS, `${field} holds at most ${MAX_TERMS} entries`),
-  );
-const optionalText = (field: string, max: number) => v.nullable(text(field, max));
-const documentId = v.pipe(
-  v.number('id must be a positive integer'),
-  v.safeInteger('id must be a positive integer'),
-  v.minValue(1, 'id must be a positive integer'),
-);
-
-/** Each field may be left out; `brand set` changes only those it is given. */
-export const brandProfileFields = {
-  brandColors: v.optional(texts('brandColors', 32)),
-  includedTerms: v.optional(texts('includedTerms', 256)),
-  excludedTerms: v.optional(texts('excludedTerms', 256)),
-  tickers: v.optional(texts('tickers', 32)),
-  avatarUrl: v.optional(optionalText('avatarUrl', 2048)),
-  websiteUrl: v.optional(optionalText('websiteUrl', 2048)),
-  twitterHandle: v.optional(optionalText('twitterHandle', 64)),
-  useOrganizationDocs: v.optional(v.boolean('useOrganizationDocs must be a boolean')),
-  legalDocuments: v.optional(
-    v.pipe(
-      v.array(
-        v.object(
-          { id: v.optional(documentId), name: text('name', 256), url: text('url', 2048) },
-          'each legal document is an object with name and url',
-        ),
-        'legalDocuments must be an array',
-      ),
-      v.maxLength(MAX_DOCUMENTS, `legalDocuments holds at most ${MAX_DOCUMENTS} documents`),
-    ),
-  ),
-  trademarkRegistrations: v.optional(
-    v.pipe(
-      v.array(
-        v.object(
-          {
-            id: v.optional(documentId),
-            mark: text('mark', 256),
-            registrationNumber: text('registrationNumber', 128),
-            jurisdiction: text('jurisdiction', 128),
-            url: v.optional(optionalText('url', 2048)),
-          },
-          'each trademark registration is an object with mark, registrationNumber and jurisdiction',
-        ),
-        'trademarkRegistrations must be an array',
-      ),
-      v.maxLength(MAX_DOCUMENTS, `trademarkRegistrations holds at most ${MAX_DOCUMENTS} registrations`),
-    ),
-  ),
-};
-export const brandProfileSchema = v.strictObject(
-  brandProfileFields,
-  `a brand profile holds only ${Object.keys(brandProfileFields).join(', ')}`,
-);
-export type BrandProfileInput = v.InferOutput<typeof brandProfileSchema>;
 
 export type LegalDocument = { id: number; name: string; url: string };
 export type TrademarkRegistration = {
@@ -132,6 +59,20 @@ export const toBrandProfile = (brand: { orgId: string; slug: string }, input: Br
   };
 };
 
+/** The profile's fields, in the order the brands listing answers them. */
+export const BRAND_PROFILE_KEYS: readonly (keyof BrandProfile)[] = [
+  'brandColors',
+  'includedTerms',
+  'excludedTerms',
+  'tickers',
+  'avatarUrl',
+  'websiteUrl',
+  'twitterHandle',
+  'useOrganizationDocs',
+  'legalDocuments',
+  'trademarkRegistrations',
+];
+
 /** Every published field of a brand's profile, empty where it was never set. */
 export const brandProfileView = (profile: BrandProfile) => ({
   brandColors: profile.brandColors ?? [],
@@ -145,5 +86,3 @@ export const brandProfileView = (profile: BrandProfile) => ({
   legalDocuments: profile.legalDocuments ?? [],
   trademarkRegistrations: profile.trademarkRegistrations ?? [],
 });
-
-export const BRAND_PROFILE_KEYS = Object.keys(brandProfileFields) as (keyof BrandProfile)[];
