@@ -365,6 +365,8 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/lookups/search.ts',
     access: 'read',
     rateClass: 'read',
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
 ];

@@ -13,6 +13,7 @@ import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { s3Objects } from './db/s3.ts';
+import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
@@ -66,6 +67,7 @@ export const deadLetters = /* @__PURE__ */ once(() =>
 );
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
+export const verdictEntries = /* @__PURE__ */ table(verdictEntryRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
