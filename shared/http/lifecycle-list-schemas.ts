@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { TAKEDOWN_STATUSES } from '../domain/activity.ts';
 import { metricsDate } from '../domain/metrics.ts';
-import { assetType, boundedText, nullable, organizationSlug } from './schemas.ts';
+import { assetType, boundedText, nullable, organizationSlug, queryCursor } from './schemas.ts';
 
 /* The queries and bodies of the lifecycle listings; only the listing routes load them. */
 
@@ -10,7 +10,7 @@ const flag = (field: string) =>
     v.picklist(['true', 'false', '1', '0'], `${field} must be true or false`),
     v.transform((text) => text === 'true' || text === '1'),
   );
-const cursor = v.pipe(v.string(), v.maxLength(4096, 'Invalid next_page cursor'));
+const cursor = v.pipe(v.string('next_page must be a string'), v.maxLength(4096, 'Invalid next_page cursor'));
 
 /** `GET /organization/reports`. */
 export const reportsQuery = v.object({
@@ -20,7 +20,7 @@ export const reportsQuery = v.object({
     v.minValue(1, 'limit must be an integer between 1 and 100'),
     v.maxValue(100, 'limit must be an integer between 1 and 100'),
   ),
-  cursor: v.optional(cursor),
+  cursor: queryCursor('cursor'),
   startDate: v.optional(metricsDate),
   endDate: v.optional(metricsDate),
   onlyRejected: v.optional(flag('onlyRejected')),
