@@ -148,8 +148,15 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** The verdicts' change times: the changelog publishes them, so they are the service's, not Globex's to hide. */
 const publicVerdictTimes = async (): Promise<Set<string>> => {
-  const feed = await call('POST', '/asset/changelog', ACME, { type: 'URL' });
-  return new Set((feed.body as { changes: { changedAt: string }[] }).changes.map((change) => change.changedAt));
+  const times = new Set<string>();
+  let next: unknown = null;
+  do {
+    const feed = await call('POST', '/asset/changelog', ACME, { type: 'URL', next_page: next });
+    const page = feed.body as { changes: { changedAt: string }[]; next_page: string | null };
+    for (const change of page.changes) times.add(change.changedAt);
+    next = page.next_page;
+  } while (next !== null);
+  return times;
 };
 
 describe('another organization’s reports, proposals and reviews', () => {
