@@ -3,10 +3,10 @@ import { isCountedThreat } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import type { Checker } from './check/engine.ts';
+import { assetIdOf } from './ids.ts';
 import type { ListStore } from './lifecycle-lists.ts';
 import { publicId } from './lifecycle-views.ts';
 import type { DirectoryStore } from './organizations.ts';
-import { assetIdOf } from './reports.ts';
 import { visibleOrganizations } from './search.ts';
 
 /** Records read to find the report behind a block: the newest changes of the asset. */

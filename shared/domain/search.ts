@@ -5,10 +5,10 @@ import { detectAssetType } from './asset-detection.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import type { Checker } from './check/engine.ts';
 import type { CheckResult, IndexEntry } from './check/types.ts';
+import { assetIdOf } from './ids.ts';
 import type { ListStore } from './lifecycle-lists.ts';
 import { publicId } from './lifecycle-views.ts';
 import type { DirectoryStore } from './organizations.ts';
-import { assetIdOf } from './reports.ts';
 
 /** Records read about one asset: its newest changes, in every organization. */
 const RECORDS_PER_ASSET = 25;

@@ -28,9 +28,32 @@ const CURSOR_FIELDS = ['next_page', 'cursor'];
 
 beforeAll(async () => {
   await seed(table.db, table.tableName, {
-    organizations: [{ slug: 'acme', name: 'Acme' }],
+    organizations: [
+      { slug: 'acme', name: 'Acme', featureFlags: ['takedowns'] },
+      { slug: 'globex', name: 'Globex' },
+    ],
     apiKeys: [{ key: ACME, organization: 'acme' }],
+    assets: [{ organization: 'globex', content: 'globex-wallet.example', type: 'URL', name: 'Globex wallet' }],
     activity: [
+      {
+        organization: 'globex',
+        kind: 'threat',
+        id: 't-ingested-pending',
+        content: 'ingested-pending.xyz',
+        assetType: 'URL',
+        status: 'PENDING',
+        createdAt: '2026-01-06T10:00:00Z',
+      },
+      {
+        organization: 'acme',
+        kind: 'takedown',
+        id: 'td-lookups',
+        threatId: 't-lookups',
+        content: 'lookups-phish.xyz',
+        assetType: 'URL',
+        status: 'FILED',
+        createdAt: '2026-01-07T10:00:00Z',
+      },
       {
         organization: 'acme',
         kind: 'threat',
@@ -128,6 +151,14 @@ describe('POST /asset/changelog', () => {
 
     expect(typeOnly).toEqual([
       {
+        content: 'globex-wallet.example',
+        type: 'URL',
+        status: 'ALLOWED',
+        watchStatus: 'DISABLED',
+        changedAt: expect.any(String),
+        version: expect.any(String),
+      },
+      {
         content: 'lookups-phish.xyz',
         type: 'URL',
         status: 'BLOCKED',
@@ -147,5 +178,69 @@ describe('POST /asset/changelog', () => {
     expect(response.body.message).toBe(
       'since must be a version from GET /asset/blocklist/version or POST /asset/changelog',
     );
+  });
+});
+
+describe('POST /asset/search', () => {
+  const search = async (body: unknown) => (await call('POST', '/asset/search', body)).body;
+  const asset = (content: string, status: string, times: 'dated' | 'undated') => ({
+    id: expect.any(Number),
+    content,
+    type: 'URL',
+    status,
+    watchStatus: 'DISABLED',
+    createdAt: times === 'dated' ? expect.any(String) : null,
+    updatedAt: times === 'dated' ? expect.any(String) : null,
+  });
+
+  it('answers the asset another organization allowlists, dated by its public verdict', async () => {
+    expect(await search({ content: 'globex-wallet.example' })).toEqual({
+      asset: asset('globex-wallet.example', 'ALLOWED', 'dated'),
+      reports: [],
+      takedown: null,
+      blockedBy: [],
+    });
+  });
+
+  it('answers the asset an external list blocks, with the list in blockedBy', async () => {
+    expect(await search({ content: 'azukishop.live' })).toEqual({
+      asset: { ...asset('azukishop.live', 'BLOCKED', 'undated'), id: expect.any(Number) },
+      reports: [],
+      takedown: null,
+      blockedBy: [{ source: 'eth-phishing-detect', reason: 'external-source' }],
+    });
+  });
+
+  it('answers the asset of an ingested threat still pending in another organization', async () => {
+    expect(await search({ content: 'ingested-pending.xyz' })).toEqual({
+      asset: asset('ingested-pending.xyz', 'UNKNOWN', 'undated'),
+      reports: [],
+      takedown: null,
+      blockedBy: [],
+    });
+  });
+
+  it('answers the caller’s takedown with its tasks, and the service as the source that blocks', async () => {
+    expect(await search({ content: 'lookups-phish.xyz' })).toEqual({
+      asset: asset('lookups-phish.xyz', 'BLOCKED', 'dated'),
+      reports: [],
+      takedown: {
+        id: expect.anything(),
+        status: expect.any(String),
+        createdAt: '2026-01-07T10:00:00.000Z',
+        updatedAt: '2026-01-07T10:00:00.000Z',
+        tasks: [],
+      },
+      blockedBy: [{ source: 'service', reason: 'report' }],
+    });
+  });
+
+  it('answers no asset for content nothing knows', async () => {
+    expect(await search({ content: 'nobody-knows-this.example' })).toEqual({
+      asset: null,
+      reports: [],
+      takedown: null,
+      blockedBy: [],
+    });
   });
 });
