@@ -29,6 +29,8 @@ export type FunctionSettings = {
   serviceName: string;
   /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
   rateLimits?: string;
+  /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
+  reportUrlBase?: string;
 };
 
 export type ServiceFunctionProps = {
@@ -192,6 +194,7 @@ export class ApiFunction extends Construct {
       ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
       ...(props.settings.rateLimits ? { RATE_LIMITS: props.settings.rateLimits } : {}),
+      ...(props.settings.reportUrlBase ? { REPORT_URL_BASE: props.settings.reportUrlBase } : {}),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

@@ -29,6 +29,7 @@ try {
     tracing: flag('tracing'),
     logLevel: context('logLevel'),
     rateLimits: context('rateLimits'),
+    reportUrlBase: context('reportUrlBase'),
     ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
     ...(lists ? { checkLists: JSON.parse(lists) } : {}),
     ...(corsOrigins ? { corsOrigins: parseOrigins(corsOrigins) } : {}),

@@ -369,6 +369,17 @@ export const ROUTES: readonly Route[] = [
     files: [SHIPPED_ETH_LIST],
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
+  // Lookups: the public report page the lookups' report links lead to.
+  {
+    method: 'GET',
+    path: '/reports/{reportId}',
+    name: 'get-report-page',
+    area: 'pages',
+    entry: 'functions/pages/report.ts',
+    access: 'read',
+    public: true,
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */

@@ -40,6 +40,11 @@ export type ServiceStackProps = StackProps & {
    */
   rateLimits?: string;
   /**
+   * What a report id is appended to for the `reportUrl` of `POST /asset/details`; unset, the
+   * stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
+   */
+  reportUrlBase?: string;
+  /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
    */
@@ -91,6 +96,7 @@ export class ServiceStack extends Stack {
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
+      ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);
