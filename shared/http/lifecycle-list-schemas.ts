@@ -40,10 +40,14 @@ const sorting = <K extends string>(keys: readonly [K, ...K[]]) =>
   nullable(
     v.pipe(
       v.array(
-        v.object({
-          key: v.picklist(keys, `sorting key must be one of ${keys.join(', ')}`),
-          direction: v.optional(v.picklist(['asc', 'desc'], 'sorting direction must be asc or desc'), 'asc'),
-        }),
+        v.object(
+          {
+            key: v.picklist(keys, `sorting key must be one of ${keys.join(', ')}`),
+            direction: v.optional(v.picklist(['asc', 'desc'], 'sorting direction must be asc or desc'), 'asc'),
+          },
+          `each sorting entry must be an object with a key: one of ${keys.join(', ')}`,
+        ),
+        'sorting must be an array',
       ),
       v.maxLength(4, 'sorting holds at most 4 entries'),
     ),
@@ -52,7 +56,12 @@ const listFields = {
   query: nullable(boundedText('query', 0, 256)),
   startDate: nullable(metricsDate),
   endDate: nullable(metricsDate),
-  assetType: nullable(v.pipe(v.array(assetType), v.maxLength(20, 'assetType holds at most 20 types'))),
+  assetType: nullable(
+    v.pipe(
+      v.array(assetType, 'assetType must be an array of asset types'),
+      v.maxLength(20, 'assetType holds at most 20 types'),
+    ),
+  ),
   organizationSlug: nullable(organizationSlug),
   per_page: perPage,
   next_page: nullable(cursor),
@@ -72,7 +81,12 @@ export const takedownsBody = v.optional(
   v.object(
     {
       ...listFields,
-      takedownStatus: nullable(v.array(v.picklist(TAKEDOWN_STATUSES, 'Invalid takedown status'))),
+      takedownStatus: nullable(
+        v.array(
+          v.picklist(TAKEDOWN_STATUSES, 'Invalid takedown status'),
+          'takedownStatus must be an array of takedown statuses',
+        ),
+      ),
       sorting: sorting(['updatedAt', 'createdAt']),
     },
     'Request body must be an object',
