@@ -2,6 +2,7 @@ import { BadRequestError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import type { ActivityRecord, ActivityStore } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
+import type { AssetType } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import type { Checker } from './check/engine.ts';
 import type { CheckResult, IndexEntry } from './check/types.ts';
@@ -58,7 +59,7 @@ const earliest = (times: readonly string[]) =>
   times.reduce<string | null>((a, t) => (a === null || t < a ? t : a), null);
 const latest = (times: readonly string[]) => times.reduce<string | null>((a, t) => (a === null || t > a ? t : a), null);
 
-const contentOf = (record: ActivityRecord): { content: string; type: string } | undefined => {
+const contentOf = (record: ActivityRecord): { content: string; type: AssetType } | undefined => {
   if (record.kind === 'threat') return { content: record.content, type: record.assetType };
   if (record.kind === 'takedown' && record.content !== undefined && record.assetType !== undefined) {
     return { content: record.content, type: record.assetType };
@@ -85,7 +86,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const recorded = records.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;
-  const checkKey = sentKey ?? records.find((record) => record.checkKey !== undefined)?.checkKey;
+  const checkKey = sentKey ?? (recorded === undefined ? undefined : entryKeyOf(recorded.content, recorded.type));
 
   const [visible, result, entry] = await Promise.all([
     visibleOrganizations(
