@@ -31,6 +31,8 @@ export type FunctionSettings = {
   rateLimits?: string;
   /** `REVIEW_DAILY_LIMIT` of the route functions: reviews per organization per rolling 24 hours (0: unlimited). */
   reviewDailyLimit?: number;
+  /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
+  reportUrlBase?: string;
 };
 
 export type ServiceFunctionProps = {
@@ -197,6 +199,7 @@ export class ApiFunction extends Construct {
       ...(props.settings.reviewDailyLimit === undefined
         ? {}
         : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),
+      ...(props.settings.reportUrlBase ? { REPORT_URL_BASE: props.settings.reportUrlBase } : {}),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

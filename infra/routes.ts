@@ -365,6 +365,19 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/lookups/search.ts',
     access: 'read',
     rateClass: 'read',
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  // Lookups: the public report page the lookups' report links lead to.
+  {
+    method: 'GET',
+    path: '/reports/{reportId}',
+    name: 'get-report-page',
+    area: 'pages',
+    entry: 'functions/pages/report.ts',
+    access: 'read',
+    public: true,
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
 ];

@@ -42,6 +42,11 @@ export type ServiceStackProps = StackProps & {
   /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
   reviewDailyLimit?: number;
   /**
+   * What a report id is appended to for the `reportUrl` of `POST /asset/details`; unset, the
+   * stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
+   */
+  reportUrlBase?: string;
+  /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
    */
@@ -102,6 +107,7 @@ export class ServiceStack extends Stack {
       serviceName: `asset-protection-${props.stage}`,
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
       ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
+      ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);

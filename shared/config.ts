@@ -154,6 +154,13 @@ export const config = {
   get rateLimits(): Record<RateClass, Budget> {
     return parseRateLimits(optional('RATE_LIMITS'));
   },
+  /**
+   * What a report id is appended to for the `reportUrl` of `POST /asset/details`
+   * (`REPORT_URL_BASE`, from the stage's `reportUrlBase`); unset, the stage's own public report page.
+   */
+  get reportUrlBase(): string | undefined {
+    return optional('REPORT_URL_BASE');
+  },
   /** Comma-separated domains nobody may report (they and their subdomains). */
   get reportIgnoredDomains(): string[] {
     return (optional('REPORT_IGNORED_DOMAINS') ?? '')

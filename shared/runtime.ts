@@ -12,7 +12,9 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { reportDirectoryRepository } from './db/report-directory-repository.ts';
 import { s3Objects } from './db/s3.ts';
+import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
@@ -66,6 +68,7 @@ export const deadLetters = /* @__PURE__ */ once(() =>
 );
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
+export const verdictEntries = /* @__PURE__ */ table(verdictEntryRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
@@ -94,6 +97,7 @@ export const verdicts = /* @__PURE__ */ once(() =>
   checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
 );
 export const lists = /* @__PURE__ */ table(lifecycleRepository);
+export const reportDirectory = /* @__PURE__ */ table(reportDirectoryRepository);
 /** The stores of the threat lifecycle (reports, reviews). */
 export const lifecycle = /* @__PURE__ */ once(() => ({
   store: activity(),

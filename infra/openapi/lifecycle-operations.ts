@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { SOURCE_ORDER } from '../../shared/domain/check/types.ts';
 import type { OperationDoc, ResponseDoc } from './operations.ts';
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -106,25 +107,45 @@ const BODY = {
   search: v.object({
     asset: v.nullable(
       v.object({
-        id,
+        id: v.nullable(id),
         content: v.string(),
-        type,
-        status: v.picklist(['UNKNOWN', 'BLOCKED']),
+        type: v.nullable(type),
+        status: v.picklist(['UNKNOWN', 'ALLOWED', 'BLOCKED']),
         watchStatus: v.picklist(['ENABLED', 'DISABLED']),
-        createdAt: timestamp,
-        updatedAt: timestamp,
+        createdAt: v.nullable(timestamp),
+        updatedAt: v.nullable(timestamp),
       }),
     ),
     reports: v.array(v.object({ id, title: v.string(), status: v.string(), createdAt: timestamp })),
     takedown: v.nullable(
-      v.object({ id, status: v.picklist(TAKEDOWN_STATUSES), createdAt: timestamp, updatedAt: timestamp }),
+      v.object({
+        id: v.union([id, v.string()]),
+        status: v.picklist(TAKEDOWN_STATUSES),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        tasks: v.array(
+          v.object({
+            id: v.union([id, v.string()]),
+            status: v.string(),
+            provider: v.nullable(v.object({ name: v.string() })),
+            createdAt: timestamp,
+            updatedAt: timestamp,
+          }),
+        ),
+      }),
     ),
-    blockedBy: v.array(v.unknown()),
+    blockedBy: v.array(
+      v.object({
+        source: v.picklist(SOURCE_ORDER),
+        reason: v.picklist(['report', 'parent-domain', 'external-source']),
+      }),
+    ),
   }),
   details: v.object({
     status: v.picklist(['UNKNOWN', 'ALLOWED', 'BLOCKED']),
     reason: v.optional(v.picklist(['report', 'eth-phishing-detect'])),
     reportId: v.optional(id),
+    reportUrl: v.optional(v.pipe(v.string(), v.url())),
   }),
 };
 
@@ -334,29 +355,68 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'asset-details': {
     summary: 'Asset details (deprecated)',
     description:
-      'The check’s verdict and why: `report` (with the report behind the service’s threat) or `eth-phishing-detect`. Deprecated in favour of the asset check.',
+      'The check’s verdict and why: `report` when the service’s own threat blocks it, `eth-phishing-detect` when that list does. With `report`, `reportId` names the report behind the newest blocking threat when that report is one of the caller’s organizations’ (another organization’s reports never show), and `reportUrl` always accompanies it: the stage’s `reportUrlBase` followed by the id, by default the public report page `GET /v2/reports/{reportId}` on the host the request came to. Deprecated in favour of the asset check.',
     tag: 'Threat lifecycle',
     requestExample: { content: 'https://acme-airdrop.xyz/claim' },
     responses: {
       200: {
         description: 'The verdict',
         body: BODY.details,
-        example: { status: 'BLOCKED', reason: 'report', reportId: 1795437857996766 },
+        example: {
+          status: 'BLOCKED',
+          reason: 'report',
+          reportId: 1795437857996766,
+          reportUrl: 'https://api.example.com/v2/reports/1795437857996766',
+        },
       },
     },
   },
   'search-asset': {
     summary: 'Search an asset',
     description:
-      'What the service knows of one asset, by `content` or `assetId` (one is required): its status and watch status, the reports about it and its newest takedown, limited to the caller’s organizations (a user key: its ACTIVE memberships).',
+      'What the service knows of one asset, by `content` or `assetId` (one is required). `asset` is non-null whenever anything the asset check consults knows the content (allowlisted by any organization, blocked by the service or an external list) or any organization has a record of it (a threat of any status, ingested or reported); its `status` is the asset check’s verdict. `blockedBy` lists every source that blocks the content, each with why (`report`: the service’s own threat, `parent-domain`: inherited from a blocked parent domain, `external-source`: an external list); it is empty when none does. `reports` and `takedown` (with its provider `tasks`, an empty array when none is recorded) are the caller’s organizations’ only (a user key: its ACTIVE memberships). Another organization’s reports, proposals and reviews never show, nor their times: the asset’s `createdAt` and `updatedAt` are the earliest and latest of the caller’s own records and the public verdict’s last change (the `changedAt` of `POST /asset/changelog`), and null when none of these dates it.',
     tag: 'Threat lifecycle',
     requestExample: { content: 'https://acme-airdrop.xyz/claim' },
     responses: {
       200: {
-        description: 'The asset, or null when the service has no record of it',
+        description: 'The asset, or null when nothing the service consults knows it',
         body: BODY.search,
-        example: { asset: null, reports: [], takedown: null, blockedBy: [] },
+        example: {
+          asset: {
+            id: 144742435160230,
+            content: 'https://acme-airdrop.xyz/claim',
+            type: 'URL',
+            status: 'BLOCKED',
+            watchStatus: 'DISABLED',
+            createdAt: '2026-11-21T09:58:12.000Z',
+            updatedAt: '2026-11-21T10:00:01.000Z',
+          },
+          reports: [
+            { id: 1795437857996766, title: 'Fake airdrop', status: 'CLOSED', createdAt: '2026-11-21T09:58:12.000Z' },
+          ],
+          takedown: {
+            id: 1795437901000042,
+            status: TAKEDOWN_STATUSES[0],
+            createdAt: '2026-11-21T10:05:00.000Z',
+            updatedAt: '2026-11-21T10:05:00.000Z',
+            tasks: [],
+          },
+          blockedBy: [
+            { source: 'service', reason: 'report' },
+            { source: 'eth-phishing-detect', reason: 'external-source' },
+          ],
+        },
       },
+    },
+  },
+  'get-report-page': {
+    summary: 'Public report page',
+    description:
+      'The page the `reportUrl` of `POST /asset/details` leads to, readable without a key: the report’s id, status and creation date, and each of its assets with the service’s current verdict. It never shows who reported, how to reach them, the report’s text or its reviews. An unknown id answers a 404 page.',
+    tag: 'Description and pages',
+    responses: {
+      200: { description: 'The page', mediaType: 'text/html' },
+      404: { description: 'No report has this id', mediaType: 'text/html' },
     },
   },
 };

@@ -232,9 +232,9 @@ export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';
 /**
  * The index attributes of an activity record: reports by `createdAt` (all, with a pending
  * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
- * type, takedowns by `updatedAt` and `createdAt`, and threats and takedowns by asset. A
- * deleted record is in none of them; a report still being written is in none of the listings,
- * only in one partition of its own, by `createdAt`, that no listing reads.
+ * type, takedowns by `updatedAt` and `createdAt`, threats and takedowns by asset, and reports by
+ * id in that same index. A deleted record is in none of them; a report still being written is in
+ * none of the listings, only in one partition of its own, by `createdAt`, that no listing reads.
  */
 export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
   if (record.deleted) return {};
@@ -258,6 +258,8 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
     if (record.pending) put(list2, `${org}#REPORTS#PENDING`, sort);
     if (record.rejected) put(list3, `${org}#REPORTS#REJECTED`, sort);
     if (record.pending && record.rejected) put(list4, `${org}#REPORTS#PENDING#REJECTED`, sort);
+    // Found by its id alone for its public page, whose address names no organization.
+    put(byAsset, reportPartition(String(recordNumber(record.kind, record.organization, record.id))), org);
     return attributes;
   }
   if (record.content !== undefined) attributes.search = record.content.toLowerCase();
@@ -281,3 +283,5 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
 export const listPartition = (orgId: string, listing: 'REPORTS' | 'THREATS' | 'TAKEDOWNS', suffix = ''): string =>
   `${orgPk(orgId)}#${listing}${suffix}`;
 export const assetPartition = (assetId: number): string => `ASSETREF#${assetId}`;
+/** Where a report sits in the by-asset index, by the number it answers as. */
+export const reportPartition = (id: string): string => `REPORTREF#${id}`;

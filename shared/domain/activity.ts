@@ -6,6 +6,7 @@ import { entryKeyOf } from './check/canonical.ts';
 import { mapConcurrently } from './concurrency.ts';
 import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
+import { assetIdOf } from './ids.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
@@ -252,10 +253,22 @@ export const isCountedThreat = (record: ActivityRecord): boolean =>
   record.kind === 'threat' && !record.deleted && COUNTED_THREAT_STATUSES.has(record.status);
 
 /**
+ * A threat or takedown whose change names no asset (ingested, or from a fixture) is about the
+ * content it names: it gets that content's identity, so lookups by content find it.
+ */
+const identified = (change: ActivityChange): ActivityChange => {
+  if (change.kind === 'report' || change.assetId !== undefined) return change;
+  if (change.content === undefined || change.assetType === undefined) return change;
+  const checkKey = entryKeyOf(change.content, change.assetType);
+  return checkKey === undefined ? change : { ...change, assetId: assetIdOf(checkKey) };
+};
+
+/**
  * The record a change leaves: a blocking threat carries its check-index key and `blockedAt`, the
  * time it entered a blocking status (kept while it stays in one).
  */
-export const toRecord = (previous: ActivityRecord | undefined, change: ActivityChange): ActivityRecord => {
+export const toRecord = (previous: ActivityRecord | undefined, sent: ActivityChange): ActivityRecord => {
+  const change = identified(sent);
   if (change.kind !== 'threat') return change;
   const { blockedAt: _, ...rest } = change;
   if (!isCountedThreat(change)) return rest;

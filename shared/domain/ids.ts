@@ -9,6 +9,9 @@ import { createHash, randomInt } from 'node:crypto';
 export const stableId = (name: string): number =>
   Number.parseInt(createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 12), 16);
 
+/** The content identity a proposal, threat or takedown is about: its canonical check-index key. */
+export const assetIdOf = (checkKey: string): number => stableId(`asset:${checkKey}`);
+
 /** Time-ordered ids for new records (reports, proposals, reviews, takedowns); collisions are caught by the write's condition. */
 export const newRecordId = (now: number = Date.now()): number => now * 1000 + randomInt(1000);
 

@@ -102,10 +102,22 @@ export const MAX_CURSOR_LENGTH = 2048;
 
 /** An opaque `next_page` token, bounded before it is decoded. */
 export const cursorToken = v.pipe(
-  v.string(),
+  v.string('next_page must be a string'),
   v.nonEmpty('next_page must not be empty'),
   v.maxLength(MAX_CURSOR_LENGTH, 'next_page is not a valid page token'),
 );
+
+/**
+ * An optional cursor in a query string (`field` names it): absent, empty and `null` (what a
+ * client's URL builder makes of a null cursor, never a cursor this service issues) all mean the
+ * first page; anything else is bounded before it is decoded.
+ */
+export const queryCursor = (field: string) =>
+  v.pipe(
+    v.optional(v.string(`${field} must be a string`)),
+    v.transform((text) => (text === undefined || text === '' || text === 'null' ? undefined : text)),
+    v.check((text) => text === undefined || text.length <= MAX_CURSOR_LENGTH, `${field} is not a valid page token`),
+  );
 
 /** The `query` of a listing: a case-insensitive substring, matched by the store; bounded and plain. */
 export const searchQuery = v.pipe(

@@ -196,7 +196,12 @@ describe('the threat lifecycle through the local gateway', () => {
       next_page: null,
     });
     expect(details.status).toBe(200);
-    expect(details.body).toEqual({ status: 'BLOCKED', reason: 'report', reportId: created.body.id });
+    expect(details.body).toEqual({
+      status: 'BLOCKED',
+      reason: 'report',
+      reportId: created.body.id,
+      reportUrl: `${base}/reports/${created.body.id}`,
+    });
     expect(details.headers.get('deprecation')).toMatch(/^@\d+$/);
     expect(closed.body.reports[0].status).toBe('CLOSED');
   });
@@ -306,9 +311,16 @@ describe('the lifecycle across organizations', () => {
       },
       reports: [{ id: created.body.id, title: 'Suspicious links', status: 'CLOSED', createdAt: expect.any(String) }],
       takedown: null,
-      blockedBy: [],
+      blockedBy: [{ source: 'service', reason: 'report' }],
     });
-    expect(globexSearch.body).toEqual({ ...acmeSearch.body, reports: [] });
+    // Globex sees the public verdict and when it changed, none of Acme's report's times.
+    const verdictTime = globexSearch.body.asset.updatedAt;
+    expect(globexSearch.body).toEqual({
+      ...acmeSearch.body,
+      asset: { ...acmeSearch.body.asset, createdAt: verdictTime, updatedAt: verdictTime },
+      reports: [],
+    });
+    expect(verdictTime).not.toBe(created.body.createdAt);
     expect(globexReports.body).toEqual({ reports: [], nextCursor: null, cursor: null });
     expect(globexThreats.body).toEqual({ threats: [], next_page: null });
     expect(globexTakedowns.body).toEqual({ takedowns: [], next_page: null });

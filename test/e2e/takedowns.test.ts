@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
-import { recordNumber } from '../../shared/domain/ids.ts';
+import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { assetIdOf, recordNumber } from '../../shared/domain/ids.ts';
 import { brandIdOf } from '../../shared/domain/reviews.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -79,7 +80,13 @@ const item = (id: string, status: string, updatedAt: string, livenessStatus: str
   status,
   createdAt: '2026-03-01T10:00:00.000Z',
   updatedAt,
-  asset: { id: null, content: `https://${id}.example/login`, type: 'URL', livenessStatus },
+  // An ingested takedown with no asset id answers the service's id for its content.
+  asset: {
+    id: assetIdOf(entryKeyOf(`https://${id}.example/login`, 'URL') ?? ''),
+    content: `https://${id}.example/login`,
+    type: 'URL',
+    livenessStatus,
+  },
   assignee,
   brand: BRAND,
 });

@@ -73,7 +73,8 @@ describe('npm run admin -- activity', () => {
       store,
     );
     const afterUpdate = counter('acme', undefined, '2026-03-01');
-    await activityCommand(['delete', 'acme', 'threat', 't-1'], store);
+    // A second later: a change stamped in the same millisecond as the update would be ignored as not newer.
+    await activityCommand(['delete', 'acme', 'threat', 't-1', new Date(Date.now() + 1000).toISOString()], store);
 
     expect(afterUpdate).toEqual({ threats_URL: 1 });
     expect(counter('acme', undefined, '2026-03-01')).toEqual({});
