@@ -367,6 +367,16 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'read',
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
+  // Intake: parsing chat text, disputes of false positives, unblocking, submissions and scans (SPEC-EXTENSIONS §7).
+  {
+    method: 'POST',
+    path: '/asset/parse',
+    name: 'parse-assets',
+    area: 'intake',
+    entry: 'functions/intake/parse.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */
