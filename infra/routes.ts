@@ -377,6 +377,34 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     rateClass: 'read',
   },
+  {
+    method: 'POST',
+    path: '/dispute/create',
+    name: 'create-dispute',
+    area: 'intake',
+    entry: 'functions/intake/dispute.ts',
+    access: 'write',
+    rateClass: 'report',
+    // The dispute and its requester's marker; the check decides whether the service knows the content.
+    writes: [PARTITIONS.dispute],
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  {
+    method: 'POST',
+    path: '/asset/unblock',
+    name: 'unblock-asset',
+    area: 'intake',
+    entry: 'functions/intake/unblock.ts',
+    access: 'write',
+    rateClass: 'write',
+    // The organization's threats leave their blocking statuses (with their counters and verdicts), or a dispute.
+    writes: [activity, metrics, ...VERDICTS, PARTITIONS.dispute],
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.byAsset.name],
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */

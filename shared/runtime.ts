@@ -9,6 +9,7 @@ import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
+import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -17,6 +18,7 @@ import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
+import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -122,3 +124,17 @@ export const externalSources = /* @__PURE__ */ once(() => {
   return sources.get;
 });
 export const now = (): number => Date.now();
+
+/** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
+export const disputeDeps = /* @__PURE__ */ once(() => ({
+  disputes: disputeRepository(documentClient(), config.tableName),
+  checker: createChecker({ index: verdicts(), sources: externalSources() }),
+  lists: lists(),
+  userEmail: userEmailOf(documentClient(), config.tableName),
+}));
+export const unblockDeps = /* @__PURE__ */ once(() => ({
+  ...disputeDeps(),
+  store: activity(),
+  verdicts: verdicts(),
+  blockingThreats: blockingThreatsOf(documentClient(), config.tableName),
+}));
