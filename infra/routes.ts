@@ -405,6 +405,36 @@ export const ROUTES: readonly Route[] = [
     files: [SHIPPED_ETH_LIST],
     indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.byAsset.name],
   },
+  {
+    method: 'POST',
+    path: '/asset/submit',
+    name: 'submit-assets',
+    area: 'intake',
+    entry: 'functions/intake/submit.ts',
+    access: 'write',
+    rateClass: 'report',
+    // New scans; the scan worker (a queue away) writes their results.
+    writes: [PARTITIONS.scan],
+  },
+  {
+    method: 'POST',
+    path: '/asset/scan',
+    name: 'start-scan',
+    area: 'intake',
+    entry: 'functions/intake/scan.ts',
+    access: 'write',
+    rateClass: 'report',
+    writes: [PARTITIONS.scan],
+  },
+  {
+    method: 'POST',
+    path: '/scan/result',
+    name: 'get-scan-result',
+    area: 'intake',
+    entry: 'functions/intake/scan-result.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */
@@ -413,6 +443,7 @@ export const WORKERS = {
   'sync-lists': 'functions/check/sync.ts',
   'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
+  'run-scans': 'functions/intake/scan-worker.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -426,4 +457,6 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'snapshot-verdicts': [],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
+  // A scan's result, and the report a MALICIOUS one files (once per content and organization).
+  'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
 };

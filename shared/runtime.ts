@@ -14,6 +14,8 @@ import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
 import { s3Objects } from './db/s3.ts';
+import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
+import { scanRepository } from './db/scan-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
@@ -22,6 +24,7 @@ import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
+import { runScan } from './domain/intake/scans.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 
@@ -138,3 +141,34 @@ export const unblockDeps = /* @__PURE__ */ once(() => ({
   verdicts: verdicts(),
   blockingThreats: blockingThreatsOf(documentClient(), config.tableName),
 }));
+
+export const scans = /* @__PURE__ */ table(scanRepository);
+/** What the scan worker needs: the check, the organization's brands and assets, and the lifecycle to file reports. */
+export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
+  scans: scans(),
+  checker: disputeDeps().checker,
+  directory: directory(),
+  assets: assets(),
+  reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+  isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
+}));
+/**
+ * How the local runtime runs the scan worker's work: as is, unless the local gateway wraps it (to
+ * hold it to the worker's declared writes, as IAM does in AWS).
+ */
+export const localScanRunner: { wrap: (work: () => Promise<void>) => Promise<void> } = { wrap: (work) => work() };
+export const scanQueue = /* @__PURE__ */ once(() => {
+  const url = config.scanQueueUrl;
+  if (url !== undefined)
+    return sqsScanQueue(
+      underFailurePolicy('scan queue', (transport) => new SQSClient(transport)),
+      url,
+    );
+  return inProcessScanQueue((scanIds) =>
+    localScanRunner
+      .wrap(async () => {
+        for (const id of scanIds) await runScan(scanWorkerDeps(), id, now());
+      })
+      .catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
+  );
+});

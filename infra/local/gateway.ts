@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { tableClient } from '../../shared/runtime.ts';
+import { localScanRunner, tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
-import { BASE_PATHS, ROUTES, type Route } from '../routes.ts';
+import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
@@ -181,6 +181,8 @@ export const createGateway = ({
   cors?: CorsSettings;
   routes?: readonly Route[];
 } = {}): Server => {
+  // Scans run in this process after their request answered: held to the scan worker's writes, not the route's.
+  localScanRunner.wrap = (work) => runAs({ name: 'run-scans', writes: WORKER_WRITES['run-scans'] }, work);
   const server = createServer(async (request, response) => {
     try {
       const url = URL.parse(request.url ?? '/', 'http://localhost');

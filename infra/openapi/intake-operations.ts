@@ -7,7 +7,30 @@ const error = (description: string): ResponseDoc => ({ description, error: true 
 const type = v.picklist(ASSET_TYPES);
 const offset = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+const scanStatus = v.picklist(['PENDING', 'COMPLETED', 'FAILED']);
+
 const BODY = {
+  submitted: v.object({
+    submittedAssets: v.array(v.object({ asset: v.string(), assetId: id, scanId: v.optional(id) })),
+  }),
+  scanStarted: v.object({ scanId: id, status: scanStatus, content: v.string() }),
+  scan: v.object({
+    scanId: id,
+    status: scanStatus,
+    content: v.string(),
+    type: v.nullable(type),
+    result: v.nullable(
+      v.object({
+        verdict: v.picklist(['MALICIOUS', 'SUSPICIOUS', 'BENIGN', 'UNKNOWN']),
+        score: v.pipe(v.number(), v.minValue(0), v.maxValue(100)),
+        signals: v.array(v.object({ name: v.string(), weight: v.number(), detail: v.string() })),
+      }),
+    ),
+    createdAt: timestamp,
+    completedAt: v.nullable(timestamp),
+  }),
   dispute: v.object({ id: v.string(), content: v.string(), message: v.optional(v.string()) }),
   unblocked: v.union([
     v.object({ status: v.literal('UNBLOCKED'), content: v.string() }),
@@ -68,6 +91,69 @@ export const INTAKE_OPERATIONS: Record<string, OperationDoc> = {
         body: BODY.unblocked,
         example: { status: 'UNBLOCKED', content: 'acme-wallet-airdrop.xyz' },
       },
+    },
+  },
+  'submit-assets': {
+    summary: 'Submit assets',
+    description:
+      "Up to 100 assets (each 1 to 1,000 characters: URLs, domains, addresses, handles, e-mail addresses). Each gets `assetId`, the service's stable number for its canonical content (the same content always gets the same id), in input order. With `organizationSlug` (an organization key's own, or one the user key's user is an active member of), each is also scanned for that organization: `scanId` names the scan, which runs in the background (fetch it with `POST /scan/result`); a `MALICIOUS` result files a report for the organization, once per content. Any key, `report` budget.",
+    tag: 'Threat lifecycle',
+    requestExample: {
+      assets: ['acme-wallet-airdrop.xyz', '0x1234567890abcdef1234567890abcdef12345678'],
+      organizationSlug: 'acme',
+    },
+    responses: {
+      200: {
+        description: 'The assets in input order',
+        body: BODY.submitted,
+        example: {
+          submittedAssets: [{ asset: 'acme-wallet-airdrop.xyz', assetId: 48213771, scanId: 1790000000000123 }],
+        },
+      },
+    },
+  },
+  'start-scan': {
+    summary: 'Start a scan',
+    description:
+      "Scans one content in the background; the answer comes at once with the scan `PENDING`. The scan belongs to the organization of the key (or `organizationSlug`), else to the user. Its result (`POST /scan/result`) is computed offline from what the service holds: its own verdicts and the external lists, lookalikes of the organization's brand terms and allowlisted domains (UTS #39 confusable skeletons, edit distance, added keywords, swapped endings), mixed-script and punycode hosts, suspicious keywords and hosting platforms. With an organization, a `MALICIOUS` result files a report for it, once per content. Any key, `report` budget.",
+    tag: 'Threat lifecycle',
+    requestExample: { content: 'https://acme-wallet-airdrop.xyz/claim', organizationSlug: 'acme' },
+    responses: {
+      200: {
+        description: 'The scan, started',
+        body: BODY.scanStarted,
+        example: { scanId: 1790000000000123, status: 'PENDING', content: 'https://acme-wallet-airdrop.xyz/claim' },
+      },
+    },
+  },
+  'get-scan-result': {
+    summary: 'Get a scan result',
+    description:
+      "A scan of the caller's (its organization's, or for a user key its own or of an organization it is an active member of); any other scan is 404 `Scan not found`. `result` is null until the scan completed: `verdict` (`MALICIOUS` at a score of 70 or more, `SUSPICIOUS` at 40 or more, else `BENIGN`; `UNKNOWN` for content that is no asset), `score` 0 to 100, and every signal with its weight.",
+    tag: 'Threat lifecycle',
+    requestExample: { scanId: 1790000000000123 },
+    responses: {
+      200: {
+        description: 'The scan',
+        body: BODY.scan,
+        example: {
+          scanId: 1790000000000123,
+          status: 'COMPLETED',
+          content: 'https://acme-wallet-airdrop.xyz/claim',
+          type: 'URL',
+          result: {
+            verdict: 'MALICIOUS',
+            score: 90,
+            signals: [
+              { name: 'brand-term', weight: 45, detail: 'contains the brand term acme' },
+              { name: 'added-keyword', weight: 25, detail: 'brand lookalike with airdrop' },
+            ],
+          },
+          createdAt: '2026-11-26T10:00:00.000Z',
+          completedAt: '2026-11-26T10:00:00.150Z',
+        },
+      },
+      404: error('Not a scan of the caller'),
     },
   },
 };
