@@ -71,6 +71,8 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
+  /** Puts scans on the scan queue (SCAN_QUEUE_URL) for its worker. */
+  startsScans?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -415,6 +417,7 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'report',
     // New scans; the scan worker (a queue away) writes their results.
     writes: [PARTITIONS.scan],
+    startsScans: true,
   },
   {
     method: 'POST',
@@ -425,6 +428,7 @@ export const ROUTES: readonly Route[] = [
     access: 'write',
     rateClass: 'report',
     writes: [PARTITIONS.scan],
+    startsScans: true,
   },
   {
     method: 'POST',

@@ -24,7 +24,6 @@ import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
-import { runScan } from './domain/intake/scans.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 
@@ -153,22 +152,16 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
 }));
 /**
- * How the local runtime runs the scan worker's work: as is, unless the local gateway wraps it (to
- * hold it to the worker's declared writes, as IAM does in AWS).
+ * Where no scan queue is configured (the local runtime), scans run in this process: the local
+ * gateway sets `run` (to the worker's own module, held to the worker's declared writes).
  */
-export const localScanRunner: { wrap: (work: () => Promise<void>) => Promise<void> } = { wrap: (work) => work() };
+export const localScans: { run: (scanIds: readonly number[]) => Promise<void> } = {
+  run: async (scanIds) => logger.error('Scans not run: no scan queue is configured here', { scanIds }),
+};
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;
-  if (url !== undefined)
-    return sqsScanQueue(
-      underFailurePolicy('scan queue', (transport) => new SQSClient(transport)),
-      url,
-    );
+  if (url !== undefined) return sqsScanQueue(url);
   return inProcessScanQueue((scanIds) =>
-    localScanRunner
-      .wrap(async () => {
-        for (const id of scanIds) await runScan(scanWorkerDeps(), id, now());
-      })
-      .catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
+    localScans.run(scanIds).catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
   );
 });

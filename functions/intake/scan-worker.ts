@@ -29,3 +29,12 @@ export const createHandler =
   };
 
 export const handler = createHandler(runtime.scanWorkerDeps(), runtime.now);
+
+/** The local runtime's run of scans, in the process that started them; a failed scan stays PENDING, as after SQS's last retry. */
+export const runScans = async (scanIds: readonly number[]): Promise<void> => {
+  for (const scanId of scanIds) {
+    await runScan(runtime.scanWorkerDeps(), scanId, runtime.now()).catch((error: unknown) =>
+      logger.error('Scan failed', { error, scanId }),
+    );
+  }
+};
