@@ -156,7 +156,8 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
  * gateway sets `run` (to the worker's own module, held to the worker's declared writes).
  */
 export const localScans: { run: (scanIds: readonly number[]) => Promise<void> } = {
-  run: async (scanIds) => logger.error('Scans not run: no scan queue is configured here', { scanIds }),
+  // A bundle run by hand without SCAN_QUEUE_URL: its scans stay PENDING, as with a queue nobody reads.
+  run: async (scanIds) => logger.info('Scans left PENDING: no scan queue is configured here', { scanIds }),
 };
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;

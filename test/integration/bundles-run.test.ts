@@ -20,6 +20,7 @@ const EXPECTED_STATUS: Record<string, number> = {
   'update-asset': 404,
   'delete-asset': 404,
   'review-proposal': 404,
+  'get-scan-result': 404,
 };
 
 const CONTEXT = {
