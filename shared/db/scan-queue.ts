@@ -37,6 +37,9 @@ export const sqsScanQueue = (queueUrl: string, target?: AwsTarget): ScanQueue =>
   };
 };
 
+/** Scans handed to the in-process worker and not finished yet. */
+const running = new Set<Promise<void>>();
+
 /**
  * The queue of the local runtime: the worker runs in the same process once the request has
  * answered (`setImmediate`), so a submission never waits for its scans. `run` reports its own
@@ -44,8 +47,17 @@ export const sqsScanQueue = (queueUrl: string, target?: AwsTarget): ScanQueue =>
  */
 export const inProcessScanQueue = (run: (scanIds: readonly number[]) => Promise<void>): ScanQueue => ({
   async send(scanIds) {
-    setImmediate(() => {
-      void run(scanIds);
+    const done = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        run(scanIds).finally(resolve);
+      });
     });
+    running.add(done);
+    void done.finally(() => running.delete(done));
   },
 });
+
+/** Resolves once every scan handed to the in-process worker so far has finished (what a test waits for before reading the table). */
+export const inProcessScansSettled = async (): Promise<void> => {
+  while (running.size > 0) await Promise.all(running);
+};
