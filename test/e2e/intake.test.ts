@@ -44,6 +44,8 @@ beforeAll(async () => {
       threat('globex', 't-foreign', 'globex-blocked.xyz'),
       threat('globex', 't-upheld', 'wrongly-blocked.xyz'),
       threat('globex', 't-rejected', 'rightly-blocked.xyz'),
+      threat('acme', '1790000000000901', 'shared-block.xyz'),
+      threat('globex', '1790000000000902', 'shared-block.xyz'),
     ],
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -181,6 +183,19 @@ describe('intake through the local gateway', () => {
       expect.objectContaining({ id: first.body.disputeId, organization: 'acme', status: 'OPEN' }),
     ]);
     expect(await statusOf('globex-blocked.xyz')).toBe('BLOCKED');
+  });
+
+  it("withdraws the caller's own threat and disputes the content another organization still blocks", async () => {
+    const listed = { query: 'shared-block', startDate: '2026-01-01', endDate: '2026-01-31' };
+    const before = await call('/threats/list', ACME, listed);
+
+    const response = await call('/asset/unblock', ACME, { content: 'shared-block.xyz' });
+    const threats = await call('/threats/list', ACME, listed);
+
+    expect(before.body.threats).toHaveLength(1);
+    expect(response.body).toEqual({ status: 'DISPUTED', content: 'shared-block.xyz', disputeId: expect.any(String) });
+    expect(threats.body.threats).toEqual([]);
+    expect(await statusOf('shared-block.xyz')).toBe('BLOCKED');
   });
 
   it('answers 400 when the content is not blocked', async () => {
