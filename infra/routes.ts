@@ -369,7 +369,7 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'read',
     indexes: [ACTIVITY_INDEX.byAsset.name],
   },
-  // Intake: parsing chat text, disputes of false positives, unblocking, submissions and scans (SPEC-EXTENSIONS §7).
+  // Intake: parsing chat text, disputes of false positives, unblocking, submissions and scans.
   {
     method: 'POST',
     path: '/asset/parse',

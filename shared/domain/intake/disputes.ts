@@ -9,8 +9,8 @@ import { newRecordId } from '../ids.ts';
 import type { ListStore } from '../lifecycle-lists.ts';
 import { assetIdOf } from '../reports.ts';
 
-export const DISPUTE_STATUSES = ['OPEN', 'UPHELD', 'REJECTED'] as const;
-export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+const DISPUTE_STATUSES = ['OPEN', 'UPHELD', 'REJECTED'] as const;
+type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 
 export type Dispute = {
   id: string;

@@ -11,8 +11,8 @@ import type { DirectoryStore } from '../organizations.ts';
 import { assetIdOf, createReport, type ReportDeps } from '../reports.ts';
 import { brandProfile, type EngineResult, evaluateThreat } from '../threat-engine/engine.ts';
 
-export const SCAN_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
-export type ScanStatus = (typeof SCAN_STATUSES)[number];
+const SCAN_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+type ScanStatus = (typeof SCAN_STATUSES)[number];
 
 /** `owner`: `org:<slug>` when an organization asked (its key, or a member's with `organizationSlug`), else `user:<id>`. */
 export type Scan = {

@@ -24,7 +24,7 @@ export type BrandProfile = {
 /** What the service already knows about the content, read by the caller (the engine does no I/O). */
 export type KnownVerdict = { status: CheckStatus; source: SourceName };
 
-export const SCORE = { malicious: 70, suspicious: 40 } as const;
+const SCORE = { malicious: 70, suspicious: 40 } as const;
 
 /** Words phishing pages put beside a brand name. */
 const SUSPICIOUS_KEYWORDS = [
