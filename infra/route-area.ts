@@ -15,6 +15,7 @@ import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts'
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
+import type { ScanQueue } from './scan-queue.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
 
 /**
@@ -45,6 +46,8 @@ export type RouteAreaProps = NestedStackProps & {
   /** The check's external lists; their bucket holds the verdict snapshots too. */
   lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
+  /** The queue the routes that start scans send to. */
+  scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
 };
 
@@ -83,8 +86,10 @@ export class RouteArea extends NestedStack {
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
+          ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
         },
       });
+      if (route.startsScans) props.scans.grantStartScans(fn);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);
         props.verdictSnapshots.runsBefore(fn);

@@ -15,6 +15,7 @@ import { InterruptedWrites } from './interrupted-writes.ts';
 import { apiAccessLog, apiAccessLogGroup, Observability } from './observability.ts';
 import { RouteArea } from './route-area.ts';
 import { AREAS, BASE_PATH, ROUTES, type Route } from './routes.ts';
+import { ScanQueue } from './scan-queue.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 import { VerdictSnapshots } from './verdict-snapshots.ts';
 
@@ -166,6 +167,7 @@ export class ServiceStack extends Stack {
     const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
     const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
+    const scans = new ScanQueue(this, 'ScanQueue', { table, settings, lists });
 
     const topic: ITopic = props.alarmTopicArn
       ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
@@ -185,6 +187,7 @@ export class ServiceStack extends Stack {
         cursorSecret,
         lists,
         verdictSnapshots,
+        scans,
         alarmAction,
       });
     }
@@ -199,6 +202,7 @@ export class ServiceStack extends Stack {
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
         'interrupted-writes': resumer.function,
+        'scan-worker': scans.function,
       },
       queue: ingest.queue,
       deadLetterQueue: ingest.deadLetterQueue,
@@ -210,6 +214,7 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ApiAliasUrl', { value: `${api.apiEndpoint}/${ALIAS_STAGE}${BASE_PATH}` });
     new CfnOutput(this, 'ActivityQueueUrl', { value: ingest.queue.queueUrl });
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: scans.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: observability.dashboard.dashboardName });

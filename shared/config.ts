@@ -124,6 +124,10 @@ export const config = {
   get deadLetterQueueUrl(): string {
     return required('DEAD_LETTER_QUEUE_URL');
   },
+  /** The queue of scans (SQS) in AWS; unset locally, where scans run in the same process. */
+  get scanQueueUrl(): string | undefined {
+    return optional('SCAN_QUEUE_URL');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');

@@ -20,6 +20,7 @@ import { isBudget, RATE_CLASSES } from '../../shared/domain/rate-limits.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
@@ -51,7 +52,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
                                        takedown statuses, listings ordered by numeric id (rerun it at any time)
 ${ACTIVITY_USAGE}
-${LIFECYCLE_USAGE}`;
+${LIFECYCLE_USAGE}
+${INTAKE_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
@@ -103,6 +105,7 @@ export const runAdminCommand = async (
   };
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
+  if (noun === 'disputes') return disputesCommand(db, table, words, flags.note);
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
     const { rewritten, current, changedMeanwhile } = await migrateActivityItems(db, table, progress);

@@ -18,6 +18,7 @@ const main = async () => {
       description: { type: 'string' },
       group: { type: 'string' },
       copy: { type: 'boolean' },
+      note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

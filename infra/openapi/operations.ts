@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import EXAMPLES from './examples.json' with { type: 'json' };
+import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
 
@@ -34,6 +35,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
  */
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
+  ...INTAKE_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:

@@ -87,6 +87,10 @@ export const PARTITIONS = {
   claim: 'CLAIM#*',
   budget: 'BUDGET#*',
   metrics: 'METRICS#*',
+  /** Disputes of false positives, their one-per-requester markers and the service's allowlistings. */
+  dispute: 'DISPUTE#*',
+  /** Scans of submitted content, and the marks of the reports they filed. */
+  scan: 'SCAN#*',
 } as const;
 export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
@@ -147,6 +151,21 @@ export const key = {
   orgDay: (orgId: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}`, shard),
     SK: `DAY#${day}`,
+  }),
+  /** A dispute by its id (digits, so never a digest of the content partitions below). */
+  dispute: (id: string): Key => ({ PK: `DISPUTE#${id}`, SK: 'DISPUTE' }),
+  /** One per requester (an e-mail address, or an organization) and content: who disputed what. */
+  disputeMarker: (checkKey: string, requester: string): Key => ({
+    PK: `DISPUTE#${digest(checkKey)}`,
+    SK: `BY#${digest(requester)}`,
+  }),
+  /** The service's own allowlisting of a content, made by upholding a dispute of it. */
+  serviceAllowlisting: (checkKey: string): Key => ({ PK: `DISPUTE#${digest(checkKey)}`, SK: 'ALLOWLISTED' }),
+  scan: (id: number): Key => ({ PK: `SCAN#${id}`, SK: 'SCAN' }),
+  /** Held once a scan filed a report of a content for an organization, so it files one only once. */
+  scanReport: (orgId: string, checkKey: string): Key => ({
+    PK: `SCAN#${digest(`${orgId}\n${checkKey}`)}`,
+    SK: 'REPORTED',
   }),
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),

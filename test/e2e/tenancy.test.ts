@@ -69,6 +69,8 @@ const lookupCalls = (
   ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'BLOCKED', startDate: '2020-01-01' }],
   ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'UNKNOWN', startDate: '2020-01-01' }],
   ['get-changelog', 'POST', '/asset/changelog', { type: 'URL' }],
+  ['parse-assets', 'POST', '/asset/parse', { text: `Is ${CONTENT[status]} safe?` }],
+  ['get-scan-result', 'POST', '/scan/result', { scanId: 1 }],
   ['get-blocklist-version', 'GET', '/asset/blocklist/version'],
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
   ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],

@@ -34,6 +34,17 @@ beforeAll(async () => {
     ],
     groups: [{ organization: 'acme', name: 'Wallets' }],
     assets: [{ organization: 'acme', content: 'https://acme.example/wallet', type: 'URL', group: 'Wallets' }],
+    activity: [
+      {
+        organization: 'acme',
+        kind: 'threat',
+        id: 't-own-block',
+        content: 'acme-own-block.xyz',
+        assetType: 'URL',
+        status: 'BLOCKED',
+        createdAt: '2026-01-05T10:00:00Z',
+      },
+    ],
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
@@ -122,6 +133,26 @@ const CASES: Record<string, Case> = {
       'externalReporter.avatarUrl',
     ],
   },
+  'create-dispute': {
+    path: () => '/dispute/create',
+    body: () => ({ content: 'https://acme-airdrop.xyz/claim', email: 'owner@example.com', description: 'Our page' }),
+    fields: ['content', 'email', 'description'],
+  },
+  'unblock-asset': {
+    path: () => '/asset/unblock',
+    body: () => ({ content: 'acme-own-block.xyz' }),
+    fields: ['content'],
+  },
+  'submit-assets': {
+    path: () => '/asset/submit',
+    body: () => ({ assets: ['https://acme-wallet-support.xyz', 'acme-airdrop.xyz'], organizationSlug: 'acme' }),
+    fields: ['assets.0', 'assets.1', 'organizationSlug'],
+  },
+  'start-scan': {
+    path: () => '/asset/scan',
+    body: () => ({ content: 'https://acme-wallet-support.xyz', organizationSlug: 'acme' }),
+    fields: ['content', 'organizationSlug'],
+  },
   'review-proposal': {
     path: () => `/organization/proposals/${ids.proposal}/review`,
     body: () => ({
@@ -150,6 +181,10 @@ const withValue = (body: Record<string, unknown>, path: string, value: string): 
 const ACCEPTANCE_ORDER = [
   'review-proposal',
   'create-report',
+  'create-dispute',
+  'unblock-asset',
+  'submit-assets',
+  'start-scan',
   'create-assets',
   'update-asset',
   'create-asset-group',

@@ -21,6 +21,7 @@ const EXPECTED_STATUS: Record<string, number> = {
   'delete-asset': 404,
   'review-proposal': 404,
   'get-report-page': 404,
+  'get-scan-result': 404,
 };
 
 const CONTEXT = {
