@@ -67,7 +67,14 @@ const decodeParams = (params: Record<string, string>): Record<string, string> | 
 
 /** The HTTP API 2.0 event API Gateway would send for this request. */
 export const toEvent = (
-  request: { method: string; url: string; headers: IncomingMessage['headers']; remoteAddress?: string },
+  request: {
+    method: string;
+    url: string;
+    headers: IncomingMessage['headers'];
+    remoteAddress?: string;
+    /** When the request arrived (epoch ms): `timeEpoch`, from which its handler's deadline runs. */
+    receivedAt?: number;
+  },
   route: Route,
   pathParameters: Record<string, string>,
   body: string,
@@ -79,7 +86,7 @@ export const toEvent = (
   }
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const now = Date.now();
+  const now = request.receivedAt ?? Date.now();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: `${route.method} ${route.path}`,
@@ -182,6 +189,7 @@ export const createGateway = ({
   routes?: readonly Route[];
 } = {}): Server => {
   const server = createServer(async (request, response) => {
+    const receivedAt = Date.now();
     try {
       const url = URL.parse(request.url ?? '/', 'http://localhost');
       if (!url) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed request target');
@@ -203,6 +211,7 @@ export const createGateway = ({
           url: request.url ?? '/',
           headers: request.headers,
           remoteAddress: request.socket.remoteAddress,
+          receivedAt,
         },
         match.route,
         params,
