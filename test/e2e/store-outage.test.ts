@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { BASE_PATH, ROUTES, type Route } from '../../infra/routes.ts';
 import { REQUEST_BUDGET_MS } from '../../shared/db/deadline.ts';
+import { answersFromReplica, hasValidRequest, needsTable, requestFor } from '../fixtures/route-requests.ts';
 import { seed } from '../fixtures/seed.ts';
 import { type StallingProxy, stallingProxy } from '../fixtures/stalling-proxy.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -32,40 +33,10 @@ afterAll(async () => {
   await proxy.close();
 });
 
-/** A well-formed request for each route; routes without one get a generic request that still reaches the handler. */
-const VALID: Record<string, { path?: string; body?: unknown }> = {
-  'create-asset-group': { body: { name: 'Outage drill' } },
-  'update-asset-group': { path: '/organization/asset-groups/1', body: { name: 'Websites' } },
-  'delete-asset-group': { path: '/organization/asset-groups/999' },
-  'create-assets': { body: { assets: [{ content: 'https://outage.example', type: 'URL' }] } },
-  'update-asset': { path: '/organization/assets/1', body: { name: 'renamed' } },
-  'delete-asset': { path: '/organization/assets/1' },
-  'get-public-metrics': { body: { organizationSlug: 'acme' } },
-  'check-asset': { body: { content: 'https://acme.com' } },
-  'list-verdicts': { body: { type: 'URL' } },
-  'create-report': {
-    body: { title: 'Outage drill', description: 'drill', assets: [{ content: 'https://drill.example' }] },
-  },
-  'review-proposal': {
-    path: '/organization/proposals/1/review',
-    body: { assetId: 1, decision: 'REJECT', rejectReason: 'irrelevant' },
-  },
-  'list-threats': { body: {} },
-  'list-takedowns': { body: {} },
-  'asset-details': { body: { content: 'https://acme.com' } },
-  'search-asset': { body: { content: 'https://acme.com' } },
-};
-
 const call = async (route: Route) => {
-  const valid = VALID[route.name] ?? {};
-  const path = valid.path ?? route.path.replace(/\{\w+\}/g, '1');
-  const body = valid.body ?? (route.method === 'GET' ? undefined : {});
+  const { path, body } = requestFor(route);
   const started = performance.now();
-  const response = await fetch(`${base}${path}`, {
-    method: route.method,
-    headers: { 'x-api-key': KEY },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await fetch(`${base}${path}`, { method: route.method, headers: { 'x-api-key': KEY }, body });
   const text = await response.text();
   return {
     route: route.name,
@@ -83,15 +54,11 @@ const call = async (route: Route) => {
  */
 const STALL_MS = 10_000;
 const MIN_STALLED_REQUESTS = 100;
-/** Answer from the check's in-memory replica of the verdicts, which outlives a table outage. */
-const FROM_REPLICA = new Set(['check-asset', 'asset-details', 'get-blocklist-version']);
-/** Answers as usual through an outage: no table (static pages), or the replica. */
-const answersThroughOutage = (route: Route) => route.access === 'none' || FROM_REPLICA.has(route.name);
 
 describe('a data store that stops answering', () => {
   it('gets 503 with Retry-After from every table-backed endpoint by the request deadline, answers from the check and the static routes, and recovers without a restart', async () => {
     const healthy = await Promise.all(ROUTES.map(call));
-    const tableRoutes = ROUTES.filter((route) => !answersThroughOutage(route));
+    const tableRoutes = ROUTES.filter(needsTable);
     const sent = Array.from({ length: Math.ceil(MIN_STALLED_REQUESTS / tableRoutes.length) }, () => ROUTES).flat();
     process.env.STORE_REQUEST_BUDGET_MS = String(REQUEST_BUDGET_MS);
     proxy.stall();
@@ -121,11 +88,11 @@ describe('a data store that stops answering', () => {
       const route = sent[i] as Route;
       expect(answer.frozen, `${answer.route} answered while the store was frozen`).toBe(true);
       // A route this test has no valid request for answers its 4xx before any read.
-      if (route.access === 'none' || (VALID[answer.route] === undefined && answer.status < 500)) {
+      if (route.access === 'none' || (!hasValidRequest(route) && answer.status < 500)) {
         expect(answer.status, answer.route).toBeLessThan(500);
         continue;
       }
-      if (FROM_REPLICA.has(answer.route) && answer.route !== 'check-asset') {
+      if (answersFromReplica(route) && answer.route !== 'check-asset') {
         expect(answer.status, answer.route).toBe(200);
         continue;
       }
