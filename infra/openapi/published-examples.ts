@@ -31,6 +31,23 @@ const failure = (code: string, message: string, data?: unknown) => ({
 
 const ORG_KEY_REQUIRED = failure('UNAUTHORIZED', 'API key with organization access required');
 
+/** The asset a successful add also answers (a documented addition to the published result). */
+const added = (id: number, content: string, type: string) => ({
+  content,
+  success: true,
+  id,
+  asset: {
+    id,
+    content,
+    type,
+    status: 'ALLOWED',
+    description: null,
+    group: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+});
+
 /** The service's stable id for reported content, the `assetId` a review must name. */
 const reportedAssetId = (content: string): number => {
   const key = entryKeyOf(content, detectAssetType(content));
@@ -42,8 +59,10 @@ const reportedAssetId = (content: string): number => {
  * The examples of the published API reference, by route name and example name, with the data
  * the contract suite seeds for them (test/fixtures/contract-data.ts): each example runs in an
  * organization of its own holding the groups `Wallets`, `Websites`, `Socials` and `Marketing`
- * (ids 1 to 4, five assets in group 4), the allowlisted `https://existing.com`, and report 1234
- * whose proposals 4321 and 4322 are about `https://scam-site.com` and `https://parked-domain.com`.
+ * (ids 1 to 4, five assets in group 4), the allowlisted `https://existing.com`, report 1234 whose
+ * proposals 4321 and 4322 are about `https://scam-site.com` and `https://parked-domain.com`, a
+ * takedown of the first, and a threat blocked in January 2024; `https://reported-scam.example` is
+ * blocked by an approved report of another organization.
  * Where the published page and this service's documented decisions differ (numeric report ids,
  * both cursor names, another organization's group being 404), the example follows the decision.
  * Published examples that need a state no request can set up are left out: the 500 bodies, the
@@ -111,7 +130,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'asset-details': {
     reported: {
       summary: 'Content a report of the service blocks',
-      body: { content: 'https://scam-site.com' },
+      body: { content: 'https://reported-scam.example' },
       status: 200,
       response: {
         status: 'BLOCKED',
@@ -143,7 +162,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   },
   'search-asset': {
     byContent: {
-      summary: 'A reported asset, with its reports, takedown and the sources that block it',
+      summary: 'A reported asset, with its reports and its takedown',
       body: { content: 'https://scam-site.com' },
       status: 200,
       response: {
@@ -151,14 +170,20 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
           id: reportedAssetId('https://scam-site.com'),
           content: 'https://scam-site.com',
           type: 'URL',
-          status: 'BLOCKED',
+          status: 'UNKNOWN',
           watchStatus: 'DISABLED',
-          createdAt: '2026-03-01T10:00:00.000Z',
-          updatedAt: '2026-03-01T10:00:00.000Z',
+          createdAt: '2024-01-15T10:30:00.000Z',
+          updatedAt: '2024-01-15T10:30:00.000Z',
         },
-        reports: [{ id: 1234, title: 'Scam site', status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
-        takedown: null,
-        blockedBy: [{ source: 'service', reason: 'report' }],
+        reports: [{ id: 1234, title: 'Scam site', status: 'TODO', createdAt: '2024-01-15T10:30:00.000Z' }],
+        takedown: {
+          id: 7001,
+          status: 'TODO',
+          createdAt: '2024-01-16T09:00:00.000Z',
+          updatedAt: '2024-01-16T09:00:00.000Z',
+          tasks: [],
+        },
+        blockedBy: [],
       },
     },
   },
@@ -387,9 +412,9 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       status: 200,
       response: {
         results: [
-          { content: 'https://example.com', success: true, id: 12345 },
-          { content: '0x1234567890abcdef1234567890abcdef12345678', success: true, id: 12346 },
-          { content: '@ourcompany', success: true, id: 12347 },
+          added(12345, 'https://example.com', 'URL'),
+          added(12346, '0x1234567890abcdef1234567890abcdef12345678', 'ADDRESS'),
+          added(12347, '@ourcompany', 'TWITTER'),
         ],
         successCount: 3,
         errorCount: 0,
@@ -398,12 +423,16 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     partlyAdded: {
       summary: 'One added, one unrecognisable, one already allowlisted',
       body: {
-        assets: [{ content: 'https://example.com' }, { content: 'invalid-content' }, { content: 'https://existing.com' }],
+        assets: [
+          { content: 'https://example.com' },
+          { content: 'invalid-content' },
+          { content: 'https://existing.com' },
+        ],
       },
       status: 200,
       response: {
         results: [
-          { content: 'https://example.com', success: true, id: 12345 },
+          added(12345, 'https://example.com', 'URL'),
           { content: 'invalid-content', success: false, error: 'Invalid asset format' },
           { content: 'https://existing.com', success: false, error: 'Asset already exists in organization' },
         ],

@@ -1,0 +1,179 @@
+import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../infra/local/gateway.ts';
+import { BASE_PATHS, ROUTES, type Route } from '../../infra/routes.ts';
+import { assertDocumented, headerOf, openApiDocument } from '../fixtures/contract.ts';
+import { exampleOrganization, mergeFixtures, sharedVerdicts } from '../fixtures/contract-data.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable } from '../fixtures/table.ts';
+
+/**
+ * Published examples this service does not answer as published yet, each by `<route>/<example>`:
+ * their tests are expected to fail, and one that starts to pass fails the suite, so an entry is
+ * removed in the change that fixes its route.
+ */
+const KNOWN_DIVERGENCES = new Set<string>([
+  // `next_page: null` on the first page is refused.
+  'list-verdicts/sdkFirstPage',
+  // A body with `type` alone (no `since`) is refused.
+  'get-changelog/typeOnly',
+  // No `reportUrl` beside `reportId`.
+  'asset-details/reported',
+  // The takedown has no `tasks`.
+  'search-asset/byContent',
+  // The published takedown vocabulary (`TODO`) and the `livenessStatus` filter are refused.
+  'list-takedowns/published',
+  // The brands lack the published configuration fields.
+  'list-brands/publishedFields',
+  // The message counts invalid assets instead of saying how many appear more than once.
+  'create-report/duplicateAssets',
+]);
+
+type Example = { summary?: string; value: unknown; 'x-without-key'?: boolean };
+type Media = { schema?: unknown; examples?: Record<string, Example> };
+type Parameter = { name: string; in: 'path' | 'query'; examples?: Record<string, { value: unknown }> };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: { content: { 'application/json'?: Media } };
+  responses: Record<string, { content?: { 'application/json'?: Media } }>;
+};
+
+type Case = {
+  id: string;
+  route: Route;
+  name: string;
+  summary: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  withoutKey: boolean;
+  status: number;
+  response: unknown;
+};
+
+/** Every named example of the committed description, as the request it describes and the answer it shows. */
+const examplesOf = (): Case[] =>
+  ROUTES.flatMap((route) => {
+    const operation = (openApiDocument.paths[route.path] as Record<string, Operation> | undefined)?.[
+      route.method.toLowerCase()
+    ];
+    if (!operation) return [];
+    const answers = Object.entries(operation.responses).flatMap(([status, response]) =>
+      Object.entries(response.content?.['application/json']?.examples ?? {}).map(
+        ([name, example]) => [name, { status: Number(status), example }] as const,
+      ),
+    );
+    return answers.map(([name, { status, example }]) => {
+      let path = route.path;
+      const query = new URLSearchParams();
+      for (const parameter of operation.parameters ?? []) {
+        const value = parameter.examples?.[name]?.value;
+        if (value === undefined) continue;
+        if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
+        else query.set(parameter.name, String(value));
+      }
+      return {
+        id: `${route.name}/${name}`,
+        route,
+        name,
+        summary: example.summary ?? name,
+        path,
+        query,
+        body: operation.requestBody?.content['application/json']?.examples?.[name]?.value,
+        withoutKey: example['x-without-key'] === true,
+        status,
+        response: example.value,
+      };
+    });
+  });
+
+const CASES = examplesOf();
+
+/** The fields of `expected` that `actual` lacks, by path; an array is compared by its first item. */
+const missingFields = (expected: unknown, actual: unknown, path = '$'): string[] => {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${path} is not an array`];
+    if (expected.length === 0) return [];
+    if (actual.length === 0) return [`${path} is empty`];
+    return missingFields(expected[0], actual[0], `${path}[0]`);
+  }
+  if (expected === null || typeof expected !== 'object') return [];
+  if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path} is not an object`];
+  return Object.entries(expected).flatMap(([field, value]) =>
+    field in actual
+      ? missingFields(value, (actual as Record<string, unknown>)[field], `${path}.${field}`)
+      : [`${path}.${field}`],
+  );
+};
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(openApiDocument, 'contract');
+const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+const schemaOf = (route: Route, status: number) =>
+  ajv.getSchema(
+    `contract#/${pointer('paths', route.path, route.method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`,
+  );
+
+const table = await createTestTable('contract');
+process.env.REPORT_IGNORED_DOMAINS = 'decen-masters.com';
+const server = createGateway();
+let origin = '';
+const runs = BASE_PATHS.flatMap((base) => CASES.map((example) => ({ base, example })));
+const keyOf = (index: number) => `contract-key-${String(index).padStart(4, '0')}-0123456789`;
+
+beforeAll(async () => {
+  await seed(
+    table.db,
+    table.tableName,
+    mergeFixtures([
+      ...runs.map((_, index) => exampleOrganization(`contract-${index}`, keyOf(index))),
+      sharedVerdicts('contract-reporter-key-0123456789'),
+    ]),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe('the known divergences', () => {
+  it('name no divergence that is not an example', () => {
+    expect([...KNOWN_DIVERGENCES].filter((id) => !CASES.some((example) => example.id === id))).toEqual([]);
+  });
+});
+
+describe.each(BASE_PATHS)('the examples replayed under %s', (base) => {
+  for (const example of CASES) {
+    const index = runs.findIndex((run) => run.base === base && run.example === example);
+    const title = `${example.route.method} ${example.path} (${example.name}: ${example.summary}) answers ${example.status} as documented`;
+    const test = KNOWN_DIVERGENCES.has(example.id) ? it.fails : it;
+    test(title, async () => {
+      const query = example.query.size > 0 ? `?${example.query}` : '';
+
+      const response = await fetch(`${origin}${base}${example.path}${query}`, {
+        method: example.route.method,
+        headers: example.withoutKey ? {} : { 'x-api-key': keyOf(index) },
+        body: example.body === undefined ? undefined : JSON.stringify(example.body),
+      });
+      const text = await response.text();
+      const body: unknown = response.headers.get('content-type')?.startsWith('application/json')
+        ? JSON.parse(text)
+        : text;
+
+      const documented = schemaOf(example.route, example.status);
+      expect(documented?.(example.response) && [], ajv.errorsText(documented?.errors)).toEqual([]);
+      expect({ status: response.status, body }).toMatchObject({ status: example.status });
+      const headers = Object.fromEntries(response.headers.entries());
+      assertDocumented(example.route, response.status, body, headerOf(headers));
+      expect(missingFields(example.response, body)).toEqual([]);
+      if (example.status >= 400) {
+        const { code, message } = example.response as { code: string; message: string };
+        expect(body).toMatchObject({ code, message });
+      }
+    });
+  }
+});
