@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { BASE_PATHS, ROUTES, type Route } from '../../infra/routes.ts';
 import { assertDocumented, headerOf, openApiDocument } from '../fixtures/contract.ts';
-import { exampleOrganization, mergeFixtures, sharedVerdicts } from '../fixtures/contract-data.ts';
+import {
+  documentedOrganization,
+  exampleOrganization,
+  mergeFixtures,
+  sharedVerdicts,
+} from '../fixtures/contract-data.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -32,8 +37,13 @@ const KNOWN_DIVERGENCES = new Set<string>([
 ]);
 
 type Example = { summary?: string; value: unknown; 'x-without-key'?: boolean };
-type Media = { schema?: unknown; examples?: Record<string, Example> };
-type Parameter = { name: string; in: 'path' | 'query'; examples?: Record<string, { value: unknown }> };
+type Media = { schema?: unknown; example?: unknown; examples?: Record<string, Example> };
+type Parameter = {
+  name: string;
+  in: 'path' | 'query';
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+};
 type Operation = {
   parameters?: Parameter[];
   requestBody?: { content: { 'application/json'?: Media } };
@@ -91,6 +101,35 @@ const examplesOf = (): Case[] =>
 
 const CASES = examplesOf();
 
+/**
+ * The single example of an operation (its request body's `example` and its first response's
+ * `example`), written for the organization `acme`. Reads are replayed there; a write's single
+ * example is checked against its schemas only, since replaying it under both base paths in one
+ * organization would meet its own first replay (its route's named examples are replayed instead).
+ */
+type Documented = { route: Route; status: number; body: unknown; response: unknown };
+const documentedOf = (): Documented[] =>
+  ROUTES.flatMap((route) => {
+    const operation = (openApiDocument.paths[route.path] as Record<string, Operation> | undefined)?.[
+      route.method.toLowerCase()
+    ];
+    const answered = Object.entries(operation?.responses ?? {}).find(
+      ([, response]) => response.content?.['application/json']?.example !== undefined,
+    );
+    if (!operation || !answered) return [];
+    const [status, response] = answered;
+    return [
+      {
+        route,
+        status: Number(status),
+        body: operation.requestBody?.content['application/json']?.example,
+        response: response.content?.['application/json']?.example,
+      },
+    ];
+  });
+const DOCUMENTED = documentedOf();
+const DOCUMENTED_KEY = 'contract-documented-key-0123456789';
+
 /** The fields of `expected` that `actual` lacks, by path; an array is compared by its first item. */
 const missingFields = (expected: unknown, actual: unknown, path = '$'): string[] => {
   if (Array.isArray(expected)) {
@@ -131,6 +170,7 @@ beforeAll(async () => {
     mergeFixtures([
       ...runs.map((_, index) => exampleOrganization(`contract-${index}`, keyOf(index))),
       sharedVerdicts('contract-reporter-key-0123456789'),
+      documentedOrganization(DOCUMENTED_KEY),
     ]),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -176,4 +216,42 @@ describe.each(BASE_PATHS)('the examples replayed under %s', (base) => {
       }
     });
   }
+});
+
+describe('the single examples of the description', () => {
+  it.each(DOCUMENTED.map((example) => [example.route.name, example] as const))(
+    '%s: the example request and answer are in their schemas',
+    (_, { route, status, body, response }) => {
+      const answer = schemaOf(route, status);
+      const operation = (openApiDocument.paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()];
+      const request =
+        body === undefined
+          ? undefined
+          : ajv.getSchema(
+              `contract#/${pointer('paths', route.path, route.method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}`,
+            );
+
+      expect(answer?.(response), ajv.errorsText(answer?.errors)).toBe(true);
+      if (operation?.requestBody && body !== undefined)
+        expect(request?.(body), ajv.errorsText(request?.errors)).toBe(true);
+    },
+  );
+
+  describe.each(BASE_PATHS)('replayed under %s', (base) => {
+    const reads = DOCUMENTED.filter(({ route }) => route.access === 'read' && !route.path.includes('{'));
+    it.each(reads.map((example) => [example.route.name, example] as const))(
+      '%s answers the documented status, as described',
+      async (_, { route, status, body }) => {
+        const response = await fetch(`${origin}${base}${route.path}`, {
+          method: route.method,
+          headers: { 'x-api-key': DOCUMENTED_KEY },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const answer: unknown = await response.json();
+
+        expect({ status: response.status, answer }).toMatchObject({ status });
+        assertDocumented(route, response.status, answer, headerOf(Object.fromEntries(response.headers.entries())));
+      },
+    );
+  });
 });
