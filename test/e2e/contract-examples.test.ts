@@ -26,9 +26,9 @@ const KNOWN_DIVERGENCES = new Set<string>([
   'get-changelog/typeOnly',
   // No `reportUrl` beside `reportId`.
   'asset-details/reported',
-  // The takedown has no `tasks`.
+  // The takedown speaks the older vocabulary (`FILED`, not `TODO`) and has no `tasks`.
   'search-asset/byContent',
-  // The published takedown vocabulary (`TODO`) and the `livenessStatus` filter are refused.
+  // The published takedown vocabulary (`TODO`) is not the described one, nor is the `livenessStatus` filter.
   'list-takedowns/published',
   // The brands lack the published configuration fields.
   'list-brands/publishedFields',
