@@ -136,14 +136,16 @@ export const config = {
    * Overrides of the failure policy's timeouts (milliseconds), for a local table on a loaded machine;
    * unset in AWS, where the defaults of shared/db/client.ts apply.
    */
-  get storeTimeouts(): { connectionMs?: number; attemptMs?: number; callBudgetMs?: number } {
+  get storeTimeouts(): { connectionMs?: number; attemptMs?: number; callBudgetMs?: number; requestBudgetMs?: number } {
     const connection = optional('STORE_CONNECTION_TIMEOUT_MS');
     const attempt = optional('STORE_ATTEMPT_TIMEOUT_MS');
     const budget = optional('STORE_CALL_BUDGET_MS');
+    const request = optional('STORE_REQUEST_BUDGET_MS');
     return {
       ...(connection === undefined ? {} : { connectionMs: Number(connection) }),
       ...(attempt === undefined ? {} : { attemptMs: Number(attempt) }),
       ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
+      ...(request === undefined ? {} : { requestBudgetMs: Number(request) }),
     };
   },
   /** Reviews one organization may make per rolling 24 hours (default 10, the published budget); 0 means unlimited. */

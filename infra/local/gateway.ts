@@ -26,6 +26,19 @@ export const loadHandler = (entry: string): Promise<Handler> => {
   return loaded;
 };
 
+/**
+ * The path of a request target exactly as the client sent it. API Gateway matches routes on that
+ * path segment by segment: it resolves no dot segments, literal or percent-encoded, and decodes
+ * only the values of path variables (its HTTP API route documentation says so of parameters and
+ * nothing of normalising the path). So `/v2/asset/blocklist/%2E%2E/check` has a segment `%2E%2E`
+ * and matches no route there; WHATWG URL parsing would resolve it to `/v2/asset/check`, and so
+ * must not decide the route here.
+ */
+const rawPathOf = (target: string): string => {
+  if (target.startsWith('/')) return target.split(/[?#]/, 1)[0] as string;
+  return URL.parse(target)?.pathname ?? '/';
+};
+
 /** The path after the base it is served under; undefined outside every base. */
 const routePath = (pathname: string): string | undefined => {
   const base = BASE_PATHS.find((prefix) => pathname.startsWith(`${prefix}/`));
@@ -67,12 +80,21 @@ const decodeParams = (params: Record<string, string>): Record<string, string> | 
 
 /** The HTTP API 2.0 event API Gateway would send for this request. */
 export const toEvent = (
-  request: { method: string; url: string; headers: IncomingMessage['headers']; remoteAddress?: string },
+  request: {
+    method: string;
+    url: string;
+    /** Repeated headers as arrays: API Gateway joins their values with commas. */
+    headers: Record<string, string | string[] | undefined>;
+    remoteAddress?: string;
+    /** When the request arrived (epoch ms): `timeEpoch`, from which its handler's deadline runs. */
+    receivedAt?: number;
+  },
   route: Route,
   pathParameters: Record<string, string>,
   body: string,
 ): APIGatewayProxyEventV2 => {
   const url = new URL(request.url, 'http://localhost');
+  const rawPath = rawPathOf(request.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
@@ -81,11 +103,11 @@ export const toEvent = (
   headers['x-forwarded-proto'] = 'http';
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const now = Date.now();
+  const now = request.receivedAt ?? Date.now();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: `${route.method} ${route.path}`,
-    rawPath: url.pathname,
+    rawPath,
     rawQueryString: url.search.slice(1),
     headers,
     requestContext: {
@@ -95,7 +117,7 @@ export const toEvent = (
       domainPrefix: 'localhost',
       http: {
         method: request.method,
-        path: url.pathname,
+        path: rawPath,
         protocol: 'HTTP/1.1',
         sourceIp: request.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
@@ -192,11 +214,12 @@ export const createGateway = ({
       await worker.runScans(scanIds);
     });
   const server = createServer(async (request, response) => {
+    const receivedAt = Date.now();
     try {
       const url = URL.parse(request.url ?? '/', 'http://localhost');
       if (!url) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed request target');
       const method = request.method ?? 'GET';
-      const path = routePath(url.pathname);
+      const path = routePath(rawPathOf(request.url ?? '/'));
       const match = path === undefined ? undefined : matchRoute(method, path, routes);
       for (const [name, value] of Object.entries(corsHeaders(cors, request, method === 'OPTIONS'))) {
         response.setHeader(name, value);
@@ -211,8 +234,10 @@ export const createGateway = ({
         {
           method,
           url: request.url ?? '/',
-          headers: request.headers,
+          // Node keeps only the first of some repeated headers (`authorization` among them) and joins others with ", ".
+          headers: request.headersDistinct,
           remoteAddress: request.socket.remoteAddress,
+          receivedAt,
         },
         match.route,
         params,

@@ -8,6 +8,7 @@ import { ERROR_STATUS } from '../../shared/http/error-response.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { findTwins, type Json, toDocumentSchema } from './convert.ts';
 import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.ts';
+import { type ExampleDoc, PUBLISHED_EXAMPLES } from './published-examples.ts';
 import { errorBody } from './responses.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -160,6 +161,42 @@ const requestBody = (request: RequestSchema, doc: OperationDoc): Json | undefine
   };
 };
 
+type MediaJson = { content?: Record<string, { examples?: Record<string, Json> }> };
+
+/**
+ * Puts each named example on the parts of the operation it fills: its parameters, its request
+ * body and the response of its status, all under the example's name, so request and answer pair up.
+ */
+const addExamples = (name: string, operation: Json, examples: Record<string, ExampleDoc>): void => {
+  const params = (operation.parameters ?? []) as (Json & { examples?: Record<string, Json> })[];
+  const responses = operation.responses as Record<string, MediaJson>;
+  const json = (part: MediaJson | undefined, what: string) => {
+    const media = part?.content?.['application/json'];
+    if (!media) throw new Error(`${name}: an example has ${what}, which takes no JSON`);
+    return media;
+  };
+  for (const [exampleName, example] of Object.entries(examples)) {
+    for (const [param, value] of Object.entries(example.parameters ?? {})) {
+      const parameter = params.find((candidate) => candidate.name === param);
+      if (!parameter) throw new Error(`${name}: example ${exampleName} sets ${param}, which the route does not take`);
+      parameter.examples = { ...parameter.examples, [exampleName]: { value } };
+    }
+    if (example.body !== undefined) {
+      const media = json(operation.requestBody as MediaJson | undefined, 'a body');
+      media.examples = { ...media.examples, [exampleName]: { summary: example.summary, value: example.body } };
+    }
+    const media = json(responses[String(example.status)], `status ${example.status}`);
+    media.examples = {
+      ...media.examples,
+      [exampleName]: {
+        summary: example.summary,
+        value: example.response,
+        ...(example.withoutKey ? { 'x-without-key': true } : {}),
+      },
+    };
+  }
+};
+
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
 const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
@@ -184,7 +221,7 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
   const body = requestBody(request, doc);
   const params = parameters(request);
-  return {
+  const built: Json = {
     operationId: operationId(route.name),
     summary: doc.summary,
     description: declaration
@@ -198,6 +235,8 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
     ...(body ? { requestBody: body } : {}),
     responses: Object.fromEntries(Object.entries(statuses).sort(([a], [b]) => Number(a) - Number(b))),
   };
+  addExamples(route.name, built, PUBLISHED_EXAMPLES[route.name] ?? {});
+  return built;
 };
 
 /** The OpenAPI 3.1 description of every route of the route table. */

@@ -3,11 +3,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { timeLeft } from './deadline.ts';
 
 /**
  * The failure policy of every call to a dependency. One attempt may take `requestTimeoutMs` once
- * connected; a call, retries and backoff included, gives up after `callBudgetMs`. A function
- * (10 s by default, see infra/api-function.ts) therefore answers even when its first call stalls,
+ * connected; a call, retries and backoff included, gives up after `callBudgetMs`, or earlier at the
+ * deadline of the HTTP request it serves (deadline.ts): however many calls a route makes in a row,
+ * a stalled store gets the request a 503 with `Retry-After` by that one deadline. A function
+ * (10 s by default, see infra/api-function.ts) therefore answers even when its calls stall,
  * with room for the 503 it then sends.
  */
 export const FAILURE_POLICY = {
@@ -58,25 +61,32 @@ export const isUnavailable = (error: unknown): boolean => {
   );
 };
 
+/** A timer may fire a few milliseconds before the clock reads its due time. */
+const ABORT_SLACK_MS = 5;
+
 /**
- * Wraps every command, retries included: a call that outlives the budget, or fails because the
- * dependency is unavailable, becomes a ServiceUnavailableError (503 with `Retry-After`). Every other
- * error passes unchanged, for the repositories to translate.
+ * Wraps every command, retries included: a call that outlives its budget (the call budget, or what
+ * is left of the request's deadline if that is less, see deadline.ts), or fails because the
+ * dependency is unavailable, becomes a ServiceUnavailableError (503 with `Retry-After`). A call
+ * made once the request's deadline has passed fails at once. Every other error passes unchanged,
+ * for the repositories to translate.
  */
 const failurePolicy =
   (dependency: string, callBudgetMs: number) =>
   <A, R>(next: (args: A) => Promise<R>) =>
   async (args: A): Promise<R> => {
+    const budgetMs = Math.min(callBudgetMs, timeLeft());
+    const late = () => new ServiceUnavailableError(`The ${dependency} did not answer in time`);
+    if (budgetMs <= 0) throw late();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ServiceUnavailableError(`The ${dependency} did not answer in time`)),
-        callBudgetMs,
-      );
+      timer = setTimeout(() => reject(late()), budgetMs);
     });
     try {
       return await Promise.race([next(args), deadline]);
     } catch (error) {
+      // The request's deadline aborted the attempt (see `abortAtDeadline`): the same answer as the timer's.
+      if (error instanceof Error && error.name === 'AbortError' && timeLeft() <= ABORT_SLACK_MS) throw late();
       if (isUnavailable(error)) {
         throw new ServiceUnavailableError(`The ${dependency} is unavailable`, { cause: error });
       }
@@ -147,13 +157,33 @@ export const underFailurePolicy = <C extends AwsClient>(
 export const withinCallBudget = <R>(dependency: string, call: () => Promise<R>): Promise<R> =>
   failurePolicy(dependency, policy().callBudgetMs)(call)(undefined);
 
+type SendOptions = { abortSignal?: AbortSignal };
+type Send = (command: never, options?: SendOptions) => Promise<unknown>;
+
+/**
+ * Commands sent under a request's deadline carry an abort signal that fires at the deadline: the
+ * attempt in flight is dropped and no retry starts, so a stalled store does not keep sockets and
+ * retries busy for requests that already answered 503.
+ */
+const abortAtDeadline = (client: DynamoDBDocumentClient): DynamoDBDocumentClient => {
+  // Looked up at each call, so a test's stub of the class's `send` (aws-sdk-client-mock) still applies.
+  const send: Send = (command, options) =>
+    (Object.getPrototypeOf(client) as { send: Send }).send.call(client, command, options);
+  const sendByDeadline: Send = (command, options) => {
+    const left = timeLeft();
+    if (left === Number.POSITIVE_INFINITY || options?.abortSignal) return send(command, options);
+    return send(command, { ...options, abortSignal: AbortSignal.timeout(Math.max(0, left)) });
+  };
+  return Object.assign(client, { send: sendByDeadline });
+};
+
 /** `endpoint` points at DynamoDB Local; in AWS it is unset and the SDK's own resolution applies. */
 export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient => {
   const local = endpoint
     ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
     : {};
   const client = underFailurePolicy('data store', (transport) => new DynamoDBClient({ ...local, ...transport }));
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return abortAtDeadline(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }));
 };
 
 /**

@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
+import { timeLeft } from './deadline.ts';
 
 /** One entry of a TransactWriteItems request (document-client form). */
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
@@ -27,7 +28,10 @@ export type TransactOptions = {
   /** Names whose failed condition means "read again and rebuild", such as an optimistic version check. */
   retryOn?: readonly string[];
   maxAttempts?: number;
-  /** No retry starts once this many milliseconds have passed since the first attempt. */
+  /**
+   * No retry starts once this many milliseconds have passed since the first attempt, nor past the
+   * request's deadline (deadline.ts), whichever comes first.
+   */
   budgetMs?: number;
 };
 
@@ -54,7 +58,7 @@ export const transactWithRetry = async (
   build: (failedBefore: ReadonlySet<string>) => NamedItems | Promise<NamedItems>,
   { retryOn = [], maxAttempts = DEFAULT_ATTEMPTS, budgetMs = TRANSACTION_BUDGET_MS }: TransactOptions = {},
 ): Promise<void> => {
-  const deadline = Date.now() + budgetMs;
+  const deadline = Date.now() + Math.min(budgetMs, timeLeft());
   const failedBefore = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const named = Object.entries(await build(failedBefore)).filter(

@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { requestDeadline, withDeadline } from '../db/deadline.ts';
 import type { KeyResolver, Scope } from '../domain/api-keys.ts';
 import type { RateClass } from '../domain/rate-limits.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
@@ -45,7 +46,9 @@ export const declarationOf = (handler: object): HandlerDeclaration | undefined =
  * its access line and metrics see the final response), deprecation headers
  * (first, so they mark the final response, errors included), key check (a bad key is 401
  * before the body is parsed), the key's rate limit (a 429 costs no body parsing), JSON body,
- * validation, and error shaping (last, so middy runs its onError first).
+ * validation, and error shaping (last, so middy runs its onError first). The whole chain, key
+ * lookup included, runs under the request's one deadline for its calls to the table
+ * (shared/db/deadline.ts).
  */
 export const apiHandler = <R extends RequestSchema, C extends Caller>(
   options: ApiHandlerOptions<R, C>,
@@ -56,7 +59,15 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
   chain.use(rateLimit({ rateClass: options.rateClass, ...(options.limits ?? containerRateLimits()) }));
   if (options.request.body) chain.use(jsonBody(options.body));
-  const handler = chain.use(validate(options.request)).use(errorResponse()).handler(handle);
+  const chained = chain.use(validate(options.request)).use(errorResponse()).handler(handle);
+  const handler = (event: Parameters<typeof chained>[0], context: Context): Promise<ApiResult> =>
+    withDeadline(
+      requestDeadline(
+        context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+        (event as { requestContext?: { timeEpoch?: number } }).requestContext?.timeEpoch ?? Date.now(),
+      ),
+      () => chained(event, context),
+    );
   const { request, caller, scope, rateClass, body, deprecation: deprecated } = options;
   declarations.set(handler, { request, caller, scope, rateClass, body, deprecation: deprecated });
   return handler;

@@ -96,6 +96,8 @@ describe('a null cursor', () => {
   });
 
   it('asks for the first page on every listing, as no cursor does', async () => {
+    // The seeded changes settle first, so both calls of the changelog read the same log.
+    await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
     for (const { route, part, field } of cursorRoutes()) {
       const first =
         part === 'body'
@@ -107,10 +109,13 @@ describe('a null cursor', () => {
           : await call(route.method, `${route.path}?${field}=null`);
 
       expect({ route: route.name, status: first.status }).toEqual({ route: route.name, status: 200 });
-      expect({ route: route.name, status: withNull.status, body: withNull.body }).toEqual({
+      // The changelog's version is the end of what the page covers: now, less the settle window.
+      const { version: _first, ...firstBody } = first.body as Record<string, unknown>;
+      const { version: _withNull, ...withNullBody } = withNull.body as Record<string, unknown>;
+      expect({ route: route.name, status: withNull.status, body: withNullBody }).toEqual({
         route: route.name,
         status: 200,
-        body: first.body,
+        body: firstBody,
       });
     }
   });

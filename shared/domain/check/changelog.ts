@@ -35,6 +35,9 @@ const decodePage = (token: string): string => {
  * client holds. `version` is what the client keeps (and sends as `since` next time): the end of
  * what this page covers. Without `since` the changes start at the oldest one the log keeps.
  */
+/** Empty stretches of the log one request reads past before it answers an empty page. */
+const EMPTY_PAGES_SKIPPED = 8;
+
 export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now: number) => {
   const oldest = positionAt(now - LOG_TIMING.retentionMs);
   const since = query.nextPage === undefined ? (query.since ?? oldest) : decodePage(query.nextPage);
@@ -45,7 +48,15 @@ export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now
   }
   const until = positionAt(now - LOG_TIMING.settleMs);
   if (since >= until) return { changes: [], next_page: null, version: since };
-  const page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
+  let page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
+  // A page of the feed covers a bounded stretch of the log: skip a few empty ones here, so a
+  // first request (from the oldest kept change) finds the changes instead of an empty page.
+  for (
+    let skipped = 0;
+    page.changes.length === 0 && page.next !== undefined && skipped < EMPTY_PAGES_SKIPPED;
+    skipped++
+  )
+    page = await feed.changes({ after: page.next, until, limit: query.perPage, type: query.type });
   return {
     changes: page.changes.map(toChange),
     next_page: page.next === undefined ? null : encodePage(page.next),
