@@ -71,6 +71,10 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
+  /** Keeps the hash-prefix blocklist's artifacts: reads and writes their bucket, and names their CDN. */
+  blocklistArtifacts?: boolean;
+  /** Served by the local gateway only; in AWS the CDN in front of the artifacts bucket answers it. */
+  localOnly?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -218,6 +222,7 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
+    blocklistArtifacts: true,
     untraced: true,
   },
   {
@@ -366,6 +371,30 @@ export const ROUTES: readonly Route[] = [
     access: 'read',
     rateClass: 'read',
     indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  // The hash-prefix blocklist: wallets match prefixes locally and confirm only their matches.
+  {
+    method: 'POST',
+    path: '/asset/blocklist/confirm',
+    name: 'confirm-blocklist-prefixes',
+    area: 'blocklist',
+    entry: 'functions/blocklist/confirm.ts',
+    access: 'read',
+    rateClass: 'check',
+    memorySize: 1024,
+    readsVerdicts: true,
+    blocklistArtifacts: true,
+    untraced: true,
+  },
+  {
+    method: 'GET',
+    path: '/asset/blocklist/artifacts/{token}',
+    name: 'get-blocklist-artifact',
+    area: 'blocklist',
+    entry: 'functions/blocklist/artifact.ts',
+    access: 'none',
+    public: true,
+    localOnly: true,
   },
 ];
 

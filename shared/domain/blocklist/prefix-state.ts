@@ -1,0 +1,93 @@
+import { sortedUnique } from './artifact.ts';
+import { entryExpressions, fullHash, prefixOf } from './expressions.ts';
+
+/** Whether a sorted list holds `value` (binary search). */
+const holds = (sorted: Uint32Array, value: number): boolean => {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = sorted[mid] as number;
+    if (at === value) return true;
+    if (at < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+};
+
+/**
+ * The prefixes of every BLOCKED entry's expressions with their full hashes, and how they differ
+ * from a base (the prefixes of the snapshot artifact clients start from): a prefix that appears
+ * or disappears moves into or out of `added` and `removed` as it happens, so the recent feed is
+ * never recomputed from the whole set.
+ */
+export class PrefixState {
+  /** Full hashes (hex) by prefix; a prefix is present while it has one. */
+  readonly #hashes = new Map<number, string[]>();
+  #base: Uint32Array = new Uint32Array();
+  readonly #added = new Set<number>();
+  readonly #removed = new Set<number>();
+  /** Moves each time `added` or `removed` changes. */
+  changes = 0;
+
+  get count(): number {
+    return this.#hashes.size;
+  }
+
+  /** Blocks (or, `blocked` false, unblocks) the expressions of one check-index key. */
+  set(key: string, blocked: boolean): void {
+    for (const expression of entryExpressions(key)) {
+      const hash = fullHash(expression);
+      const prefix = prefixOf(hash);
+      const hex = hash.toString('hex');
+      const held = this.#hashes.get(prefix);
+      if (blocked) {
+        if (held === undefined) {
+          this.#hashes.set(prefix, [hex]);
+          this.#appeared(prefix);
+        } else if (!held.includes(hex)) held.push(hex);
+      } else if (held?.includes(hex)) {
+        if (held.length === 1) {
+          this.#hashes.delete(prefix);
+          this.#disappeared(prefix);
+        } else held.splice(held.indexOf(hex), 1);
+      }
+    }
+  }
+
+  #appeared(prefix: number) {
+    if (holds(this.#base, prefix)) this.#removed.delete(prefix);
+    else this.#added.add(prefix);
+    this.changes++;
+  }
+
+  #disappeared(prefix: number) {
+    if (holds(this.#base, prefix)) this.#removed.add(prefix);
+    else this.#added.delete(prefix);
+    this.changes++;
+  }
+
+  /** The full hashes under a prefix (empty when none is current). */
+  hashesOf(prefix: number): readonly string[] {
+    return this.#hashes.get(prefix) ?? [];
+  }
+
+  /** Every current prefix, sorted. */
+  prefixes(): Uint32Array {
+    return sortedUnique(this.#hashes.keys());
+  }
+
+  /** Measures `added` and `removed` from a new base (sorted, unique). */
+  rebase(base: Uint32Array): void {
+    this.#base = base;
+    this.#added.clear();
+    this.#removed.clear();
+    for (const prefix of this.#hashes.keys()) if (!holds(base, prefix)) this.#added.add(prefix);
+    for (const prefix of base) if (!this.#hashes.has(prefix)) this.#removed.add(prefix);
+    this.changes++;
+  }
+
+  recent(): { added: Uint32Array; removed: Uint32Array } {
+    return { added: sortedUnique(this.#added), removed: sortedUnique(this.#removed) };
+  }
+}
