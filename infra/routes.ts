@@ -71,10 +71,11 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
-  /** Keeps the hash-prefix blocklist's artifacts: reads and writes their bucket, and names their CDN. */
-  blocklistArtifacts?: boolean;
-  /** Served by the local gateway only; in AWS the CDN in front of the artifacts bucket answers it. */
-  localOnly?: boolean;
+  /**
+   * The hash-prefix blocklist's artifacts: `read` serves them from their bucket, `write` also stores
+   * them (and names the CDN in front of the bucket).
+   */
+  blocklistArtifacts?: 'read' | 'write';
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -222,7 +223,7 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
-    blocklistArtifacts: true,
+    blocklistArtifacts: 'write',
     untraced: true,
   },
   {
@@ -383,18 +384,18 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
-    blocklistArtifacts: true,
-    untraced: true,
+    blocklistArtifacts: 'write',
   },
+  // Public like the pages: the local gateway's artifact URLs; in AWS the version names the CDN instead.
   {
     method: 'GET',
     path: '/asset/blocklist/artifacts/{token}',
     name: 'get-blocklist-artifact',
-    area: 'blocklist',
+    area: 'pages',
     entry: 'functions/blocklist/artifact.ts',
     access: 'none',
     public: true,
-    localOnly: true,
+    blocklistArtifacts: 'read',
   },
 ];
 
