@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalize } from '../check/canonical.ts';
 import { type KeyLevel, LEVEL } from '../check/types.ts';
 
@@ -43,7 +43,7 @@ export const entryExpressions = (key: string): string[] => {
 };
 
 /** SHA-256 of the expression's UTF-8 bytes. */
-export const fullHash = (expression: string): Buffer => createHash('sha256').update(expression, 'utf8').digest();
+export const fullHash = (expression: string): Buffer => hash('sha256', expression, 'buffer');
 
 /** The first four bytes of a full hash as an unsigned 32-bit integer (big-endian). */
 export const prefixOf = (hash: Uint8Array): number => new DataView(hash.buffer, hash.byteOffset, 4).getUint32(0);
