@@ -9,7 +9,7 @@ const EXPRESSIONS = `**Expressions** (\`algoVersion\` 1). Content is first put i
 
 const FORMAT = `**Artifact format** (served as is, \`application/gzip\`; \`bytes\` is this size). gzip of: bytes 0–3 the ASCII magic \`APBL\`; byte 4 \`algoVersion\`; byte 5 kind (1 snapshot: one list, every current prefix; 2 recent: two lists, the prefixes added since the snapshot, then those removed). Each list: 4 bytes count (big-endian), 1 byte Rice parameter k, 4 bytes length (big-endian) of the coded gaps, then, when count > 0, 4 bytes the smallest prefix (big-endian) and \`length\` bytes of gaps: for each next prefix (sorted ascending, unique) d = prefix − previous − 1 is Rice–Golomb coded, d >> k in unary (that many 1 bits, then a 0 bit) followed by the low k bits of d, most significant bit first; bits fill each byte from its high bit, the last byte padded with 0 bits. About log2(mean gap) + 1.5 bits a prefix.`;
 
-const CLIENT = `**Client procedure.** (1) \`GET /asset/blocklist/version\`. (2) When \`algoVersion\` differs from the one held, drop everything held. (3) When \`snapshot.token\` differs from the one held, download \`snapshot.url\` (no key; send \`If-None-Match: "<token>"\` when holding it) and replace the local set with its prefixes. (4) When \`recent.token\` differs, download \`recent.url\`: the local set is the snapshot's prefixes plus its added, minus its removed. (5) Repeat from (1) every few seconds to minutes; artifacts are immutable and cached by the CDN. To look up a URL: compute its expressions and their prefixes; when none is in the local set the URL is not blocked and nothing is sent. Otherwise send only the matching prefixes to \`POST /asset/blocklist/confirm\` and block only when a full hash of one of the URL's expressions is in the returned group; cache the returned full hashes for a few minutes. A 409 means \`algoVersion\` moved: re-sync.`;
+const CLIENT = `**Client procedure.** (1) \`GET /asset/blocklist/version\`. (2) When \`algoVersion\` differs from the one held, drop everything held. (3) When \`snapshot.token\` differs from the one held, download \`snapshot.url\` (no key; send \`If-None-Match: "<token>"\` when holding it) and replace the local set with its prefixes. (4) When \`recent.token\` differs, download \`recent.url\`: the local set is the snapshot's prefixes plus its added, minus its removed. (5) Repeat from (1) every few seconds to minutes; artifacts are immutable and cached by the CDN. To look up a URL: compute its expressions and their prefixes; when none is in the local set the URL is not blocked and nothing is sent. Otherwise send only the matching prefixes to \`POST /asset/blocklist/confirm\` and walk the URL's expressions most specific first: the first whose full hash is in a returned \`allowed\` group decides not blocked, the first in its prefix's \`matches\` group decides blocked; cache the returned groups for a few minutes. A 409 means \`algoVersion\` moved: re-sync.`;
 
 /** The hash-prefix blocklist routes: how clients sync it and confirm a local match without sending what they visit. */
 export const BLOCKLIST_OPERATIONS: Record<string, OperationDoc> = {
@@ -51,7 +51,7 @@ export const BLOCKLIST_OPERATIONS: Record<string, OperationDoc> = {
   },
   'confirm-blocklist-prefixes': {
     summary: 'Full hashes under blocklist prefixes',
-    description: `For each requested prefix (1 to 1,000 unique, 8 lower-case hex digits), the full hashes (64 hex digits) of the current BLOCKED expressions that start with it; an empty array when none does. A client sends only the prefixes of its own expressions that matched its local set, and blocks only when one of its expressions' full hashes is returned. \`algoVersion\` must be the current one, else 409 \`algoVersion <n> is current; re-sync\` with \`data.algoVersion\`. Any valid key.\n\n${CLIENT}`,
+    description: `For each requested prefix (1 to 1,000 unique, 8 lower-case hex digits), the full hashes (64 hex digits) of the current BLOCKED expressions that start with it; an empty array when none does. \`allowed\` lists, for a requested prefix that has any, the full hashes of ALLOWED expressions (an organization's allowlisting) that the check consults before an expression of that prefix: a URL under an allowlisted \`good.evil.example\` stays ALLOWED though \`evil.example\` is blocked. A client sends only the prefixes of its own expressions that matched its local set, and blocks only when one of its expressions' full hashes is returned, walking its expressions most specific first: the first found in \`allowed\` means not blocked, the first found in \`matches\` means blocked. \`algoVersion\` must be the current one, else 409 \`algoVersion <n> is current; re-sync\` with \`data.algoVersion\`. Any valid key.\n\n${CLIENT}`,
     tag: 'Asset check',
     requestExample: { algoVersion: 1, prefixes: ['1a2b3c4d'] },
     responses: {
@@ -60,10 +60,12 @@ export const BLOCKLIST_OPERATIONS: Record<string, OperationDoc> = {
         body: v.object({
           algoVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
           matches: v.record(hex(8), v.array(hex(64))),
+          allowed: v.record(hex(8), v.array(hex(64))),
         }),
         example: {
           algoVersion: 1,
           matches: { '1a2b3c4d': ['1a2b3c4d9f0e8d7c6b5a49382716059f0e1d2c3b4a59687766554433221100ff'] },
+          allowed: {},
         },
       },
       409: { description: 'algoVersion is not the current one: re-sync', error: true },

@@ -63,7 +63,7 @@ export class BlocklistClient {
   #snapshot: { token: string; prefixes: Uint32Array } | undefined;
   #recentToken = '';
   #prefixes: Uint32Array = new Uint32Array();
-  readonly #confirmed = new Map<number, { hashes: Set<string>; until: number }>();
+  readonly #confirmed = new Map<number, { hashes: Set<string>; allowed: readonly string[]; until: number }>();
 
   constructor(options: BlocklistClientOptions) {
     this.#options = {
@@ -157,17 +157,26 @@ export class BlocklistClient {
         await this.sync();
         return this.lookup(content);
       }
-      const { matches } = answer.body as { matches: Record<string, string[]> };
+      const { matches, allowed = {} } = answer.body as {
+        matches: Record<string, string[]>;
+        allowed?: Record<string, string[]>;
+      };
       for (const prefix of ask) {
         this.#confirmed.set(prefix, {
           hashes: new Set(matches[prefixHex(prefix)] ?? []),
+          allowed: allowed[prefixHex(prefix)] ?? [],
           until: now + this.#options.confirmTtlMs,
         });
       }
     }
-    const hit = matched.find(({ hash }) => this.#confirmed.get(prefixOf(hash))?.hashes.has(hash.toString('hex')));
-    return hit === undefined
-      ? { blocked: false, sent: ask.length }
-      : { blocked: true, expression: hit.expression, sent: ask.length };
+    // As the check: the most specific expression with a verdict decides, and an allowlisted one
+    // (listed with the prefixes it masks) keeps its URLs unblocked under a blocked parent.
+    const allowedHere = new Set(matched.flatMap(({ hash }) => this.#confirmed.get(prefixOf(hash))?.allowed ?? []));
+    for (const { expression, hash } of hashes) {
+      const hex = hash.toString('hex');
+      if (allowedHere.has(hex)) return { blocked: false, sent: ask.length };
+      if (this.#confirmed.get(prefixOf(hash))?.hashes.has(hex)) return { blocked: true, expression, sent: ask.length };
+    }
+    return { blocked: false, sent: ask.length };
   }
 }

@@ -59,6 +59,10 @@ const addresses = Array.from(
 /** Brand domains allowlisted by the organization, some with a blocked look-alike child. */
 const allowedHosts = Array.from({ length: 30 }, (_, i) => `${word()}-brand${i}.com`);
 const blockedChildrenOfAllowed = allowedHosts.slice(0, 10).map((host) => `phish.${host}`);
+/** Allowlistings under blocked entries, which keep their URLs ALLOWED at the check. */
+const maskingHosts = blockedHosts.slice(0, 15).map((host) => `good.${host}`);
+const maskingPages = pathHosts.slice(0, 9).map((host, i) => `${host}/${['claim', 'a/b', 'x/y/z'][i % 3]}/help`);
+const maskingRoots = blockedHosts.slice(15, 20).map((host) => `${host}/support`);
 const unknownHosts = Array.from({ length: 200 }, (_, i) => `${word()}-unk${i}.${pick(['com', 'app', 'co.uk'])}`);
 
 const blockedContents = [
@@ -121,6 +125,10 @@ const corpus = (): string[] => {
       );
     }
   }
+  for (const masked of [...maskingHosts, ...maskingPages, ...maskingRoots]) {
+    for (const path of ['', '/', '/more', '/more/deeper/still'])
+      urls.push(`https://${masked}${path}`, `https://x.${masked}${path}`);
+  }
   for (const ip of ips) {
     const [a, b, c, d] = ip.split('.').map(Number) as [number, number, number, number];
     const decimal = ((a * 256 + b) * 256 + c) * 256 + d;
@@ -156,7 +164,7 @@ beforeAll(async () => {
   await seed(table.db, table.tableName, {
     organizations: [{ slug: 'blocklist-org', name: 'Blocklist Org' }],
     apiKeys: [{ key: KEY, organization: 'blocklist-org' }],
-    assets: allowedHosts.map((host) => ({
+    assets: [...allowedHosts, ...maskingHosts, ...maskingPages, ...maskingRoots].map((host) => ({
       organization: 'blocklist-org',
       content: `https://${host}`,
       type: 'URL',

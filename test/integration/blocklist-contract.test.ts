@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { memoryArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
+import { addAssets } from '../../shared/domain/assets.ts';
 import { decodeArtifact } from '../../shared/domain/blocklist/artifact.ts';
 import { blocklist } from '../../shared/domain/blocklist/blocklist.ts';
 import { fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
@@ -166,6 +167,24 @@ describe('POST /asset/blocklist/confirm', () => {
         [claim]: [hexOf('contract-pages.org/claim/')],
         [nothing]: [],
       },
+      allowed: {},
+    });
+  });
+
+  it('lists under a blocked prefix the full hashes of the ALLOWED entries that mask it', async () => {
+    await addAssets(runtime.assets(), runtime.groups(), 'globex', [
+      { content: 'https://good.contract-drainer.xyz', type: 'URL' },
+      { content: 'https://contract-pages.org/claim/help', type: 'URL' },
+    ]);
+    const drainer = prefixOfExpression('contract-drainer.xyz/');
+    const claim = prefixOfExpression('contract-pages.org/claim/');
+
+    const response = await askConfirm({ algoVersion: 1, prefixes: [drainer, claim] });
+
+    expect(response.statusCode).toBe(200);
+    expect((response.body as { allowed: object }).allowed).toEqual({
+      [drainer]: [hexOf('good.contract-drainer.xyz/')],
+      [claim]: [hexOf('contract-pages.org/claim/help'), hexOf('contract-pages.org/claim/help/')],
     });
   });
 

@@ -12,7 +12,7 @@ import {
 } from '../check/verdicts.ts';
 import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
 import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
-import { PrefixState } from './prefix-state.ts';
+import { AllowMasks, PrefixState } from './prefix-state.ts';
 
 /** The snapshot artifact clients start from, as its builder announces it. */
 export type SnapshotPointer = { algoVersion: number; token: string; count: number; bytes: number; position: string };
@@ -38,6 +38,7 @@ export type BlocklistVersion = {
 };
 
 const isBlocked = (bits: number): boolean => statusOf(bits) === 'BLOCKED';
+const isAllowed = (bits: number): boolean => statusOf(bits) === 'ALLOWED';
 
 /** Every prefix of the BLOCKED entries of a verdict snapshot, sorted. */
 export const snapshotPrefixes = (snapshot: Pick<VerdictSnapshot, 'keys' | 'states'>): Uint32Array => {
@@ -88,10 +89,17 @@ type Options = {
   pointerMs?: number;
 };
 
+export type Confirmation = {
+  /** Per requested prefix, the full hashes of the BLOCKED expressions under it. */
+  matches: Record<string, string[]>;
+  /** Per requested prefix that has any, the full hashes of ALLOWED expressions that mask an expression under it. */
+  allowed: Record<string, string[]>;
+};
+
 export type Blocklist = {
   version(): Promise<BlocklistVersion>;
-  /** The full hashes under each prefix; `algoVersion` must be the current one. */
-  confirm(algoVersion: number, prefixes: readonly string[]): Promise<Record<string, string[]>>;
+  /** `algoVersion` must be the current one. */
+  confirm(algoVersion: number, prefixes: readonly string[]): Promise<Confirmation>;
 };
 
 /**
@@ -109,7 +117,7 @@ export const blocklist = ({
   pollMs = 1_000,
   pointerMs = 30_000,
 }: Options): Blocklist => {
-  type Loaded = { verdicts: VerdictState; prefixes: PrefixState; base: SnapshotPointer };
+  type Loaded = { verdicts: VerdictState; prefixes: PrefixState; masks: AllowMasks; base: SnapshotPointer };
   let loaded: Promise<Loaded> | undefined;
   let polling: Promise<void> | undefined;
   let polledAt = Number.NEGATIVE_INFINITY;
@@ -123,8 +131,10 @@ export const blocklist = ({
     for (const change of changes) {
       const [before] = state.verdicts.lookup([change.key]);
       const wasBlocked = before !== undefined && before.allow === 0 && before.block > 0;
-      if (state.verdicts.apply(change) !== 'duplicate' && wasBlocked !== isBlocked(change.bits)) {
-        state.prefixes.set(change.key, isBlocked(change.bits));
+      const wasAllowed = before !== undefined && before.allow > 0;
+      if (state.verdicts.apply(change) !== 'duplicate') {
+        if (wasBlocked !== isBlocked(change.bits)) state.prefixes.set(change.key, isBlocked(change.bits));
+        if (wasAllowed !== isAllowed(change.bits)) state.masks.set(change.key, isAllowed(change.bits));
       }
       if (change.version < horizon && change.version > state.verdicts.version) state.verdicts.version = change.version;
     }
@@ -156,12 +166,16 @@ export const blocklist = ({
     if (snapshot === undefined) throw new Error('No verdict snapshot to start the blocklist from');
     const verdicts = VerdictState.of(snapshot);
     const prefixes = new PrefixState();
+    const masks = new AllowMasks();
     for (let i = 0; i < snapshot.keys.length; i++) {
-      if (isBlocked(bitsOfPacked(snapshot.states[i] as number))) prefixes.set(snapshot.keys[i] as string, true);
+      const bits = bitsOfPacked(snapshot.states[i] as number);
+      if (isBlocked(bits)) prefixes.set(snapshot.keys[i] as string, true);
+      else if (isAllowed(bits)) masks.set(snapshot.keys[i] as string, true);
     }
     const state: Loaded = {
       verdicts,
       prefixes,
+      masks,
       base: { algoVersion: ALGO_VERSION, token: '', count: 0, bytes: 0, position: snapshot.position },
     };
     await apply(state);
@@ -219,8 +233,14 @@ export const blocklist = ({
       }
       const state = await current();
       const matches: Record<string, string[]> = {};
-      for (const prefix of prefixes) matches[prefix] = [...state.prefixes.hashesOf(Number.parseInt(prefix, 16))];
-      return matches;
+      const allowed: Record<string, string[]> = {};
+      for (const prefix of prefixes) {
+        const value = Number.parseInt(prefix, 16);
+        matches[prefix] = [...state.prefixes.hashesOf(value)];
+        const masking = state.masks.under(value);
+        if (masking.length > 0) allowed[prefix] = [...masking];
+      }
+      return { matches, allowed };
     },
   };
 };

@@ -1,5 +1,5 @@
 import { sortedUnique } from './artifact.ts';
-import { entryExpressions, fullHash, prefixOf } from './expressions.ts';
+import { entryExpressions, expressionsOf, fullHash, prefixOf } from './expressions.ts';
 
 /** Whether a sorted list holds `value` (binary search). */
 const holds = (sorted: Uint32Array, value: number): boolean => {
@@ -89,5 +89,36 @@ export class PrefixState {
 
   recent(): { added: Uint32Array; removed: Uint32Array } {
     return { added: sortedUnique(this.#added), removed: sortedUnique(this.#removed) };
+  }
+}
+
+/**
+ * The ALLOWED entries that mask a BLOCKED one: at one URL the check's most specific entry decides,
+ * so an allowlisted `good.evil.example` (or `evil.example/help`) keeps its URLs ALLOWED under a
+ * blocked `evil.example`. Each ALLOWED entry's full hashes are listed under the prefix of every
+ * less specific expression it is consulted before, so a client confirming that prefix learns them.
+ */
+export class AllowMasks {
+  readonly #under = new Map<number, Set<string>>();
+
+  set(key: string, allowed: boolean): void {
+    const own = entryExpressions(key).map((expression) => fullHash(expression).toString('hex'));
+    for (const expression of expressionsOf(key).slice(1)) {
+      const prefix = prefixOf(fullHash(expression));
+      const held = this.#under.get(prefix);
+      if (allowed) {
+        if (held === undefined) this.#under.set(prefix, new Set(own));
+        else for (const hash of own) held.add(hash);
+      } else if (held !== undefined) {
+        for (const hash of own) held.delete(hash);
+        if (held.size === 0) this.#under.delete(prefix);
+      }
+    }
+  }
+
+  /** Full hashes of ALLOWED expressions consulted before an expression of this prefix. */
+  under(prefix: number): readonly string[] {
+    const held = this.#under.get(prefix);
+    return held === undefined ? [] : [...held];
   }
 }
