@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { BlocklistClient } from '../../shared/blocklist-client/client.ts';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { applyActivity } from '../../shared/domain/activity.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
@@ -245,5 +247,50 @@ describe('the hash-prefix blocklist against the asset check', () => {
     console.info(
       `blocklist equivalence: ${urls.length} URLs, ${blocked} BLOCKED, ${recorded.filter((line) => line.startsWith('POST')).length} confirm requests, ${lookups.filter((lookup) => lookup.sent > 0).length} lookups confirmed`,
     );
+  });
+
+  it('brings an approval and a rejection to a syncing client through the recent feed, the snapshot unchanged', async () => {
+    const client = new BlocklistClient({ baseUrl: direct, apiKey: KEY, confirmTtlMs: 0 });
+    await client.sync();
+    const version = async () =>
+      (await (await fetch(`${direct}/asset/blocklist/version`, { headers: { 'X-API-KEY': KEY } })).json()) as {
+        snapshot: { token: string };
+        recent: { token: string; count: number };
+      };
+    const before = await version();
+    const content = 'https://late-drainer-e2e.xyz/claim';
+    const threat = (status: string) =>
+      applyActivity(activityRepository(table.db, table.tableName), {
+        organization: 'blocklist-org',
+        kind: 'threat',
+        id: 'late-drainer',
+        content,
+        assetType: 'URL',
+        status,
+        watchlisted: false,
+        brands: [],
+        createdAt: '2026-11-20T10:00:00Z',
+        updatedAt: new Date().toISOString(),
+      } as never);
+    /** Syncs until the client's answer for the content is `blocked`; how many syncs that took. */
+    const syncUntil = async (blocked: boolean) => {
+      for (let syncs = 1; ; syncs++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await client.sync();
+        if ((await client.lookup(content)).blocked === blocked) return syncs;
+      }
+    };
+
+    await threat('BLOCKED');
+    await syncUntil(true);
+    const added = await version();
+    await threat('REJECTED');
+    await syncUntil(false);
+    const removed = await version();
+
+    expect([added.snapshot.token, removed.snapshot.token]).toEqual([before.snapshot.token, before.snapshot.token]);
+    expect([before.recent.count, added.recent.count, removed.recent.count]).toEqual([0, 2, 0]);
+    expect(added.recent.token).not.toBe(before.recent.token);
+    expect(await check(content)).toBe('UNKNOWN');
   });
 });
