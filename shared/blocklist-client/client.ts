@@ -173,9 +173,8 @@ export class BlocklistClient {
     // (listed with the prefixes it masks) keeps its URLs unblocked under a blocked parent.
     const allowedHere = new Set(matched.flatMap(({ hash }) => this.#confirmed.get(prefixOf(hash))?.allowed ?? []));
     for (const { expression, hash } of hashes) {
-      const hex = hash.toString('hex');
-      if (allowedHere.has(hex)) return { blocked: false, sent: ask.length };
-      if (this.#confirmed.get(prefixOf(hash))?.hashes.has(hex)) return { blocked: true, expression, sent: ask.length };
+      if (allowedHere.has(hash)) return { blocked: false, sent: ask.length };
+      if (this.#confirmed.get(prefixOf(hash))?.hashes.has(hash)) return { blocked: true, expression, sent: ask.length };
     }
     return { blocked: false, sent: ask.length };
   }

@@ -39,7 +39,7 @@ const block = (id: string, content: string, status = 'BLOCKED') =>
     updatedAt: new Date().toISOString(),
   } as never);
 
-const hexOf = (expression: string) => fullHash(expression).toString('hex');
+const hexOf = (expression: string) => fullHash(expression);
 const prefixOfExpression = (expression: string) => prefixHex(prefixOf(fullHash(expression)));
 
 type Ref = { token: string; count: number; url: string; bytes: number };

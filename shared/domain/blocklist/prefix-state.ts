@@ -22,11 +22,13 @@ const holds = (sorted: Uint32Array, value: number): boolean => {
  * never recomputed from the whole set.
  */
 export class PrefixState {
-  /** Full hashes (hex) by prefix; a prefix is present while it has one. */
-  readonly #hashes = new Map<number, string[]>();
+  /** Full hashes (hex) by prefix, a lone one as itself (most prefixes have one); a prefix is present while it has one. */
+  readonly #hashes = new Map<number, string | string[]>();
   #base: Uint32Array = new Uint32Array();
   readonly #added = new Set<number>();
   readonly #removed = new Set<number>();
+  /** Until the first base, the state is being loaded: `added` and `removed` wait for `rebase`. */
+  #tracking = false;
   /** Moves each time `added` or `removed` changes. */
   changes = 0;
 
@@ -37,31 +39,35 @@ export class PrefixState {
   /** Blocks (or, `blocked` false, unblocks) the expressions of one check-index key. */
   set(key: string, blocked: boolean): void {
     for (const expression of entryExpressions(key)) {
-      const hash = fullHash(expression);
-      const prefix = prefixOf(hash);
-      const hex = hash.toString('hex');
+      const hex = fullHash(expression);
+      const prefix = prefixOf(hex);
       const held = this.#hashes.get(prefix);
       if (blocked) {
         if (held === undefined) {
-          this.#hashes.set(prefix, [hex]);
+          this.#hashes.set(prefix, hex);
           this.#appeared(prefix);
+        } else if (typeof held === 'string') {
+          if (held !== hex) this.#hashes.set(prefix, [held, hex]);
         } else if (!held.includes(hex)) held.push(hex);
-      } else if (held?.includes(hex)) {
-        if (held.length === 1) {
-          this.#hashes.delete(prefix);
-          this.#disappeared(prefix);
-        } else held.splice(held.indexOf(hex), 1);
+      } else if (held === hex) {
+        this.#hashes.delete(prefix);
+        this.#disappeared(prefix);
+      } else if (typeof held !== 'string' && held?.includes(hex)) {
+        const rest = held.filter((other) => other !== hex);
+        this.#hashes.set(prefix, rest.length === 1 ? (rest[0] as string) : rest);
       }
     }
   }
 
   #appeared(prefix: number) {
+    if (!this.#tracking) return;
     if (holds(this.#base, prefix)) this.#removed.delete(prefix);
     else this.#added.add(prefix);
     this.changes++;
   }
 
   #disappeared(prefix: number) {
+    if (!this.#tracking) return;
     if (holds(this.#base, prefix)) this.#removed.add(prefix);
     else this.#added.delete(prefix);
     this.changes++;
@@ -69,7 +75,8 @@ export class PrefixState {
 
   /** The full hashes under a prefix (empty when none is current). */
   hashesOf(prefix: number): readonly string[] {
-    return this.#hashes.get(prefix) ?? [];
+    const held = this.#hashes.get(prefix);
+    return held === undefined ? [] : typeof held === 'string' ? [held] : held;
   }
 
   /** Every current prefix, sorted. */
@@ -80,6 +87,7 @@ export class PrefixState {
   /** Measures `added` and `removed` from a new base (sorted, unique). */
   rebase(base: Uint32Array): void {
     this.#base = base;
+    this.#tracking = true;
     this.#added.clear();
     this.#removed.clear();
     for (const prefix of this.#hashes.keys()) if (!holds(base, prefix)) this.#added.add(prefix);
@@ -102,7 +110,7 @@ export class AllowMasks {
   readonly #under = new Map<number, Set<string>>();
 
   set(key: string, allowed: boolean): void {
-    const own = entryExpressions(key).map((expression) => fullHash(expression).toString('hex'));
+    const own = entryExpressions(key).map((expression) => fullHash(expression));
     for (const expression of expressionsOf(key).slice(1)) {
       const prefix = prefixOf(fullHash(expression));
       const held = this.#under.get(prefix);
