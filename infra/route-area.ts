@@ -16,6 +16,7 @@ import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import type { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
+import type { ScanQueue } from './scan-queue.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
 
 /**
@@ -48,6 +49,8 @@ export type RouteAreaProps = NestedStackProps & {
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
   /** The hash-prefix blocklist's artifacts bucket and CDN. */
   blocklist: Pick<BlocklistArtifacts, 'bucket' | 'cdnUrl' | 'grant'>;
+  /** The queue the routes that start scans send to. */
+  scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
 };
 
@@ -86,10 +89,12 @@ export class RouteArea extends NestedStack {
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
+          ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
           ...(route.blocklistArtifacts ? { BLOCKLIST_BUCKET: props.blocklist.bucket.bucketName } : {}),
           ...(route.blocklistArtifacts === 'write' ? { BLOCKLIST_CDN_URL: props.blocklist.cdnUrl } : {}),
         },
       });
+      if (route.startsScans) props.scans.grantStartScans(fn);
       if (route.blocklistArtifacts) props.blocklist.grant(fn, route.blocklistArtifacts);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);

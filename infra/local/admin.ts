@@ -24,6 +24,7 @@ const main = async () => {
       copy: { type: 'boolean' },
       base: { type: 'string' },
       key: { type: 'string' },
+      note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -15,6 +15,7 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'sync-lists': 'schedule',
   'snapshot-verdicts': 'schedule',
   'resume-interrupted-writes': 'schedule',
+  'run-scans': 'queue',
 };
 
 /**

@@ -112,7 +112,12 @@ describe('route classes', () => {
       '/asset/blocklist/version',
       '/asset/blocklist/confirm',
     ]);
-    expect(inClass('report').map((route) => route.path)).toEqual(['/report/create']);
+    expect(inClass('report').map((route) => route.path)).toEqual([
+      '/report/create',
+      '/dispute/create',
+      '/asset/submit',
+      '/asset/scan',
+    ]);
     expect(inClass('write').every((route) => route.access === 'write')).toBe(true);
     expect(inClass('read').every((route) => route.access === 'read')).toBe(true);
     expect(routes.every((route) => route.rateClass !== undefined)).toBe(true);
