@@ -13,6 +13,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts';
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
+import type { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
 import type { ScanQueue } from './scan-queue.ts';
@@ -46,6 +47,8 @@ export type RouteAreaProps = NestedStackProps & {
   /** The check's external lists; their bucket holds the verdict snapshots too. */
   lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
+  /** The hash-prefix blocklist's artifacts bucket and CDN. */
+  blocklist: Pick<BlocklistArtifacts, 'bucket' | 'cdnUrl' | 'grant'>;
   /** The queue the routes that start scans send to. */
   scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
@@ -87,9 +90,12 @@ export class RouteArea extends NestedStack {
           ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
+          ...(route.blocklistArtifacts ? { BLOCKLIST_BUCKET: props.blocklist.bucket.bucketName } : {}),
+          ...(route.blocklistArtifacts === 'write' ? { BLOCKLIST_CDN_URL: props.blocklist.cdnUrl } : {}),
         },
       });
       if (route.startsScans) props.scans.grantStartScans(fn);
+      if (route.blocklistArtifacts) props.blocklist.grant(fn, route.blocklistArtifacts);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);
         props.verdictSnapshots.runsBefore(fn);
@@ -107,7 +113,7 @@ export class RouteArea extends NestedStack {
       id: 'AwsSolutions-APIG4',
       reason:
         publicRoutes.length > 0
-          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description and the pages). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
+          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description, the pages and the blocklist artifacts, which hold only hash prefixes). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
           : 'Every route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route, with the 401/403 bodies of the spec; HTTP APIs have no API-key authorizer.',
     });
     this.#alarms(props);

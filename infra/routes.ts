@@ -71,6 +71,11 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
+  /**
+   * The hash-prefix blocklist's artifacts: `read` serves them from their bucket, `write` also stores
+   * them (and names the CDN in front of the bucket).
+   */
+  blocklistArtifacts?: 'read' | 'write';
   /** Puts scans on the scan queue (SCAN_QUEUE_URL) for its worker. */
   startsScans?: boolean;
 };
@@ -220,6 +225,7 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
+    blocklistArtifacts: 'write',
     untraced: true,
   },
   {
@@ -451,6 +457,29 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/intake/scan-result.ts',
     access: 'read',
     rateClass: 'read',
+  }, // The hash-prefix blocklist: wallets match prefixes locally and confirm only their matches.
+  {
+    method: 'POST',
+    path: '/asset/blocklist/confirm',
+    name: 'confirm-blocklist-prefixes',
+    area: 'blocklist',
+    entry: 'functions/blocklist/confirm.ts',
+    access: 'read',
+    rateClass: 'check',
+    memorySize: 1024,
+    readsVerdicts: true,
+    blocklistArtifacts: 'write',
+  },
+  // Public like the pages: the local gateway's artifact URLs; in AWS the version names the CDN instead.
+  {
+    method: 'GET',
+    path: '/asset/blocklist/artifacts/{token}',
+    name: 'get-blocklist-artifact',
+    area: 'pages',
+    entry: 'functions/blocklist/artifact.ts',
+    access: 'none',
+    public: true,
+    blocklistArtifacts: 'read',
   },
 ];
 

@@ -16,7 +16,7 @@ export const logicalId = (construct: Construct): string => {
  * How cdk-nag names the ARN of `construct`'s resource in a finding on `consumer`: by its logical id
  * in the same stack, or, in a nested stack, by the parameter CDK passes the ARN in.
  */
-const arnName = (construct: Construct, consumer: IConstruct): string =>
+export const arnName = (construct: Construct, consumer: IConstruct): string =>
   Stack.of(construct) === Stack.of(consumer)
     ? `${logicalId(construct)}.Arn`
     : `referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn`;

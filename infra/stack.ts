@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { parseRateLimits } from '../shared/domain/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
 import type { FunctionSettings } from './api-function.ts';
+import { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
 import { InterruptedWrites } from './interrupted-writes.ts';
@@ -165,6 +166,12 @@ export class ServiceStack extends Stack {
       ...(props.checkLists ? { lists: props.checkLists } : {}),
     });
     const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
+    const blocklist = new BlocklistArtifacts(this, 'BlocklistArtifacts', {
+      removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    // The compaction job publishes the blocklist's snapshot artifact from each verdict snapshot.
+    verdictSnapshots.function.addEnvironment('BLOCKLIST_BUCKET', blocklist.bucket.bucketName);
+    blocklist.grant(verdictSnapshots.function, 'write');
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
     const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
     const scans = new ScanQueue(this, 'ScanQueue', { table, settings, lists });
@@ -187,6 +194,7 @@ export class ServiceStack extends Stack {
         cursorSecret,
         lists,
         verdictSnapshots,
+        blocklist,
         scans,
         alarmAction,
       });
@@ -216,6 +224,7 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: scans.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'BlocklistCdnUrl', { value: blocklist.cdnUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: observability.dashboard.dashboardName });
   }

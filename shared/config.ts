@@ -120,6 +120,19 @@ export const config = {
     if (setting === undefined) return undefined;
     return 'aws' in setting ? { bucket: setting.aws } : { dir: setting.local };
   },
+  /**
+   * Where the blocklist's artifacts live: an S3 bucket in AWS (served by the CDN), a directory
+   * locally; unset, the process's memory (the local gateway serves them from there).
+   */
+  get blocklistArtifacts(): { bucket: string } | { dir: string } | undefined {
+    const setting = awsOrLocal('BLOCKLIST_BUCKET', 'BLOCKLIST_DIR');
+    if (setting === undefined) return undefined;
+    return 'aws' in setting ? { bucket: setting.aws } : { dir: setting.local };
+  },
+  /** The CDN address artifacts are served at in AWS (`https://<domain>`); unset, the API itself serves them. */
+  get blocklistCdnUrl(): string | undefined {
+    return optional('BLOCKLIST_CDN_URL');
+  },
   /** Where the activity ingest function moves messages that can never apply. */
   get deadLetterQueueUrl(): string {
     return required('DEAD_LETTER_QUEUE_URL');

@@ -4,6 +4,7 @@ import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
+import { fileArtifactStore, memoryArtifactStore, s3ArtifactStore } from './db/blocklist-artifact-store.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
@@ -22,6 +23,7 @@ import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
+import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
@@ -129,6 +131,17 @@ export const externalSources = /* @__PURE__ */ once(() => {
   if (config.initializedAhead) sources.warm();
   return sources.get;
 });
+/** The hash-prefix blocklist's artifacts (S3 in AWS, a directory or the process's memory locally). */
+export const blocklistArtifacts = /* @__PURE__ */ once(() => {
+  const location = config.blocklistArtifacts;
+  if (location === undefined) return memoryArtifactStore();
+  return 'bucket' in location ? s3ArtifactStore(objects(), location.bucket) : fileArtifactStore(location.dir);
+});
+/** The hash-prefix blocklist: its own copy of the verdicts, from the same snapshots and log as the check's. */
+export const blocklist = /* @__PURE__ */ once(() =>
+  blocklistService({ log: verdictLog(), snapshots: verdictSnapshots(), artifacts: blocklistArtifacts() }),
+);
+export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
 
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { type ArtifactStore, publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
 import { logger } from '../../shared/logger.ts';
@@ -6,7 +7,14 @@ import { publishSnapshotStored } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from '../../shared/stack-event.ts';
 
-type Deps = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now: () => number; answer: StackAnswer };
+type Deps = {
+  log: VerdictLog;
+  snapshots: VerdictSnapshotStore | undefined;
+  /** Where the blocklist's snapshot artifact goes, built from each new verdict snapshot. */
+  artifacts?: ArtifactStore;
+  now: () => number;
+  answer: StackAnswer;
+};
 
 /**
  * Scheduled: the newest snapshot compacted with the verdict log since (or the index read again
@@ -14,7 +22,7 @@ type Deps = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now:
  * from. Also the custom resource that takes the first snapshot when the stack is created
  * (infra/verdict-snapshots.ts).
  */
-export const createHandler = ({ log, snapshots, now, answer }: Deps) => {
+export const createHandler = ({ log, snapshots, artifacts, now, answer }: Deps) => {
   const snapshot = async (budgetMs: number | undefined) => {
     if (snapshots === undefined) {
       throw new Error('No verdict snapshot location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
@@ -26,6 +34,11 @@ export const createHandler = ({ log, snapshots, now, answer }: Deps) => {
     }
     publishSnapshotStored();
     logger.info('Verdict snapshot saved', summary);
+    const saved = artifacts === undefined ? undefined : await snapshots.latest();
+    if (artifacts !== undefined && saved !== undefined) {
+      const pointer = await publishBlocklistSnapshot(artifacts, saved);
+      logger.info('Blocklist snapshot published', { token: pointer.token, count: pointer.count, bytes: pointer.bytes });
+    }
     return summary;
   };
   return async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
@@ -37,6 +50,7 @@ export const createHandler = ({ log, snapshots, now, answer }: Deps) => {
 export const handler = createHandler({
   log: runtime.verdictLog(),
   snapshots: runtime.verdictSnapshots(),
+  artifacts: runtime.blocklistArtifacts(),
   now: runtime.now,
   answer: putStackAnswer,
 });

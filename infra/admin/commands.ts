@@ -20,6 +20,7 @@ import { isBudget, RATE_CLASSES } from '../../shared/domain/rate-limits.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { BLOCKLIST_USAGE } from './blocklist-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
@@ -53,7 +54,8 @@ With --table the named table in AWS is used (credentials and region from the usu
                                        takedown statuses, listings ordered by numeric id (rerun it at any time)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
-${INTAKE_USAGE}`;
+${INTAKE_USAGE}
+${BLOCKLIST_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {

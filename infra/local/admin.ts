@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { blocklistCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
+
+/** The demo organization's key (infra/local/demo.json), for `blocklist check` against `npm start`. */
+const DEMO_KEY = 'demo-acme-0123456789abcdef';
 
 /** `npm run admin`: the operator's commands on a table in AWS (`--table`) or, without it, on the local table. */
 const main = async () => {
@@ -18,6 +22,8 @@ const main = async () => {
       description: { type: 'string' },
       group: { type: 'string' },
       copy: { type: 'boolean' },
+      base: { type: 'string' },
+      key: { type: 'string' },
       note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -28,6 +34,11 @@ const main = async () => {
   }
   const flags = values as Record<string, string>;
   const progress = (line: string) => console.log(line);
+  if (positionals[0] === 'blocklist') {
+    const base = values.base ?? `http://127.0.0.1:${LOCAL.port}/v2`;
+    console.log(await blocklistCommand(positionals.slice(1), { base, key: values.key ?? DEMO_KEY }, progress));
+    return;
+  }
   const message = values.table
     ? await runAdminCommand(
         createDocumentClient(process.env.DYNAMODB_ENDPOINT),

@@ -13,6 +13,7 @@ export const LOCAL = {
   /** Comma-separated origins a browser page may call from; `*` when unset. */
   corsOrigins: parseOrigins(process.env.CORS_ORIGINS),
   verdictsDir: process.env.VERDICTS_DIR ?? resolve(import.meta.dirname, '../../.data/verdicts'),
+  blocklistDir: process.env.BLOCKLIST_DIR ?? resolve(import.meta.dirname, '../../.data/blocklist'),
   /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
   snapshotEveryMs: 5 * 60_000,
 };
@@ -34,4 +35,5 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.CURSOR_SECRET = LOCAL.cursorSecret;
   process.env.LISTS_DIR = LOCAL.listsDir;
   process.env.VERDICTS_DIR = LOCAL.verdictsDir;
+  process.env.BLOCKLIST_DIR = LOCAL.blocklistDir;
 };

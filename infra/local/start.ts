@@ -2,10 +2,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
+import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { corsSettings } from '../cors.ts';
@@ -48,7 +50,14 @@ const main = async () => {
   // The snapshot the check's replica starts from, then one every few minutes, as the schedule does in AWS.
   const log = verdictFeed(db, LOCAL.tableName);
   const store = fileVerdictSnapshotStore(LOCAL.verdictsDir);
-  const snapshot = () => asWorker('snapshot-verdicts', () => snapshotVerdicts(log, store, Date.now));
+  const artifacts = fileArtifactStore(LOCAL.blocklistDir);
+  const snapshot = () =>
+    asWorker('snapshot-verdicts', async () => {
+      const summary = await snapshotVerdicts(log, store, Date.now);
+      const saved = await store.latest();
+      if (saved !== undefined) await publishBlocklistSnapshot(artifacts, saved);
+      return summary;
+    });
   const verdicts = await snapshot();
   console.log(`  verdict snapshot: ${verdicts.keys} keys, in .data/verdicts/`);
   const snapshots = setInterval(() => {

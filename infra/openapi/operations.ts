@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { BLOCKLIST_OPERATIONS } from './blocklist-operations.ts';
 import EXAMPLES from './examples.json' with { type: 'json' };
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
@@ -35,6 +36,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
  */
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
+  ...BLOCKLIST_OPERATIONS,
   ...INTAKE_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
@@ -197,23 +199,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         description: 'The verdict',
         body: BODY.checkResult,
         example: CHECK_EXAMPLE,
-      },
-    },
-  },
-  'get-blocklist-version': {
-    summary: 'Version of the service verdicts',
-    description:
-      "The version of the service's own verdicts (every ALLOWED and BLOCKED entry of the check index, watch flags included): an opaque string that orders like the changelog and moves on every verdict change, the time of that change, and the number of live verdicts. Any valid key. A client compares it with the version it holds and follows `POST /asset/changelog` when they differ.",
-    tag: 'Asset check',
-    responses: {
-      200: {
-        description: 'The version',
-        body: BODY.blocklistVersion,
-        example: {
-          version: '1795255200000-3f1c0a9e4b2d7c65-000000000003',
-          updatedAt: '2026-11-21T10:00:00.000Z',
-          entries: 1834,
-        },
       },
     },
   },

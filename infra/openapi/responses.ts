@@ -85,7 +85,6 @@ export const BODY = {
     message: v.optional(v.string()),
     watchStatus: v.optional(v.picklist(['ENABLED', 'DISABLED'])),
   }),
-  blocklistVersion: v.object({ version: v.string(), updatedAt: timestamp, entries: count }),
   changelog: v.object({
     changes: v.array(
       v.object({

@@ -5,7 +5,8 @@ import { AwsServiceError, type AwsTarget, awsService } from './aws-request.ts';
 export type ObjectStore = {
   /** The object's bytes, or undefined when the bucket holds no such key (NoSuchKey, or a 404 that names no error). */
   getObject(bucket: string, key: string): Promise<Uint8Array | undefined>;
-  putObject(bucket: string, key: string, body: Uint8Array, contentType: string): Promise<void>;
+  /** `cacheControl` is kept with the object and answered with it (by a CDN in front of the bucket too). */
+  putObject(bucket: string, key: string, body: Uint8Array, contentType: string, cacheControl?: string): Promise<void>;
 };
 
 /** Each segment of the key encoded once, as S3 signs paths (without a second encoding). */
@@ -34,12 +35,15 @@ export const s3Objects = (target?: AwsTarget): ObjectStore => {
         throw error;
       }
     },
-    async putObject(bucket, key, body, contentType) {
+    async putObject(bucket, key, body, contentType, cacheControl) {
       await send({
         method: 'PUT',
         virtualHost: bucket,
         path: objectPath(key),
-        headers: { 'content-type': contentType },
+        headers: {
+          'content-type': contentType,
+          ...(cacheControl === undefined ? {} : { 'cache-control': cacheControl }),
+        },
         body,
       });
     },

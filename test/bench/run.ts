@@ -357,6 +357,14 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     section('verdict snapshot compaction (synthetic, in a process of its own; no DynamoDB)');
     await optional<{ benchCompaction: () => Promise<Row[]> }>('./compaction.ts', (m) => m.benchCompaction());
   },
+  blocklist: async (endpoint) => {
+    section(
+      'hash-prefix blocklist (synthetic 1,000,000 entries; freshness through the local gateway on DynamoDB Local)',
+    );
+    await optional<{ benchBlocklist: (endpoint: string) => Promise<Row[]> }>('./blocklist.ts', (m) =>
+      m.benchBlocklist(endpoint),
+    );
+  },
   cost: async (endpoint) => {
     section('cost per million requests by route class');
     await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
 import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -72,6 +73,12 @@ const lookupCalls = (
   ['parse-assets', 'POST', '/asset/parse', { text: `Is ${CONTENT[status]} safe?` }],
   ['get-scan-result', 'POST', '/scan/result', { scanId: 1 }],
   ['get-blocklist-version', 'GET', '/asset/blocklist/version'],
+  [
+    'confirm-blocklist-prefixes',
+    'POST',
+    '/asset/blocklist/confirm',
+    { algoVersion: 1, prefixes: [prefixHex(prefixOf(fullHash(expressionsOf(CONTENT[status])[0] ?? '')))] },
+  ],
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
   ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],
   ['list-takedowns', 'POST', '/takedowns/list', { organizationSlug: 'globex' }],

@@ -49,7 +49,7 @@ describe('the bundle of each route, as deployed', () => {
         secretsManager: modules.has('shared/db/cursor-key-secret.ts'),
       }).toEqual({
         clients: [],
-        s3: Boolean(route.readsCheckLists || route.readsVerdicts),
+        s3: Boolean(route.readsCheckLists || route.readsVerdicts || route.blocklistArtifacts !== undefined),
         secretsManager: Boolean(route.readsCursorKey),
       });
     },
@@ -80,8 +80,8 @@ describe('the bundle of each route, as deployed', () => {
     30_000,
   );
 
-  it.each(ROUTES.filter((route) => route.access === 'none'))(
-    '$name, which has no table, holds no AWS SDK',
+  it.each(ROUTES.filter((route) => route.access === 'none' && route.blocklistArtifacts === undefined))(
+    '$name, which has no table and no bucket, holds no AWS SDK',
     async (route) => {
       const packages = await packagesOf(route.entry);
 

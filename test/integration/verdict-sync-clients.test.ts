@@ -3,11 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { memoryArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { verdictExportRepository } from '../../shared/db/verdict-export-repository.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { blocklist } from '../../shared/domain/blocklist/blocklist.ts';
 import { EXPORT_STATUSES } from '../../shared/domain/check/export.ts';
 import { readWholeIndex, replicatedIndex } from '../../shared/domain/check/replica.ts';
 import { LOG_TIMING, positionAt, statusOf } from '../../shared/domain/check/verdicts.ts';
@@ -30,7 +32,11 @@ const replica = replicatedIndex({ log: feed });
 /** The test's clock runs one settle window ahead, so changes are handed to clients without waiting for it. */
 const later = () => Date.now() + LOG_TIMING.settleMs + 1;
 const changelog = createChangelogHandler({ keys: runtime.keys(), feed, now: later });
-const version = createVersionHandler({ keys: runtime.keys(), verdicts: replica });
+const version = createVersionHandler({
+  keys: runtime.keys(),
+  blocklist: blocklist({ log: feed, artifacts: memoryArtifactStore(), pollMs: 0 }),
+  cdnUrl: undefined,
+});
 const exportList = createListHandler({
   keys: runtime.keys(),
   verdicts: verdictExportRepository(table.db, table.tableName),
@@ -181,7 +187,7 @@ describe('clients that keep the verdicts locally', () => {
     );
 
     expect(response.statusCode).toBe(200);
-    expect(response.body).toEqual({ version: newest?.version, updatedAt: newest?.changedAt, entries: 3 });
+    expect(response.body).toMatchObject({ version: newest?.version, updatedAt: newest?.changedAt, entries: 3 });
   });
 
   it('returns 410 GONE for a version older than the retention window', async () => {

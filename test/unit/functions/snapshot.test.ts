@@ -1,6 +1,9 @@
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/check/snapshot.ts';
+import { memoryArtifactStore } from '../../../shared/db/blocklist-artifact-store.ts';
+import { decodeArtifact } from '../../../shared/domain/blocklist/artifact.ts';
+import { fullHash, prefixOf } from '../../../shared/domain/blocklist/expressions.ts';
 import {
   BIT,
   pack,
@@ -110,5 +113,24 @@ describe('the verdict snapshot function', () => {
 
     expect(saved).toEqual([]);
     expect(answers).toEqual(answered('SUCCESS'));
+  });
+});
+
+describe('the snapshot job and the blocklist', () => {
+  it('publishes the snapshot artifact of the new verdict snapshot as the current one', async () => {
+    const { store } = memorySnapshots();
+    const artifacts = memoryArtifactStore();
+    const handler = createHandler({ log, snapshots: store, artifacts, now: () => NOW, answer: async () => {} });
+
+    await handler({});
+
+    const pointer = await artifacts.current();
+    const bytes = pointer === undefined ? undefined : await artifacts.get(pointer.token);
+    expect(pointer).toMatchObject({ algoVersion: 1, count: 1, position: (await store.latest())?.position });
+    expect(bytes && decodeArtifact(bytes)).toEqual({
+      kind: 'snapshot',
+      algoVersion: 1,
+      prefixes: Uint32Array.of(prefixOf(fullHash('acme-airdrop.xyz/'))),
+    });
   });
 });

@@ -107,7 +107,11 @@ describe('route classes', () => {
     const routes = ROUTES.filter((route) => !route.public);
     const inClass = (rateClass: RateClass) => routes.filter((route) => route.rateClass === rateClass);
 
-    expect(inClass('check').map((route) => route.path)).toEqual(['/asset/check', '/asset/blocklist/version']);
+    expect(inClass('check').map((route) => route.path)).toEqual([
+      '/asset/check',
+      '/asset/blocklist/version',
+      '/asset/blocklist/confirm',
+    ]);
     expect(inClass('report').map((route) => route.path)).toEqual([
       '/report/create',
       '/dispute/create',

@@ -1,0 +1,246 @@
+import { ConflictError } from '../../errors.ts';
+import { readWholeIndex, VerdictState } from '../check/replica.ts';
+import {
+  bitsOfPacked,
+  LOG_TIMING,
+  positionAt,
+  statusOf,
+  timeOf,
+  type VerdictLog,
+  type VerdictSnapshot,
+  type VerdictSnapshotStore,
+} from '../check/verdicts.ts';
+import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
+import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
+import { AllowMasks, PrefixState } from './prefix-state.ts';
+
+/** The snapshot artifact clients start from, as its builder announces it. */
+export type SnapshotPointer = { algoVersion: number; token: string; count: number; bytes: number; position: string };
+
+/** Where artifacts are kept by token, and which snapshot is current. */
+export interface ArtifactStore {
+  get(token: string): Promise<Uint8Array | undefined>;
+  /** Stores an artifact under its token; the same token always carries the same bytes. */
+  put(token: string, bytes: Uint8Array): Promise<void>;
+  current(): Promise<SnapshotPointer | undefined>;
+  setCurrent(pointer: SnapshotPointer): Promise<void>;
+}
+
+export type ArtifactRef = { token: string; count: number; bytes: number };
+
+export type BlocklistVersion = {
+  algoVersion: number;
+  version: string;
+  updatedAt: string;
+  entries: number;
+  snapshot: ArtifactRef;
+  recent: ArtifactRef;
+};
+
+const isBlocked = (bits: number): boolean => statusOf(bits) === 'BLOCKED';
+const isAllowed = (bits: number): boolean => statusOf(bits) === 'ALLOWED';
+
+/** Every prefix of the BLOCKED entries of a verdict snapshot, sorted. */
+export const snapshotPrefixes = (snapshot: Pick<VerdictSnapshot, 'keys' | 'states'>): Uint32Array => {
+  const prefixes: number[] = [];
+  for (let i = 0; i < snapshot.keys.length; i++) {
+    if (!isBlocked(bitsOfPacked(snapshot.states[i] as number))) continue;
+    for (const expression of entryExpressions(snapshot.keys[i] as string))
+      prefixes.push(prefixOf(fullHash(expression)));
+  }
+  return sortedUnique(prefixes);
+};
+
+/** Encodes and stores a snapshot artifact of `prefixes` and makes it the current one. */
+export const publishSnapshot = async (
+  artifacts: ArtifactStore,
+  prefixes: Uint32Array,
+  position: string,
+): Promise<SnapshotPointer> => {
+  const bytes = encodeArtifact({ kind: 'snapshot', algoVersion: ALGO_VERSION, prefixes });
+  const pointer = {
+    algoVersion: ALGO_VERSION,
+    token: tokenOf(bytes),
+    count: prefixes.length,
+    bytes: bytes.length,
+    position,
+  };
+  await artifacts.put(pointer.token, bytes);
+  await artifacts.setCurrent(pointer);
+  return pointer;
+};
+
+/**
+ * The compaction job's step: the snapshot artifact of a freshly compacted verdict snapshot (itself
+ * carried forward from the verdict log, never read from the whole table), published as current.
+ */
+export const publishBlocklistSnapshot = (artifacts: ArtifactStore, snapshot: VerdictSnapshot) =>
+  publishSnapshot(artifacts, snapshotPrefixes(snapshot), snapshot.position);
+
+type Options = {
+  log: VerdictLog;
+  /** Where the verdict snapshots are; without a store (locally, in tests) the index itself is read. */
+  snapshots?: VerdictSnapshotStore;
+  artifacts: ArtifactStore;
+  now?: () => number;
+  /** At most one log poll per this interval. */
+  pollMs?: number;
+  /** How often the current snapshot artifact is looked up (the compaction job replaces it). */
+  pointerMs?: number;
+};
+
+export type Confirmation = {
+  /** Per requested prefix, the full hashes of the BLOCKED expressions under it. */
+  matches: Record<string, string[]>;
+  /** Per requested prefix that has any, the full hashes of ALLOWED expressions that mask an expression under it. */
+  allowed: Record<string, string[]>;
+};
+
+export type Blocklist = {
+  version(): Promise<BlocklistVersion>;
+  /** `algoVersion` must be the current one. */
+  confirm(algoVersion: number, prefixes: readonly string[]): Promise<Confirmation>;
+};
+
+/**
+ * The service side of the hash-prefix blocklist: the verdicts in memory (snapshot, then the log,
+ * as the check's replica keeps them), the prefixes of every BLOCKED entry with their full hashes,
+ * and the artifacts clients sync from. The snapshot artifact is the compaction job's (or, until
+ * there is one, this state's at load); the recent artifact (additions and removals since that
+ * snapshot) is kept up to date change by change and stored under a new token when it moved.
+ */
+export const blocklist = ({
+  log,
+  snapshots,
+  artifacts,
+  now = Date.now,
+  pollMs = 1_000,
+  pointerMs = 30_000,
+}: Options): Blocklist => {
+  type Loaded = { verdicts: VerdictState; prefixes: PrefixState; masks: AllowMasks; base: SnapshotPointer };
+  let loaded: Promise<Loaded> | undefined;
+  let polling: Promise<void> | undefined;
+  let polledAt = Number.NEGATIVE_INFINITY;
+  let pointerAt = Number.NEGATIVE_INFINITY;
+  let recent: { changes: number; ref: ArtifactRef } | undefined;
+
+  const apply = async (state: Loaded) => {
+    const startedAt = now();
+    const changes = await log.readFrom(state.verdicts.position);
+    const horizon = positionAt(startedAt - LOG_TIMING.settleMs);
+    for (const change of changes) {
+      const [before] = state.verdicts.lookup([change.key]);
+      const wasBlocked = before !== undefined && before.allow === 0 && before.block > 0;
+      const wasAllowed = before !== undefined && before.allow > 0;
+      if (state.verdicts.apply(change) !== 'duplicate') {
+        if (wasBlocked !== isBlocked(change.bits)) state.prefixes.set(change.key, isBlocked(change.bits));
+        if (wasAllowed !== isAllowed(change.bits)) state.masks.set(change.key, isAllowed(change.bits));
+      }
+      if (change.version < horizon && change.version > state.verdicts.version) state.verdicts.version = change.version;
+    }
+    if (horizon > state.verdicts.position) state.verdicts.position = horizon;
+    polledAt = startedAt;
+  };
+
+  /** Adopts the current snapshot artifact, publishing this state's own when there is none yet. */
+  const followPointer = async (state: Loaded) => {
+    pointerAt = now();
+    const pointer = await artifacts.current();
+    if (pointer === undefined || pointer.algoVersion !== ALGO_VERSION) {
+      const prefixes = state.prefixes.prefixes();
+      state.base = await publishSnapshot(artifacts, prefixes, state.verdicts.position);
+      state.prefixes.rebase(prefixes);
+      return;
+    }
+    if (pointer.token === state.base.token) return;
+    const bytes = await artifacts.get(pointer.token);
+    if (bytes === undefined) return;
+    const artifact = decodeArtifact(bytes);
+    if (artifact.kind !== 'snapshot') return;
+    state.prefixes.rebase(artifact.prefixes);
+    state.base = pointer;
+  };
+
+  const load = async (): Promise<Loaded> => {
+    const snapshot = snapshots === undefined ? await readWholeIndex(log, now) : await snapshots.latest();
+    if (snapshot === undefined) throw new Error('No verdict snapshot to start the blocklist from');
+    const verdicts = VerdictState.of(snapshot);
+    const prefixes = new PrefixState();
+    const masks = new AllowMasks();
+    for (let i = 0; i < snapshot.keys.length; i++) {
+      const bits = bitsOfPacked(snapshot.states[i] as number);
+      if (isBlocked(bits)) prefixes.set(snapshot.keys[i] as string, true);
+      else if (isAllowed(bits)) masks.set(snapshot.keys[i] as string, true);
+    }
+    const state: Loaded = {
+      verdicts,
+      prefixes,
+      masks,
+      base: { algoVersion: ALGO_VERSION, token: '', count: 0, bytes: 0, position: snapshot.position },
+    };
+    await apply(state);
+    await followPointer(state);
+    return state;
+  };
+
+  const current = async (): Promise<Loaded> => {
+    loaded ??= load().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    const state = await loaded;
+    if (polling === undefined && now() - polledAt >= pollMs) {
+      polling = (async () => {
+        await apply(state);
+        if (now() - pointerAt >= pointerMs) await followPointer(state);
+      })().finally(() => {
+        polling = undefined;
+      });
+    }
+    if (polling) await polling;
+    return state;
+  };
+
+  const recentRef = async (state: Loaded): Promise<ArtifactRef> => {
+    if (recent?.changes === state.prefixes.changes) return recent.ref;
+    const changes = state.prefixes.changes;
+    const { added, removed } = state.prefixes.recent();
+    const bytes = encodeArtifact({ kind: 'recent', algoVersion: ALGO_VERSION, added, removed });
+    const ref = { token: tokenOf(bytes), count: added.length + removed.length, bytes: bytes.length };
+    await artifacts.put(ref.token, bytes);
+    recent = { changes, ref };
+    return ref;
+  };
+
+  return {
+    async version() {
+      const state = await current();
+      const { token, count, bytes } = state.base;
+      return {
+        algoVersion: ALGO_VERSION,
+        version: state.verdicts.version,
+        updatedAt: new Date(timeOf(state.verdicts.version)).toISOString(),
+        entries: state.verdicts.live,
+        snapshot: { token, count, bytes },
+        recent: await recentRef(state),
+      };
+    },
+    async confirm(algoVersion, prefixes) {
+      if (algoVersion !== ALGO_VERSION) {
+        throw new ConflictError(`algoVersion ${ALGO_VERSION} is current; re-sync`, {
+          data: { algoVersion: ALGO_VERSION },
+        });
+      }
+      const state = await current();
+      const matches: Record<string, string[]> = {};
+      const allowed: Record<string, string[]> = {};
+      for (const prefix of prefixes) {
+        const value = Number.parseInt(prefix, 16);
+        matches[prefix] = [...state.prefixes.hashesOf(value)];
+        const masking = state.masks.under(value);
+        if (masking.length > 0) allowed[prefix] = [...masking];
+      }
+      return { matches, allowed };
+    },
+  };
+};
