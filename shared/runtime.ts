@@ -1,5 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
+import { profileRepository, settingsRepository } from './db/account-repository.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
@@ -58,6 +59,8 @@ export const metrics = /* @__PURE__ */ table(metricsRepository);
 export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
+export const profiles = /* @__PURE__ */ table(profileRepository);
+export const settings = /* @__PURE__ */ table(settingsRepository);
 export const deadLetters = /* @__PURE__ */ once(() =>
   deadLetterQueue(
     underFailurePolicy('dead-letter queue', (transport) => new SQSClient(transport)),

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import EXAMPLES from './examples.json' with { type: 'json' };
+import { INSIGHTS_OPERATIONS } from './insights-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
 
@@ -14,7 +15,15 @@ export type ResponseDoc =
 export type OperationDoc = {
   summary: string;
   description: string;
-  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Threat lifecycle' | 'Description and pages';
+  tag:
+    | 'Metrics'
+    | 'Assets'
+    | 'Asset groups'
+    | 'Asset check'
+    | 'Threat lifecycle'
+    | 'Description and pages'
+    | 'Insights'
+    | 'Account';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -34,6 +43,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
  */
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
+  ...INSIGHTS_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:
