@@ -17,6 +17,7 @@ import { isBudget, RATE_CLASSES } from '../../shared/domain/rate-limits.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
@@ -42,7 +43,8 @@ With --table the named table in AWS is used (credentials and region from the usu
                                        --copy before deploying the version that reads them there (copies, keeps
                                        the old items), then without it after the deploy (removes the old items)
 ${ACTIVITY_USAGE}
-${LIFECYCLE_USAGE}`;
+${LIFECYCLE_USAGE}
+${INSIGHTS_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
@@ -82,6 +84,13 @@ export const runAdminCommand = async (
   };
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
+  if (
+    `${noun} ${verb}` === 'org threshold' ||
+    `${noun} ${verb}` === 'org settings' ||
+    `${noun} ${verb}` === 'user profile'
+  ) {
+    return insightsCommand(db, table, words);
+  }
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;
