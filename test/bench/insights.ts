@@ -10,6 +10,7 @@ import { createHandler as createQueues } from '../../functions/insights/queues.t
 import { createHandler as createReportsSearch } from '../../functions/insights/reports-search.ts';
 import { createHandler as createSummary } from '../../functions/insights/summary.ts';
 import { ensureTable, localClient } from '../../infra/local/dynamo.ts';
+import { lambdaContext } from '../../infra/local/lambda-context.ts';
 import { settingsRepository } from '../../shared/db/account-repository.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
@@ -30,7 +31,7 @@ import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
 import { insightDeltas, mergeDeltas } from '../../shared/domain/insight-counters.ts';
-import { apiEvent, context } from '../fixtures/api-event.ts';
+import { apiEvent } from '../fixtures/api-event.ts';
 
 const DAYS = 365;
 const SMALL = 1_000;
@@ -191,7 +192,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       }
     }
 
-    type Handler = (event: never, ctx: typeof context) => Promise<APIGatewayProxyResultV2>;
+    type Handler = (event: never, ctx: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResultV2>;
     const routes: [string, Handler, string, Record<string, unknown>][] = [
       ['POST /metrics/summary', createSummary(deps) as Handler, '/v2/metrics/summary', {}],
       [
@@ -225,9 +226,13 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
     for (const [name, handler, path, body] of routes) {
       const invoke = async (size: 'small' | 'large') => {
         const start = performance.now();
-        const result = await handler(apiEvent({ method: 'POST', path, apiKey: keys[size], body }) as never, context);
+        const result = await handler(
+          apiEvent({ method: 'POST', path, apiKey: keys[size], body }) as never,
+          lambdaContext('bench'),
+        );
         const status = typeof result === 'object' ? result.statusCode : 200;
-        if (status !== 200) throw new Error(`${name} answered ${status}`);
+        if (status !== 200)
+          throw new Error(`${name} answered ${status}: ${typeof result === 'object' ? result.body : ''}`);
         return performance.now() - start;
       };
       for (let i = 0; i < WARMUP; i++) {
