@@ -13,6 +13,7 @@ import { directoryRepository } from './db/directory-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { openWorkRepository } from './db/open-work-repository.ts';
 import { s3Objects } from './db/s3.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
@@ -61,6 +62,7 @@ export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), d
 export const activity = /* @__PURE__ */ table(activityRepository);
 export const profiles = /* @__PURE__ */ table(profileRepository);
 export const settings = /* @__PURE__ */ table(settingsRepository);
+export const openWork = /* @__PURE__ */ table(openWorkRepository);
 export const deadLetters = /* @__PURE__ */ once(() =>
   deadLetterQueue(
     underFailurePolicy('dead-letter queue', (transport) => new SQSClient(transport)),

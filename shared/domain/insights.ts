@@ -20,8 +20,6 @@ import type { DirectoryStore } from './organizations.ts';
 
 const DAY_MS = 86_400_000;
 const BRANDS_METRICS_FLAG = 'brands-metrics';
-/** Day items hold no day after this one, whatever the clock: every open item is read from the first day to here. */
-const LAST_DAY = '9999-12-31';
 
 export type InsightsDirectory = Pick<DirectoryStore, 'findOrganization' | 'findBrand' | 'findMembership'>;
 export type InsightsStores = { metrics: MetricsStore; directory: InsightsDirectory };
@@ -249,8 +247,13 @@ export const foundThreats = async (
 
 /** The open work of an organization: every day item from its first, for the gauges counted on them. */
 export type OpenWork = { days: DayCounters[] };
-export const openWork = async (store: MetricsStore, orgId: string): Promise<OpenWork> => ({
-  days: await store.days({ orgId }, undefined, LAST_DAY),
+export interface OpenWorkStore {
+  /** The named counters of each day item of the organization, ascending by day. */
+  days(orgId: string, names: readonly string[]): Promise<DayCounters[]>;
+}
+const GAUGES = [...Object.values(OPEN), ...Object.values(CHANGED)];
+export const openWork = async (store: OpenWorkStore, orgId: string): Promise<OpenWork> => ({
+  days: await store.days(orgId, GAUGES),
 });
 
 const startOfDay = (day: string): number => Date.parse(`${day}T00:00:00Z`);

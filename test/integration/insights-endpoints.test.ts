@@ -19,6 +19,7 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
 import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
@@ -40,6 +41,7 @@ const deps = {
   directory,
   settings,
   profiles,
+  work: openWorkRepository(table.db, table.tableName),
   store,
   lists: lifecycleRepository(table.db, table.tableName),
   cursors: cursorCodec(() => 'insights-test-secret'),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
@@ -317,7 +318,7 @@ describe('insights on DynamoDB Local', () => {
             },
           };
           const settings = effectiveSettings(input);
-          const work = await openWork(stores.metrics, orgId);
+          const work = await openWork(openWorkRepository(table.db, table.tableName), orgId);
           const open = expectedOpenWork(records);
           expect(queuesSnapshot(work, settings, NOW)).toEqual({
             queues: [
