@@ -4,7 +4,6 @@ import { insightsOrganization } from '../../shared/domain/insights.ts';
 import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { searchReports } from '../../shared/domain/reports-search.ts';
-import { BadRequestError } from '../../shared/errors.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { reportsSearchBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
@@ -20,11 +19,8 @@ type Deps = {
 
 export const createHandler = ({ keys, directory, ...deps }: Deps) =>
   apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) => {
-    const assets = body.assets ?? body.assetContents;
-    if (assets === undefined)
-      throw new BadRequestError('assets is required', { issues: [{ message: 'assets is required', path: 'assets' }] });
     const orgId = await insightsOrganization(directory, auth, body.slug ?? body.organizationSlug, 'reports');
-    return json(200, await searchReports(deps, orgId, assets));
+    return json(200, await searchReports(deps, orgId, body.assets ?? body.assetContents));
   });
 
 export const handler = createHandler({

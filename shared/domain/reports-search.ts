@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors.ts';
 import type { ActivityRecord, ActivityStore } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
 import { entryKeyOf } from './check/canonical.ts';
@@ -35,7 +36,12 @@ const reportsOf = async (deps: ReportsSearchDeps, orgId: string, content: string
  * canonical content, so a client files no duplicate: one Query of the asset's records per asset.
  * `reports` lists each report once with the asked contents it holds (the published shape).
  */
-export const searchReports = async (deps: ReportsSearchDeps, orgId: string, assets: readonly string[]) => {
+export const searchReports = async (deps: ReportsSearchDeps, orgId: string, assets: readonly string[] | undefined) => {
+  if (assets === undefined) {
+    throw new BadRequestError('assets is required', {
+      issues: [{ message: 'assets is required', path: 'body.assets' }],
+    });
+  }
   const found = await Promise.all(assets.map((content) => reportsOf(deps, orgId, content)));
   const byReport = new Map<string, { report: ActivityRecord; assets: string[] }>();
   const view = (report: ActivityRecord): ReportView => ({
