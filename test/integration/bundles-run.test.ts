@@ -20,6 +20,8 @@ const EXPECTED_STATUS: Record<string, number> = {
   'update-asset': 404,
   'delete-asset': 404,
   'review-proposal': 404,
+  // The demo user key reads only: the profile update is refused for the scope, after the whole chain ran.
+  'update-current-user': 403,
 };
 
 const CONTEXT = {
