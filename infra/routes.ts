@@ -1,6 +1,7 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
 import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX, PARTITIONS, type TablePartition } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
+import { HEALTHCHECK_KEYS } from '../shared/domain/organization-settings.ts';
 import type { RateClass } from '../shared/domain/rate-limits.ts';
 
 /**
@@ -480,6 +481,88 @@ export const ROUTES: readonly Route[] = [
     access: 'none',
     public: true,
     blocklistArtifacts: 'read',
+  },
+  // Insights and account: metrics v2, healthchecks, queues, report search, the caller's account (SPEC-EXTENSIONS §9).
+  ...(
+    [
+      ['/metrics/summary', 'get-metrics-summary', 'functions/insights/summary.ts'],
+      ['/metrics/breakdown', 'get-metrics-breakdown', 'functions/insights/breakdown.ts'],
+      ['/metrics/found', 'get-metrics-found', 'functions/insights/found.ts'],
+      ['/healthchecks/list', 'list-healthchecks', 'functions/healthchecks/list.ts'],
+      ['/operations/queues/snapshot', 'get-queues-snapshot', 'functions/insights/queues.ts'],
+    ] as const
+  ).map(
+    ([path, name, entry]): Route => ({
+      method: 'POST',
+      path,
+      name,
+      area: 'insights',
+      entry,
+      access: 'read',
+      rateClass: 'read',
+    }),
+  ),
+  // One route per check, all served by the module that reads the check from the path.
+  ...HEALTHCHECK_KEYS.map(
+    (check): Route => ({
+      method: 'POST',
+      path: `/healthchecks/${check.replace('.', '/')}`,
+      name: `healthcheck-${check.replace('.', '-')}`,
+      area: 'insights',
+      entry: 'functions/healthchecks/run.ts',
+      access: 'read',
+      rateClass: 'read',
+    }),
+  ),
+  {
+    method: 'POST',
+    path: '/reports/search',
+    name: 'search-reports',
+    area: 'insights',
+    entry: 'functions/insights/reports-search.ts',
+    access: 'read',
+    rateClass: 'read',
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  {
+    method: 'POST',
+    path: '/public/getOrganizationReports',
+    name: 'get-public-organization-reports',
+    area: 'insights',
+    entry: 'functions/insights/organization-reports.ts',
+    access: 'read',
+    rateClass: 'read',
+    indexes: LIFECYCLE_LISTS,
+    readsCursorKey: true,
+  },
+  ...(
+    [
+      ['POST', '/user/me', 'get-current-user', 'functions/account/me.ts'],
+      ['POST', '/user/orgs', 'list-user-organizations', 'functions/account/orgs.ts'],
+      ['GET', '/user/orgs/{slug}', 'get-user-organization', 'functions/account/org.ts'],
+      ['GET', '/validate', 'validate-key', 'functions/account/validate.ts'],
+    ] as const
+  ).map(
+    ([method, path, name, entry]): Route => ({
+      method,
+      path,
+      name,
+      area: 'account',
+      entry,
+      access: 'read',
+      rateClass: 'read',
+    }),
+  ),
+  {
+    method: 'POST',
+    path: '/user/me/update',
+    name: 'update-current-user',
+    area: 'account',
+    entry: 'functions/account/update-me.ts',
+    access: 'write',
+    rateClass: 'write',
+    // The user's own profile item.
+    writes: [PARTITIONS.profile],
   },
 ];
 

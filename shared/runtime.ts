@@ -1,5 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
+import { profileRepository, settingsRepository } from './db/account-repository.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
@@ -14,6 +15,7 @@ import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { openWorkRepository } from './db/open-work-repository.ts';
 import { reportDirectoryRepository } from './db/report-directory-repository.ts';
 import { s3Objects } from './db/s3.ts';
 import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
@@ -66,6 +68,9 @@ export const metrics = /* @__PURE__ */ table(metricsRepository);
 export const directory = /* @__PURE__ */ table(directoryRepository);
 export const metricsStores = /* @__PURE__ */ once(() => ({ metrics: metrics(), directory: directory() }));
 export const activity = /* @__PURE__ */ table(activityRepository);
+export const profiles = /* @__PURE__ */ table(profileRepository);
+export const settings = /* @__PURE__ */ table(settingsRepository);
+export const openWork = /* @__PURE__ */ table(openWorkRepository);
 export const deadLetters = /* @__PURE__ */ once(() =>
   deadLetterQueue(
     underFailurePolicy('dead-letter queue', (transport) => new SQSClient(transport)),

@@ -21,6 +21,7 @@ import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { BLOCKLIST_USAGE } from './blocklist-commands.ts';
+import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 
@@ -55,7 +56,8 @@ With --table the named table in AWS is used (credentials and region from the usu
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
-${BLOCKLIST_USAGE}`;
+${BLOCKLIST_USAGE}
+${INSIGHTS_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
@@ -108,6 +110,13 @@ export const runAdminCommand = async (
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
   if (noun === 'disputes') return disputesCommand(db, table, words, flags.note);
+  if (
+    `${noun} ${verb}` === 'org threshold' ||
+    `${noun} ${verb}` === 'org settings' ||
+    `${noun} ${verb}` === 'user profile'
+  ) {
+    return insightsCommand(db, table, words);
+  }
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
     const { rewritten, current, changedMeanwhile } = await migrateActivityItems(db, table, progress);

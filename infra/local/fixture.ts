@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { putProfile, settingsRepository } from '../../shared/db/account-repository.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
@@ -13,6 +14,7 @@ import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
 import { toBrandProfile } from '../../shared/domain/brand-profile.ts';
 import { brandProfileFields } from '../../shared/domain/brand-profile-schema.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
+import { settingsSchema } from '../../shared/domain/organization-settings.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
 import { createReport } from '../../shared/domain/reports.ts';
@@ -47,6 +49,8 @@ export const fixtureSchema = v.strictObject(
           slug,
           name: text(255),
           featureFlags: v.optional(v.array(text(64)), []),
+          // contactUrl, avatarUrl, services, healthcheckThresholds, sla: the insights' settings.
+          ...settingsSchema.entries,
           brands: v.optional(
             v.array(
               v.strictObject({
@@ -67,6 +71,9 @@ export const fixtureSchema = v.strictObject(
       v.array(
         v.strictObject({
           id: v.pipe(text(128), v.nonEmpty()),
+          email: v.optional(text(320)),
+          fullName: v.optional(text(256)),
+          avatarUrl: v.optional(text(2048)),
           memberships: v.optional(
             v.array(
               v.strictObject({
@@ -330,11 +337,16 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
         ...toBrandProfile({ orgId: org.slug, slug }, profile),
       });
     }
+    const { slug: _, name: __, featureFlags: ___, brands: ____, ...settings } = org;
+    if (Object.keys(settings).length > 0) await settingsRepository(db, table).put(org.slug, settings);
   }
   log(`organizations: ${fixture.organizations.length} written`);
 
   for (const user of fixture.users) {
     await directory.putUser(user.id);
+    if (user.email !== undefined || user.fullName !== undefined || user.avatarUrl !== undefined) {
+      await putProfile(db, table, user.id, { email: user.email, fullName: user.fullName, avatarUrl: user.avatarUrl });
+    }
     for (const m of user.memberships) {
       await directory.putMembership({ userId: user.id, orgId: m.organization, status: m.status });
     }

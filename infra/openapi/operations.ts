@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { BLOCKLIST_OPERATIONS } from './blocklist-operations.ts';
 import EXAMPLES from './examples.json' with { type: 'json' };
+import { INSIGHTS_OPERATIONS } from './insights-operations.ts';
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
@@ -16,7 +17,15 @@ export type ResponseDoc =
 export type OperationDoc = {
   summary: string;
   description: string;
-  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Threat lifecycle' | 'Description and pages';
+  tag:
+    | 'Metrics'
+    | 'Assets'
+    | 'Asset groups'
+    | 'Asset check'
+    | 'Threat lifecycle'
+    | 'Description and pages'
+    | 'Insights'
+    | 'Account';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -38,6 +47,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
   ...INTAKE_OPERATIONS,
+  ...INSIGHTS_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:

@@ -9,6 +9,7 @@ import {
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
+import { INSIGHTS_COUNTED, insightDeltas, isInsightCounter, mergeDeltas } from '../domain/insight-counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
@@ -45,7 +46,7 @@ const addAll = (deltas: Record<string, number>) => {
 };
 
 const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas }: CounterDelta): TransactItem => {
-  const total = Object.values(deltas).reduce((sum, delta) => sum + delta, 0);
+  const total = Object.entries(deltas).reduce((sum, [name, delta]) => (isInsightCounter(name) ? sum : sum + delta), 0);
   const expression = addAll(total === 0 ? deltas : { ...deltas, [TOTAL]: total });
   return {
     Update: {
@@ -95,7 +96,7 @@ export const activityItem = (record: ActivityRecord): Record<string, unknown> =>
 const recordPut = (TableName: string, write: RecordWrite): TransactItem => ({
   Put: {
     TableName,
-    Item: activityItem({ ...write.next, counterShard: counterShardOf(write) }),
+    Item: { ...activityItem({ ...write.next, counterShard: counterShardOf(write) }), [INSIGHTS_COUNTED]: true },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : {
@@ -167,9 +168,11 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       block,
       watch,
     }));
+    // The insight counters move with the metrics counters, in the same items where they share a day.
+    const counters = mergeDeltas(effects.counters, insightDeltas(writes));
     const build = async () => ({
       ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
-      ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+      ...Object.fromEntries(counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
       ...(await verdictChange(db, table, checks)),
       ...guardItems(table, guards),
     });

@@ -91,6 +91,8 @@ export const PARTITIONS = {
   dispute: 'DISPUTE#*',
   /** Scans of submitted content, and the marks of the reports they filed. */
   scan: 'SCAN#*',
+  /** A user's own profile (name, avatar): written by the user's requests, unlike `USER#`. */
+  profile: 'PROFILE#*',
 } as const;
 export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
@@ -102,6 +104,10 @@ const metricsPk = (partition: string, shard: number) => (shard === 0 ? partition
 export const key = {
   apiKey: (hash: string): Key => ({ PK: `KEY#${hash}`, SK: 'KEY' }),
   org: (orgId: string): Key => ({ PK: organizationPk(orgId), SK: 'ORG' }),
+  /** What the operator sets of an organization besides its name and flags (contact, services, thresholds). */
+  orgSettings: (orgId: string): Key => ({ PK: organizationPk(orgId), SK: 'SETTINGS' }),
+  profile: (userId: string): Key => ({ PK: `PROFILE#${userId}`, SK: 'PROFILE' }),
+  memberships: { PK: (userId: string) => `USER#${userId}`, prefix: 'MEMBER#' },
   brand: (orgId: string, slug: string): Key => ({ PK: organizationPk(orgId), SK: `BRAND#${slug}` }),
   brands: { PK: organizationPk, prefix: 'BRAND#' },
   user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),

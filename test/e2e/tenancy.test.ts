@@ -4,6 +4,7 @@ import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
 import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -56,6 +57,21 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-assets', 'GET', '/organization/assets'],
   ['list-asset-groups', 'GET', '/organization/asset-groups'],
   ['list-brands', 'GET', '/organization/brands'],
+  ['get-metrics-summary', 'POST', '/metrics/summary', { startDate: '2020-01-01' }],
+  ['get-metrics-breakdown', 'POST', '/metrics/breakdown', { by: 'source', metric: 'reports', startDate: '2020-01-01' }],
+  ['get-metrics-found', 'POST', '/metrics/found', {}],
+  ['list-healthchecks', 'POST', '/healthchecks/list', {}],
+  ['get-queues-snapshot', 'POST', '/operations/queues/snapshot', {}],
+  ...HEALTHCHECK_KEYS.map((check): [string, string, string, unknown] => [
+    `healthcheck-${check.replace('.', '-')}`,
+    'POST',
+    `/healthchecks/${check.replace('.', '/')}`,
+    {},
+  ]),
+  ['get-public-organization-reports', 'POST', '/public/getOrganizationReports', { organizationSlug: 'acme' }],
+  ['list-user-organizations', 'POST', '/user/orgs', {}],
+  ['get-user-organization', 'GET', '/user/orgs/acme'],
+  ['validate-key', 'GET', '/validate'],
 ];
 
 /** Acme's calls about the service's knowledge of a content (or about everything it knows). */
@@ -70,6 +86,14 @@ const lookupCalls = (
   ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'BLOCKED', startDate: '2020-01-01' }],
   ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'UNKNOWN', startDate: '2020-01-01' }],
   ['get-changelog', 'POST', '/asset/changelog', { type: 'URL' }],
+  ['search-reports', 'POST', '/reports/search', { assets: [CONTENT[status]] }],
+  ['get-metrics-summary', 'POST', '/metrics/summary', { slug: 'globex', startDate: '2020-01-01' }],
+  ['list-healthchecks', 'POST', '/healthchecks/list', { slug: 'globex' }],
+  ['get-queues-snapshot', 'POST', '/operations/queues/snapshot', { slug: 'globex' }],
+  ['get-public-organization-reports', 'POST', '/public/getOrganizationReports', { organizationSlug: 'globex' }],
+  ['get-user-organization', 'GET', '/user/orgs/globex'],
+  // An organization key has no user: 403, whatever the organization holds.
+  ['get-current-user', 'POST', '/user/me', {}],
   ['parse-assets', 'POST', '/asset/parse', { text: `Is ${CONTENT[status]} safe?` }],
   ['get-scan-result', 'POST', '/scan/result', { scanId: 1 }],
   ['get-blocklist-version', 'GET', '/asset/blocklist/version'],

@@ -13,10 +13,12 @@ const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0 };
 
 const GENEROUS = { perSecond: 1000, burst: 1000 };
 
-const call = async (method: string, path: string, body?: unknown) => {
+const USER_KEY = 'text-fields-user-key-0123456789abcdef';
+
+const call = async (method: string, path: string, body?: unknown, key = KEY) => {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { 'X-API-KEY': KEY },
+    headers: { 'X-API-KEY': key },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
@@ -31,7 +33,9 @@ beforeAll(async () => {
         organization: 'acme',
         rateLimits: { check: GENEROUS, read: GENEROUS, write: GENEROUS, report: GENEROUS },
       },
+      { key: USER_KEY, user: 'ana', scopes: ['read', 'write'] },
     ],
+    users: [{ id: 'ana', memberships: [{ organization: 'acme', status: 'ACTIVE' }] }],
     groups: [{ organization: 'acme', name: 'Wallets' }],
     assets: [{ organization: 'acme', content: 'https://acme.example/wallet', type: 'URL', group: 'Wallets' }],
     activity: [
@@ -64,7 +68,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-type Case = { path: () => string; body: () => Record<string, unknown>; fields: string[] };
+/** `key`: the key the route takes (the organization's by default). */
+type Case = { path: () => string; body: () => Record<string, unknown>; fields: string[]; key?: string };
 
 /**
  * Every write route, with a request it would accept and every text field of that request (by dot
@@ -153,6 +158,12 @@ const CASES: Record<string, Case> = {
     body: () => ({ content: 'https://acme-wallet-support.xyz', organizationSlug: 'acme' }),
     fields: ['content', 'organizationSlug'],
   },
+  'update-current-user': {
+    path: () => '/user/me/update',
+    body: () => ({ fullName: 'Ana Lima', avatarUrl: 'https://example.com/ana.png' }),
+    fields: ['fullName', 'avatarUrl'],
+    key: USER_KEY,
+  },
   'review-proposal': {
     path: () => `/organization/proposals/${ids.proposal}/review`,
     body: () => ({
@@ -185,6 +196,7 @@ const ACCEPTANCE_ORDER = [
   'unblock-asset',
   'submit-assets',
   'start-scan',
+  'update-current-user',
   'create-assets',
   'update-asset',
   'create-asset-group',
@@ -212,6 +224,7 @@ describe('text fields of every write route', () => {
             route.method,
             (cases as Case).path(),
             withValue((cases as Case).body(), field, value),
+            (cases as Case).key,
           );
 
           expect(response.status).toBe(400);
@@ -229,7 +242,7 @@ describe('text fields of every write route', () => {
       const cases = CASES[name] as Case;
       const route = writeRoutes.find((candidate) => candidate.name === name) as (typeof writeRoutes)[number];
 
-      const response = await call(route.method, cases.path(), cases.body());
+      const response = await call(route.method, cases.path(), cases.body(), cases.key);
 
       expect(response.status, JSON.stringify(response.body)).toBe(200);
     });

@@ -28,6 +28,7 @@ const table = await createTestTable('declared-writes');
 const { createHandler: ingestHandler } = await import('../../functions/activity/ingest.ts');
 const { createHandler: resumeHandler } = await import('../../functions/maintenance/resume-writes.ts');
 const ACME = 'acme-key-0123456789abcdef';
+const MEMBER = 'member-key-0123456789abcdef';
 const server = createGateway();
 let base = '';
 
@@ -42,7 +43,11 @@ beforeAll(async () => {
     organizations: [
       { slug: 'acme', name: 'Acme', featureFlags: ['brands-metrics'], brands: [{ slug: 'acme-wallet', name: 'W' }] },
     ],
-    apiKeys: [{ key: ACME, organization: 'acme' }],
+    users: [{ id: 'u-1', memberships: [{ organization: 'acme', status: 'ACTIVE' }] }],
+    apiKeys: [
+      { key: ACME, organization: 'acme' },
+      { key: MEMBER, user: 'u-1' },
+    ],
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
@@ -261,6 +266,17 @@ describe('the partitions each function writes, driven down every path that write
     for (const name of ['create-dispute', 'unblock-asset', 'submit-assets', 'start-scan', 'run-scans']) {
       expect(partitionsWritten(name), name).toEqual(declared(name));
     }
+  });
+
+  it('update-current-user: exactly what it declares', async () => {
+    const response = await fetch(`${base}/user/me/update`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': MEMBER },
+      body: JSON.stringify({ fullName: 'Ana Lima' }),
+    });
+
+    expect(response.status).toBe(200);
+    expect(partitionsWritten('update-current-user')).toEqual(declared('update-current-user'));
   });
 
   it('leaves no function that declares writes undriven', () => {

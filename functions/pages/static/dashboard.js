@@ -151,6 +151,7 @@ const loadMetrics = async () => {
     return;
   }
   const body = await response.json();
+  loadInsights(key);
   filters.hidden = false;
   $('forget').hidden = false;
   results.hidden = false;
@@ -159,6 +160,141 @@ const loadMetrics = async () => {
   const empty = body.blockedByDay.length === 0 && Object.values(body.metrics).every((value) => value === 0);
   showStatus(empty ? 'No activity in this range yet.' : '', empty ? 'empty' : '');
 };
+
+// The insights panels: POST metrics/summary, metrics/breakdown, operations/queues/snapshot and
+// healthchecks/list with the same key and dates; a failure there leaves the metrics above shown.
+const SUMMARY = [
+  ['medianTimeToBlockMinutes', 'Median time to block', (value) => `${value} min`],
+  ['medianTimeToTakedownHours', 'Median time to take down', (value) => `${value} h`],
+  ['detections', 'Detections', String],
+  ['disputes', 'Disputes', String],
+];
+
+const post = async (path, key, body) => {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(await explain(response));
+  return response.json();
+};
+
+const dates = () => ({
+  ...($('start-date').value ? { startDate: $('start-date').value } : {}),
+  ...($('end-date').value ? { endDate: $('end-date').value } : {}),
+});
+
+const cell = (text, className = '') => {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+};
+
+const row = (cells, data) => {
+  const tr = document.createElement('tr');
+  Object.assign(tr.dataset, data);
+  tr.append(...cells);
+  return tr;
+};
+
+const seconds = (value) => {
+  if (value === null) return '—';
+  const days = Math.floor(value / 86400);
+  return days > 0 ? `${days} d` : `${Math.floor(value / 3600)} h`;
+};
+
+const renderSummary = (summary) => {
+  const cards = SUMMARY.map(([field, label, format]) => {
+    const card = document.createElement('div');
+    card.className = 'counter';
+    const name = document.createElement('div');
+    name.className = 'label';
+    name.textContent = label;
+    const value = document.createElement('div');
+    value.className = 'value';
+    value.dataset.summary = field;
+    value.textContent = summary[field] === null ? '—' : format(summary[field]);
+    card.append(name, value);
+    return card;
+  });
+  $('summary').replaceChildren(...cards);
+};
+
+const loadBreakdown = async (key) => {
+  const body = { ...dates(), metric: $('breakdown-metric').value, by: $('breakdown-by').value };
+  const { rows } = await post('metrics/breakdown', key, body);
+  const lines = rows.map((entry) => row([cell(entry.key), cell(String(entry.value), 'number')], { row: entry.key }));
+  if (lines.length === 0) lines.push(row([cell('Nothing counted in this range'), cell('0', 'number')], {}));
+  $('breakdown').tBodies[0].replaceChildren(...lines);
+};
+
+const renderQueues = ({ queues }) => {
+  $('queues').tBodies[0].replaceChildren(
+    ...queues.map((queue) =>
+      row(
+        [
+          cell(queue.name === 'review' ? 'Proposals to review' : 'Takedowns open'),
+          cell(String(queue.size), 'number'),
+          cell(seconds(queue.oldestAgeSeconds), 'number'),
+          cell(seconds(queue.p50AgeSeconds), 'number'),
+          cell(queue.breaching ? `Breached (${seconds(queue.slaSeconds)})` : `Within ${seconds(queue.slaSeconds)}`),
+        ],
+        { queue: queue.name, breaching: String(queue.breaching) },
+      ),
+    ),
+  );
+};
+
+const renderChecks = ({ checks }) => {
+  $('healthchecks').tBodies[0].replaceChildren(
+    ...checks.map((check) => {
+      const badge = document.createElement('span');
+      badge.className = `badge ${check.status}`;
+      badge.textContent = check.status;
+      const status = document.createElement('td');
+      status.append(badge);
+      return row(
+        [
+          cell(check.key),
+          status,
+          cell(String(check.value), 'number'),
+          cell(`${check.threshold.warn} / ${check.threshold.fail}`, 'number'),
+          cell(check.detail),
+        ],
+        { check: check.key, status: check.status },
+      );
+    }),
+  );
+};
+
+const loadInsights = async (key) => {
+  const brand = brandText.hidden ? brandSelect.value : brandText.value.trim();
+  $('insights-status').textContent = '';
+  try {
+    const [summary, queues, checks] = await Promise.all([
+      post('metrics/summary', key, { ...dates(), ...(brand ? { brandSlug: brand } : {}) }),
+      post('operations/queues/snapshot', key, {}),
+      post('healthchecks/list', key, {}),
+      loadBreakdown(key),
+    ]);
+    renderSummary(summary);
+    renderQueues(queues);
+    renderChecks(checks);
+  } catch (error) {
+    $('insights-status').textContent = error instanceof Error ? error.message : 'The insights could not be loaded.';
+  }
+};
+
+for (const id of ['breakdown-metric', 'breakdown-by']) {
+  $(id).addEventListener('change', () => {
+    loadBreakdown(storedKey()).catch((error) => {
+      $('insights-status').textContent = error.message;
+    });
+  });
+}
+$('breakdown-form').addEventListener('submit', (event) => event.preventDefault());
 
 keyForm.addEventListener('submit', async (event) => {
   event.preventDefault();

@@ -1,0 +1,19 @@
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type InsightsStores, insightsOrganization, metricsBreakdown } from '../../shared/domain/insights.ts';
+import { utcDay } from '../../shared/domain/metrics.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { metricsBreakdownBody } from '../../shared/http/insights-schemas.ts';
+import { json } from '../../shared/http/json.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+export const request = { body: metricsBreakdownBody };
+type Deps = InsightsStores & { keys: KeyResolver; now: () => number };
+
+export const createHandler = ({ keys, now, ...stores }: Deps) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) => {
+    const { slug, ...query } = body;
+    const orgId = await insightsOrganization(stores.directory, auth, slug, 'metrics');
+    return json(200, await metricsBreakdown(stores, orgId, query, utcDay(now())));
+  });
+
+export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...runtime.metricsStores() });

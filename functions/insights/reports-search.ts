@@ -1,0 +1,31 @@
+import type { ActivityStore } from '../../shared/domain/activity.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { insightsOrganization } from '../../shared/domain/insights.ts';
+import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
+import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import { searchReports } from '../../shared/domain/reports-search.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { reportsSearchBody } from '../../shared/http/insights-schemas.ts';
+import { json } from '../../shared/http/json.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+export const request = { body: reportsSearchBody };
+type Deps = {
+  keys: KeyResolver;
+  lists: ListStore;
+  store: Pick<ActivityStore, 'find'>;
+  directory: Pick<DirectoryStore, 'findMembership'>;
+};
+
+export const createHandler = ({ keys, directory, ...deps }: Deps) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) => {
+    const orgId = await insightsOrganization(directory, auth, body.slug ?? body.organizationSlug, 'reports');
+    return json(200, await searchReports(deps, orgId, body.assets ?? body.assetContents));
+  });
+
+export const handler = createHandler({
+  keys: runtime.keys(),
+  lists: runtime.lists(),
+  store: runtime.activity(),
+  directory: runtime.directory(),
+});

@@ -1,0 +1,334 @@
+import * as v from 'valibot';
+import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
+import type { OperationDoc, ResponseDoc } from './operations.ts';
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+const day = v.pipe(v.string(), v.isoDate());
+const threshold = v.object({ warn: v.number(), fail: v.number() });
+const healthcheck = v.object({
+  key: v.picklist(HEALTHCHECK_KEYS),
+  status: v.picklist(['ok', 'warn', 'fail']),
+  value: v.number(),
+  threshold,
+  detail: v.string(),
+});
+const queue = v.object({
+  name: v.picklist(['review', 'takedown']),
+  size: count,
+  oldestAgeSeconds: v.nullable(count),
+  p50AgeSeconds: v.nullable(count),
+  slaSeconds: count,
+  breaching: v.boolean(),
+});
+const service = v.object({ active: v.boolean() });
+const organization = v.object({
+  id,
+  slug: v.string(),
+  name: v.string(),
+  avatarUrl: v.nullable(v.string()),
+  role: v.string(),
+  services: v.object({
+    reporting: service,
+    reviewing: service,
+    protection: service,
+    takedowns: v.object({ active: v.boolean(), automated: v.boolean() }),
+    detection: service,
+  }),
+});
+const user = v.object({
+  id: v.string(),
+  email: v.nullable(v.string()),
+  fullName: v.nullable(v.string()),
+  avatarUrl: v.nullable(v.string()),
+});
+const reportId = v.union([id, v.string()]);
+
+const BODY = {
+  summary: v.object({
+    reports: count,
+    newThreats: count,
+    threatsWatchlisted: count,
+    takedownsFiled: count,
+    takedownsCompleted: count,
+    domainThreats: count,
+    twitterThreats: count,
+    telegramThreats: count,
+    otherThreats: count,
+    detections: count,
+    disputes: count,
+    medianTimeToBlockMinutes: v.nullable(count),
+    medianTimeToTakedownHours: v.nullable(v.pipe(v.number(), v.minValue(0))),
+  }),
+  breakdown: v.object({ rows: v.array(v.object({ key: v.string(), value: count })) }),
+  found: v.object({ found: count, previousPeriod: count, startDate: day, endDate: day }),
+  healthchecks: v.object({ checks: v.array(healthcheck) }),
+  queues: v.object({ queues: v.array(queue) }),
+  reportsSearch: v.object({
+    results: v.array(
+      v.object({
+        asset: v.string(),
+        reports: v.array(v.object({ id: reportId, status: v.string(), createdAt: timestamp })),
+      }),
+    ),
+    reports: v.array(v.object({ id: reportId, status: v.string(), assets: v.array(v.string()) })),
+    totalCount: count,
+  }),
+  organizationReports: v.object({
+    reports: v.array(v.object({ id: reportId, status: v.string(), createdAt: timestamp })),
+    nextCursor: v.nullable(v.string()),
+    cursor: v.nullable(v.string()),
+  }),
+  validate: v.object({
+    valid: v.literal(true),
+    kind: v.picklist(['organization', 'user']),
+    organization: v.nullable(v.object({ slug: v.string() })),
+    scopes: v.array(v.picklist(['read', 'write'])),
+  }),
+};
+
+const error = (description: string): ResponseDoc => ({ description, error: true });
+const NO_ACCESS = error(
+  'A user key without `slug`, or not an ACTIVE member of it; an organization key naming another organization',
+);
+const SUMMARY_EXAMPLE = {
+  reports: 4,
+  newThreats: 12,
+  threatsWatchlisted: 1,
+  takedownsFiled: 3,
+  takedownsCompleted: 2,
+  domainThreats: 9,
+  twitterThreats: 2,
+  telegramThreats: 1,
+  otherThreats: 0,
+  detections: 0,
+  disputes: 0,
+  medianTimeToBlockMinutes: 42,
+  medianTimeToTakedownHours: 30.5,
+};
+const CHECK_EXAMPLE = {
+  key: 'reviewing.backlog',
+  status: 'ok',
+  value: 3,
+  threshold: { warn: 50, fail: 200 },
+  detail: '3 proposals are pending review',
+};
+
+const CHECK_DESCRIPTIONS: Record<(typeof HEALTHCHECK_KEYS)[number], string> = {
+  'reviewing.backlog': 'Proposals pending review.',
+  'reviewing.old-proposals': 'The age in days of the oldest pending proposal (from the start of its creation day).',
+  'takedowns.todo-volume': 'Takedowns in TODO.',
+  'takedowns.in-progress-volume': 'Takedowns IN_PROGRESS, whatever their age.',
+  'takedowns.stale-in-progress':
+    'The age in days of the oldest IN_PROGRESS takedown (from the start of its creation day).',
+  'takedowns.cancelled-count': 'Takedowns last updated as CANCELLED in the 7 days ending today.',
+  'takedowns.automation-off': 'Days automated takedowns have been off while the takedowns service is active.',
+  'assets.dead-asset-spike':
+    'Assets found dead today; the levels are the warn and fail multiples of the 7-day daily baseline, and never below 10.',
+  'detections.silent-configs': 'Enabled detection configs without results; detections are not served yet, so 0.',
+  'organization.missing-contact-url': '1 when the organization has no contact URL.',
+};
+
+const healthcheckOperations = Object.fromEntries(
+  HEALTHCHECK_KEYS.map((check): [string, OperationDoc] => [
+    `healthcheck-${check.replace('.', '-')}`,
+    {
+      summary: `Healthcheck ${check}`,
+      description: `${CHECK_DESCRIPTIONS[check]} Graded \`fail\` at or above \`threshold.fail\`, \`warn\` at or above \`threshold.warn\`; the thresholds are the stage's unless the organization set its own.`,
+      tag: 'Insights',
+      requestExample: { slug: 'acme' },
+      responses: {
+        200: { description: 'The check’s result', body: healthcheck, example: { ...CHECK_EXAMPLE, key: check } },
+        403: NO_ACCESS,
+      },
+    },
+  ]),
+);
+
+/** The insights and account routes (SPEC-EXTENSIONS §9), by route name. */
+export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
+  'get-metrics-summary': {
+    summary: 'Metrics summary',
+    description:
+      'The organization’s counters over whole UTC days (default: from its first counted day to today), with `detections`, `disputes` and the median times to block and to take down (from histograms with 5 % buckets; null without samples). `brandSlug` narrows the counters to a brand as the organization metrics do. An organization key, or a user key with `slug`.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme', startDate: '2026-03-01', endDate: '2026-03-31' },
+    responses: {
+      200: { description: 'The summary', body: BODY.summary, example: SUMMARY_EXAMPLE },
+      403: NO_ACCESS,
+      404: error('Brand not found'),
+    },
+  },
+  'get-metrics-breakdown': {
+    summary: 'Metrics breakdown',
+    description:
+      'One counter of the summary split `by` day (days with a count, ascending), asset type, source or brand (largest first; a record counts under its first brand, `NONE` without one). The values sum to the summary’s counter over the same dates.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme', by: 'type', metric: 'newThreats' },
+    responses: {
+      200: {
+        description: 'The rows',
+        body: BODY.breakdown,
+        example: {
+          rows: [
+            { key: 'URL', value: 9 },
+            { key: 'TWITTER', value: 2 },
+          ],
+        },
+      },
+      403: NO_ACCESS,
+    },
+  },
+  'get-metrics-found': {
+    summary: 'Found threats',
+    description:
+      'New threats in the window (default: the 30 days ending today) and in the window of the same length just before it.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme', startDate: '2026-03-01', endDate: '2026-03-07' },
+    responses: {
+      200: {
+        description: 'The counts',
+        body: BODY.found,
+        example: { found: 12, previousPeriod: 7, startDate: '2026-03-01', endDate: '2026-03-07' },
+      },
+      403: NO_ACCESS,
+    },
+  },
+  'list-healthchecks': {
+    summary: 'Run every healthcheck',
+    description: 'Every check of the organization, in one response, each as its own route answers it.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme' },
+    responses: {
+      200: { description: 'The checks', body: BODY.healthchecks, example: { checks: [CHECK_EXAMPLE] } },
+      403: NO_ACCESS,
+    },
+  },
+  ...healthcheckOperations,
+  'get-queues-snapshot': {
+    summary: 'Queue snapshot',
+    description:
+      'The review queue (pending proposals) and the takedown queue (TODO and IN_PROGRESS takedowns): size, the oldest and median ages (from the start of the creation day), and whether the oldest is past the SLA.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme' },
+    responses: {
+      200: {
+        description: 'The queues',
+        body: BODY.queues,
+        example: {
+          queues: [
+            {
+              name: 'review',
+              size: 3,
+              oldestAgeSeconds: 259200,
+              p50AgeSeconds: 86400,
+              slaSeconds: 604800,
+              breaching: false,
+            },
+            {
+              name: 'takedown',
+              size: 0,
+              oldestAgeSeconds: null,
+              p50AgeSeconds: null,
+              slaSeconds: 604800,
+              breaching: false,
+            },
+          ],
+        },
+      },
+      403: NO_ACCESS,
+    },
+  },
+  'search-reports': {
+    summary: 'Search reports by asset',
+    description:
+      'For each asset (1 to 100, as `assets` or `assetContents`), the organization’s reports that propose its canonical content, so a client files no duplicate; `reports` lists each report once with the asked contents it holds.',
+    tag: 'Insights',
+    requestExample: { assets: ['acme-airdrop.xyz'] },
+    responses: {
+      200: {
+        description: 'The reports of each asset',
+        body: BODY.reportsSearch,
+        example: {
+          results: [
+            {
+              asset: 'acme-airdrop.xyz',
+              reports: [{ id: 12345, status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
+            },
+          ],
+          reports: [{ id: 12345, status: 'TODO', assets: ['acme-airdrop.xyz'] }],
+          totalCount: 1,
+        },
+      },
+      403: NO_ACCESS,
+    },
+  },
+  'get-public-organization-reports': {
+    summary: 'Organization reports (deprecated)',
+    description:
+      'Deprecated: use `GET /organization/reports`. The same listing, with `slug` (or `organizationSlug`), `limit` and `cursor` in the body.',
+    tag: 'Insights',
+    requestExample: { slug: 'acme', needsCustomerReview: true },
+    responses: {
+      200: {
+        description: 'A page of reports',
+        body: BODY.organizationReports,
+        example: { reports: [], nextCursor: null, cursor: null },
+        headers: { Deprecation: 'When the endpoint was deprecated', Link: 'The successor endpoint' },
+      },
+      403: NO_ACCESS,
+    },
+  },
+  'get-current-user': {
+    summary: 'Current user',
+    description: 'The user a user key belongs to; an organization key has none (403).',
+    tag: 'Account',
+    responses: {
+      200: {
+        description: 'The user',
+        body: user,
+        example: { id: 'u-1', email: 'ana@acme.example', fullName: 'Ana Lima', avatarUrl: null },
+      },
+      403: error('An organization key'),
+    },
+  },
+  'update-current-user': {
+    summary: 'Update the current user',
+    description: 'Sets the user’s `fullName` and `avatarUrl` (null clears it); an organization key has no user (403).',
+    tag: 'Account',
+    requestExample: { fullName: 'Ana Lima' },
+    responses: {
+      200: {
+        description: 'The user after the change',
+        body: user,
+        example: { id: 'u-1', email: 'ana@acme.example', fullName: 'Ana Lima', avatarUrl: null },
+      },
+      403: error('An organization key, or a key without the write scope'),
+    },
+  },
+  'list-user-organizations': {
+    summary: 'List the caller’s organizations',
+    description: 'A user key: the organizations it is an ACTIVE member of; an organization key: its own.',
+    tag: 'Account',
+    responses: { 200: { description: 'The organizations', body: v.object({ organizations: v.array(organization) }) } },
+  },
+  'get-user-organization': {
+    summary: 'One of the caller’s organizations',
+    description: 'As in the list; any organization the caller cannot reach is not found.',
+    tag: 'Account',
+    responses: { 200: { description: 'The organization', body: organization }, 404: error('Organization not found') },
+  },
+  'validate-key': {
+    summary: 'Validate the key',
+    description: 'What the key is: its kind, its organization (for an organization key) and scopes. A bad key is 401.',
+    tag: 'Account',
+    responses: {
+      200: {
+        description: 'The key is valid',
+        body: BODY.validate,
+        example: { valid: true, kind: 'organization', organization: { slug: 'acme' }, scopes: ['read', 'write'] },
+      },
+    },
+  },
+};

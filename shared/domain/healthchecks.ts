@@ -1,0 +1,168 @@
+import { NotFoundError } from '../errors.ts';
+import { CHANGED, OPEN } from './insight-counters.ts';
+import { type OpenWork, shiftDays, startOfDay, sumBetween } from './insights.ts';
+import {
+  HEALTHCHECK_KEYS,
+  type HealthcheckKey,
+  type OrganizationSettings,
+  type Threshold,
+} from './organization-settings.ts';
+
+export type HealthcheckStatus = 'ok' | 'warn' | 'fail';
+export type HealthcheckResult = {
+  key: HealthcheckKey;
+  status: HealthcheckStatus;
+  value: number;
+  threshold: Threshold;
+  detail: string;
+};
+
+const DAY_MS = 86_400_000;
+/** The days the cancelled-takedown count looks back over, today included. */
+const CANCELLED_WINDOW_DAYS = 7;
+/** The dead-asset spike compares today with the daily mean of the days before it. */
+const BASELINE_DAYS = 7;
+/** Fewer dead assets than this in a day is never a spike, whatever the baseline. */
+const MIN_SPIKE_COUNT = 10;
+
+export const grade = (value: number, { warn, fail }: Threshold): HealthcheckStatus =>
+  value >= fail ? 'fail' : value >= warn ? 'warn' : 'ok';
+
+type Inputs = { work: OpenWork; settings: OrganizationSettings; now: number; today: string };
+
+const result = (key: HealthcheckKey, value: number, threshold: Threshold, detail: string): HealthcheckResult => ({
+  key,
+  status: grade(value, threshold),
+  value,
+  threshold,
+  detail,
+});
+
+/** The creation days of open items and how many each holds, oldest first. */
+const openByDay = (work: OpenWork, gauge: string): [string, number][] =>
+  work.days.flatMap(({ day, counters }): [string, number][] => {
+    const count = counters[gauge] ?? 0;
+    return count > 0 ? [[day, count]] : [];
+  });
+
+const total = (work: OpenWork, gauge: string): number => openByDay(work, gauge).reduce((sum, [, n]) => sum + n, 0);
+
+/** Whole days from the start of the UTC day an item was created to now. */
+const ageInDays = (day: string, now: number): number => Math.max(0, Math.floor((now - startOfDay(day)) / DAY_MS));
+
+const ageCheck = (key: HealthcheckKey, gauge: string, noun: string, { work, settings, now }: Inputs) => {
+  const threshold = settings.thresholds[key];
+  const open = openByDay(work, gauge);
+  const oldest = open[0];
+  const age = oldest === undefined ? 0 : ageInDays(oldest[0], now);
+  const older = open.filter(([day]) => ageInDays(day, now) >= threshold.warn).reduce((sum, [, n]) => sum + n, 0);
+  const detail =
+    oldest === undefined
+      ? `No ${noun}`
+      : `${older} ${noun} ${threshold.warn} days old or older; the oldest was created ${age} days ago (${oldest[0]})`;
+  return result(key, age, threshold, detail);
+};
+
+const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
+  'reviewing.backlog': ({ work, settings }) => {
+    const pending = total(work, OPEN.pendingProposals);
+    return result(
+      'reviewing.backlog',
+      pending,
+      settings.thresholds['reviewing.backlog'],
+      `${pending} proposals are pending review`,
+    );
+  },
+  'reviewing.old-proposals': (inputs) =>
+    ageCheck('reviewing.old-proposals', OPEN.pendingProposals, 'pending proposals', inputs),
+  'takedowns.todo-volume': ({ work, settings }) => {
+    const todo = total(work, OPEN.takedownsTodo);
+    return result(
+      'takedowns.todo-volume',
+      todo,
+      settings.thresholds['takedowns.todo-volume'],
+      `${todo} takedowns are in TODO`,
+    );
+  },
+  'takedowns.in-progress-volume': ({ work, settings }) => {
+    const open = total(work, OPEN.takedownsInProgress);
+    return result(
+      'takedowns.in-progress-volume',
+      open,
+      settings.thresholds['takedowns.in-progress-volume'],
+      `${open} takedowns are IN_PROGRESS`,
+    );
+  },
+  'takedowns.stale-in-progress': (inputs) =>
+    ageCheck('takedowns.stale-in-progress', OPEN.takedownsInProgress, 'IN_PROGRESS takedowns', inputs),
+  'takedowns.cancelled-count': ({ work, settings, today }) => {
+    const from = shiftDays(today, 1 - CANCELLED_WINDOW_DAYS);
+    const cancelled = sumBetween(work, CHANGED.takedownsCancelled, from, today);
+    return result(
+      'takedowns.cancelled-count',
+      cancelled,
+      settings.thresholds['takedowns.cancelled-count'],
+      `${cancelled} takedowns were last updated as CANCELLED from ${from} to ${today}`,
+    );
+  },
+  'takedowns.automation-off': ({ settings, now }) => {
+    const threshold = settings.thresholds['takedowns.automation-off'];
+    const { active, automated, automationOffSince } = settings.services.takedowns;
+    if (!active) return result('takedowns.automation-off', 0, threshold, 'The takedowns service is not active');
+    if (automated) return result('takedowns.automation-off', 0, threshold, 'Automated takedowns are on');
+    if (automationOffSince === null) {
+      return result(
+        'takedowns.automation-off',
+        0,
+        threshold,
+        'Automated takedowns are off; since when is not recorded',
+      );
+    }
+    const days = Math.max(0, Math.floor((now - Date.parse(automationOffSince)) / DAY_MS));
+    return result('takedowns.automation-off', days, threshold, `Automated takedowns have been off for ${days} days`);
+  },
+  'assets.dead-asset-spike': ({ work, settings, today }) => {
+    const multipliers = settings.thresholds['assets.dead-asset-spike'];
+    const current = sumBetween(work, CHANGED.deadAssets, today, today);
+    const before = sumBetween(work, CHANGED.deadAssets, shiftDays(today, -BASELINE_DAYS), shiftDays(today, -1));
+    const baseline = before / BASELINE_DAYS;
+    // A level must be reached and exceed its multiple of the baseline: near-zero baselines are not spikes.
+    const level = (multiple: number) => Math.max(MIN_SPIKE_COUNT, Math.floor(multiple * baseline) + 1);
+    const threshold = { warn: level(multipliers.warn), fail: level(multipliers.fail) };
+    return result(
+      'assets.dead-asset-spike',
+      current,
+      threshold,
+      `${current} assets found dead today against a baseline of ${baseline.toFixed(2)} a day over the ${BASELINE_DAYS} days before`,
+    );
+  },
+  'detections.silent-configs': ({ settings }) =>
+    result(
+      'detections.silent-configs',
+      0,
+      settings.thresholds['detections.silent-configs'],
+      'Detections are not served yet: the organization has no detection configs, so none is silent',
+    ),
+  'organization.missing-contact-url': ({ settings }) => {
+    const missing = settings.contactUrl === null || settings.contactUrl.trim() === '';
+    return result(
+      'organization.missing-contact-url',
+      missing ? 1 : 0,
+      settings.thresholds['organization.missing-contact-url'],
+      missing ? 'The organization has no contact URL' : 'The organization has a contact URL',
+    );
+  },
+};
+
+export const runHealthcheck = (key: HealthcheckKey, inputs: Inputs): HealthcheckResult => CHECKS[key](inputs);
+export const runHealthchecks = (inputs: Inputs): HealthcheckResult[] =>
+  HEALTHCHECK_KEYS.map((key) => CHECKS[key](inputs));
+
+/** The check a route path names: `/healthchecks/<area>/<name>` serves the check `<area>.<name>`. */
+export const healthcheckOfPath = (path: string): HealthcheckKey => {
+  const match = /\/healthchecks\/([a-z-]+)\/([a-z-]+)$/.exec(path);
+  const key =
+    match === null ? undefined : HEALTHCHECK_KEYS.find((candidate) => candidate === `${match[1]}.${match[2]}`);
+  if (key === undefined) throw new NotFoundError('Healthcheck not found');
+  return key;
+};

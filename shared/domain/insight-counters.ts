@@ -1,0 +1,237 @@
+import type { ActivityRecord, CounterDelta, RecordWrite } from './activity.ts';
+import { COUNTED_THREAT_STATUSES, counterShardOf } from './activity.ts';
+import type { AssetType } from './asset-types.ts';
+
+/**
+ * Counters of the insights (breakdowns, time-to histograms, open work), kept in the same day items
+ * as the metrics counters, by the same transactions: a record adds them to the day item of its own
+ * counter shard (`counterShardOf`), so a change of one record moves no item the metrics do not
+ * already move, except the day of its last update for the counters keyed by it.
+ */
+const PREFIX = 'i.';
+
+/** The published takedown vocabulary; the older names of ingest and fixtures map onto it. */
+export type TakedownStage = 'TODO' | 'IN_PROGRESS' | 'PENDING_INPUT' | 'COMPLETED' | 'CANCELLED';
+const STAGES: Record<string, TakedownStage> = {
+  TODO: 'TODO',
+  FILED: 'TODO',
+  IN_PROGRESS: 'IN_PROGRESS',
+  PENDING_INPUT: 'PENDING_INPUT',
+  COMPLETED: 'COMPLETED',
+  CANCELLED: 'CANCELLED',
+  FAILED: 'CANCELLED',
+};
+export const takedownStage = (status: string): TakedownStage => STAGES[status] ?? 'TODO';
+
+export const BREAKDOWN_METRICS = [
+  'reports',
+  'newThreats',
+  'threatsWatchlisted',
+  'takedownsFiled',
+  'takedownsCompleted',
+  'domainThreats',
+  'twitterThreats',
+  'telegramThreats',
+  'otherThreats',
+  'detections',
+  'disputes',
+] as const;
+export type BreakdownMetric = (typeof BREAKDOWN_METRICS)[number];
+export const DIMENSIONS = ['type', 'source', 'brand'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** The key of records without a value for a dimension (a report has no asset type; a record no brand). */
+export const NO_KEY = 'NONE';
+
+export const dimensionCounter = (metric: BreakdownMetric, dimension: Dimension, key: string): string =>
+  `${PREFIX}${metric}.${dimension}.${key}`;
+export const dimensionPrefix = (metric: BreakdownMetric, dimension: Dimension): string =>
+  `${PREFIX}${metric}.${dimension}.`;
+
+/** Open work, counted on the day its item was created: what a queue holds and how old it is. */
+export const OPEN = {
+  pendingProposals: `${PREFIX}open.pendingProposals`,
+  takedownsTodo: `${PREFIX}open.takedownsTodo`,
+  takedownsInProgress: `${PREFIX}open.takedownsInProgress`,
+} as const;
+/** Counted on the day of the record's last update: cancelled takedowns, and assets found dead. */
+export const CHANGED = {
+  takedownsCancelled: `${PREFIX}changed.takedownsCancelled`,
+  deadAssets: `${PREFIX}changed.deadAssets`,
+} as const;
+
+export const HISTOGRAMS = { timeToBlock: 'ttb', timeToTakedown: 'ttt' } as const;
+export type Histogram = keyof typeof HISTOGRAMS;
+/** A histogram of the organization, or of the records of one of its brands. */
+export const histogramPrefix = (histogram: Histogram, brand?: string): string =>
+  `${PREFIX}${HISTOGRAMS[histogram]}${brand === undefined ? '' : `@${brand}`}.`;
+
+const MINUTE_MS = 60_000;
+/** Takedowns that took longer are not counted in the median (nor negative durations). */
+export const MAX_TAKEDOWN_MINUTES = 40 * 24 * 60;
+const EXACT_MINUTES = 60;
+const GROWTH = 1.05;
+
+const lowerOf = (k: number): number => Math.floor(EXACT_MINUTES * GROWTH ** k);
+/**
+ * The histogram bucket of a duration in whole minutes, named by its lower bound: every minute up
+ * to an hour is its own bucket, then each bucket is 5 % wider than the previous, so a median read
+ * from the buckets is within 5 % of the exact one.
+ */
+export const bucketOf = (minutes: number): number => {
+  if (minutes < EXACT_MINUTES) return minutes;
+  let k = Math.floor(Math.log(minutes / EXACT_MINUTES) / Math.log(GROWTH));
+  while (k > 0 && lowerOf(k) > minutes) k--;
+  while (lowerOf(k + 1) <= minutes) k++;
+  return lowerOf(k);
+};
+
+const minutesBetween = (from: string, to: string): number =>
+  Math.floor((Date.parse(to) - Date.parse(from)) / MINUTE_MS);
+
+const THREAT_GROUP: Partial<Record<AssetType, BreakdownMetric>> = {
+  URL: 'domainThreats',
+  PAGE: 'domainThreats',
+  TWITTER: 'twitterThreats',
+  TELEGRAM: 'telegramThreats',
+};
+export const threatGroupOf = (type: AssetType): BreakdownMetric => THREAT_GROUP[type] ?? 'otherThreats';
+
+const SOURCE_KEY = /^[a-z0-9_-]{1,32}$/;
+/**
+ * Where a record came from: a report by the platform its external reporter names (`direct` without
+ * one), a threat by whether a report proposed it, a takedown by whether a review filed it.
+ */
+export const sourceOf = (record: ActivityRecord): string => {
+  switch (record.kind) {
+    case 'report': {
+      const platform = record.reporter?.externalReporter?.platform?.trim().toLowerCase();
+      if (platform === undefined || platform === '') return 'direct';
+      return SOURCE_KEY.test(platform) ? platform : 'other';
+    }
+    case 'threat':
+      return record.reportId === undefined ? 'ingest' : 'report';
+    case 'takedown':
+      return record.threatId === undefined ? 'ingest' : 'review';
+  }
+};
+
+/** The brand a record is broken down under: its first brand, so each record counts under one key. */
+export const brandKeyOf = (record: ActivityRecord): string => record.brands[0] ?? NO_KEY;
+const typeKeyOf = (record: ActivityRecord): string =>
+  record.kind === 'report' ? NO_KEY : (record.assetType ?? NO_KEY);
+
+const dayOf = (timestamp: string): string => timestamp.slice(0, 10);
+const livenessOf = (record: ActivityRecord): unknown => (record as { livenessStatus?: unknown }).livenessStatus;
+
+type Count = { day: string; name: string };
+
+/** The breakdown metrics a record counts in (each once), as of its current state. */
+export const metricsOf = (record: ActivityRecord): BreakdownMetric[] => {
+  switch (record.kind) {
+    case 'report':
+      return ['reports'];
+    case 'threat': {
+      const metrics: BreakdownMetric[] = record.watchlisted ? ['threatsWatchlisted'] : [];
+      if (COUNTED_THREAT_STATUSES.has(record.status)) metrics.push('newThreats', threatGroupOf(record.assetType));
+      return metrics;
+    }
+    case 'takedown':
+      return takedownStage(record.status) === 'COMPLETED'
+        ? ['takedownsFiled', 'takedownsCompleted']
+        : ['takedownsFiled'];
+  }
+};
+
+/** Every insight counter a live record adds to, one unit each. */
+export const insightCounts = (record: ActivityRecord): Count[] => {
+  if (record.deleted || (record.kind === 'report' && record.incomplete)) return [];
+  const created = dayOf(record.createdAt);
+  const counts: Count[] = [];
+  const keys = { type: typeKeyOf(record), source: sourceOf(record), brand: brandKeyOf(record) };
+  for (const metric of metricsOf(record)) {
+    for (const dimension of DIMENSIONS)
+      counts.push({ day: created, name: dimensionCounter(metric, dimension, keys[dimension]) });
+  }
+  const histogram = (name: Histogram, minutes: number) => {
+    const bucket = bucketOf(minutes);
+    counts.push({ day: created, name: `${histogramPrefix(name)}${bucket}` });
+    for (const brand of record.brands) counts.push({ day: created, name: `${histogramPrefix(name, brand)}${bucket}` });
+  };
+  switch (record.kind) {
+    case 'report':
+      for (const proposal of record.proposals ?? []) {
+        if (proposal.reviewStatus === 'PENDING') counts.push({ day: created, name: OPEN.pendingProposals });
+      }
+      break;
+    case 'threat':
+      if (COUNTED_THREAT_STATUSES.has(record.status) && record.blockedAt !== undefined) {
+        const minutes = minutesBetween(record.createdAt, record.blockedAt);
+        if (minutes >= 0) histogram('timeToBlock', minutes);
+      }
+      break;
+    case 'takedown': {
+      const stage = takedownStage(record.status);
+      if (stage === 'TODO') counts.push({ day: created, name: OPEN.takedownsTodo });
+      if (stage === 'IN_PROGRESS') counts.push({ day: created, name: OPEN.takedownsInProgress });
+      if (stage === 'CANCELLED') counts.push({ day: dayOf(record.updatedAt), name: CHANGED.takedownsCancelled });
+      if (stage === 'COMPLETED') {
+        const minutes = minutesBetween(record.createdAt, record.updatedAt);
+        if (minutes >= 0 && minutes <= MAX_TAKEDOWN_MINUTES) histogram('timeToTakedown', minutes);
+      }
+      if (livenessOf(record) === 'DEAD') counts.push({ day: dayOf(record.updatedAt), name: CHANGED.deadAssets });
+      break;
+    }
+  }
+  return counts;
+};
+
+/** Marks a stored version as counted in the insight counters (versions stored before them are not). */
+export const INSIGHTS_COUNTED = 'insightsCounted';
+const counted = (record: ActivityRecord | undefined): boolean =>
+  record !== undefined && (record as Record<string, unknown>)[INSIGHTS_COUNTED] === true;
+
+/**
+ * The insight counter deltas of writes, per organization day item and shard: the next versions'
+ * counts minus those of the previous versions that were counted (a version stored before these
+ * counters existed withdraws nothing it never added).
+ */
+export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] => {
+  const entries = new Map<string, CounterDelta>();
+  const add = (orgId: string, shard: number, { day, name }: Count, amount: number) => {
+    const id = `${orgId}\u0000${day}\u0000${shard}`;
+    const entry = entries.get(id) ?? { orgId, day, shard, deltas: {} };
+    entry.deltas[name] = (entry.deltas[name] ?? 0) + amount;
+    entries.set(id, entry);
+  };
+  for (const write of writes) {
+    const shard = counterShardOf(write);
+    for (const count of insightCounts(write.next)) add(write.next.organization, shard, count, 1);
+    if (write.previous !== undefined && counted(write.previous)) {
+      for (const count of insightCounts(write.previous)) add(write.previous.organization, shard, count, -1);
+    }
+  }
+  return [...entries.values()].flatMap((entry) => {
+    const deltas = Object.fromEntries(Object.entries(entry.deltas).filter(([, delta]) => delta !== 0));
+    return Object.keys(deltas).length > 0 ? [{ ...entry, deltas }] : [];
+  });
+};
+
+/** Adds `extra` into the counter deltas of the same items, so each item is updated once per transaction. */
+export const mergeDeltas = (base: readonly CounterDelta[], extra: readonly CounterDelta[]): CounterDelta[] => {
+  const idOf = (delta: CounterDelta) =>
+    `${delta.orgId}\u0000${delta.brandSlug ?? ''}\u0000${delta.day}\u0000${delta.shard}`;
+  const merged = new Map(base.map((delta) => [idOf(delta), { ...delta, deltas: { ...delta.deltas } }]));
+  for (const delta of extra) {
+    const entry = merged.get(idOf(delta));
+    if (entry === undefined) {
+      merged.set(idOf(delta), { ...delta, deltas: { ...delta.deltas } });
+      continue;
+    }
+    for (const [name, value] of Object.entries(delta.deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + value;
+  }
+  return [...merged.values()];
+};
+
+/** Whether a day item's attribute is an insight counter rather than a metrics counter (they stay out of its total). */
+export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);

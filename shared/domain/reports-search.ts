@@ -1,0 +1,67 @@
+import { BadRequestError } from '../errors.ts';
+import type { ActivityRecord, ActivityStore } from './activity.ts';
+import { detectAssetType } from './asset-detection.ts';
+import { entryKeyOf } from './check/canonical.ts';
+import type { ListStore } from './lifecycle-lists.ts';
+import { publicId } from './lifecycle-views.ts';
+import { assetIdOf } from './reports.ts';
+
+/** Records read about one asset: its newest changes, in every organization. */
+const RECORDS_PER_ASSET = 25;
+
+export type ReportsSearchDeps = { lists: ListStore; store: Pick<ActivityStore, 'find'> };
+
+type ReportView = { id: number | string; status: string; createdAt: string };
+
+/** The organization's live reports that propose the asset (by the identity of its canonical content). */
+const reportsOf = async (deps: ReportsSearchDeps, orgId: string, content: string): Promise<ActivityRecord[]> => {
+  const checkKey = entryKeyOf(content, detectAssetType(content));
+  if (checkKey === undefined) return [];
+  const records = await deps.lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
+  const ids = new Set(
+    records.flatMap((record) =>
+      record.organization === orgId && record.kind === 'threat' && !record.deleted && record.reportId !== undefined
+        ? [record.reportId]
+        : [],
+    ),
+  );
+  const reports = await Promise.all([...ids].map((id) => deps.store.find({ organization: orgId, kind: 'report', id })));
+  return reports.flatMap((report) =>
+    report?.kind === 'report' && !report.deleted && !report.incomplete ? [report] : [],
+  );
+};
+
+/**
+ * `POST /reports/search`: for each asset, the organization's reports that already propose its
+ * canonical content, so a client files no duplicate: one Query of the asset's records per asset.
+ * `reports` lists each report once with the asked contents it holds (the published shape).
+ */
+export const searchReports = async (deps: ReportsSearchDeps, orgId: string, assets: readonly string[] | undefined) => {
+  if (assets === undefined) {
+    throw new BadRequestError('assets is required', {
+      issues: [{ message: 'assets is required', path: 'body.assets' }],
+    });
+  }
+  const found = await Promise.all(assets.map((content) => reportsOf(deps, orgId, content)));
+  const byReport = new Map<string, { report: ActivityRecord; assets: string[] }>();
+  const view = (report: ActivityRecord): ReportView => ({
+    id: publicId(report),
+    status: (report.kind === 'report' ? report.status : undefined) ?? 'CLOSED',
+    createdAt: report.createdAt,
+  });
+  const results = assets.map((asset, i) => {
+    const reports = (found[i] ?? []).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    for (const report of reports) {
+      const entry = byReport.get(report.id) ?? { report, assets: [] };
+      if (!entry.assets.includes(asset)) entry.assets.push(asset);
+      byReport.set(report.id, entry);
+    }
+    return { asset, reports: reports.map(view) };
+  });
+  const reports = [...byReport.values()].map(({ report, assets: contents }) => ({
+    id: publicId(report),
+    status: view(report).status,
+    assets: contents,
+  }));
+  return { results, reports, totalCount: reports.length };
+};

@@ -1,0 +1,87 @@
+import * as v from 'valibot';
+import { BREAKDOWN_METRICS } from '../domain/insight-counters.ts';
+import { metricsDate } from '../domain/metrics.ts';
+import { boundedText, MAX_CONTENT_LENGTH, nullable, plainString, slug } from './schemas.ts';
+
+/* The bodies of the insights and account routes; only those routes load them. */
+
+/** The organization a user key reads; an organization key may omit it (or send its own). */
+const organization = { slug: nullable(slug('slug')) };
+const dates = { startDate: nullable(metricsDate), endDate: nullable(metricsDate) };
+
+/** A body every field of which is optional: absent, `{}` and `null` fields all mean the defaults. */
+const optionalBody = <E extends v.ObjectEntries>(entries: E) =>
+  v.optional(v.object(entries, 'The body must be a JSON object'), {} as v.InferInput<v.ObjectSchema<E, undefined>>);
+
+export const metricsSummaryBody = optionalBody({ ...organization, ...dates, brandSlug: nullable(slug('brandSlug')) });
+export const metricsFoundBody = optionalBody({ ...organization, ...dates });
+export const metricsBreakdownBody = v.object(
+  {
+    ...organization,
+    ...dates,
+    by: v.picklist(['day', 'type', 'source', 'brand'], 'by must be one of day, type, source, brand'),
+    metric: v.picklist(BREAKDOWN_METRICS, `metric must be one of ${BREAKDOWN_METRICS.join(', ')}`),
+  },
+  'by and metric are required',
+);
+export const organizationBody = optionalBody(organization);
+
+const assetList = (field: string) =>
+  nullable(
+    v.pipe(
+      v.array(
+        v.pipe(
+          plainString(`${field} must hold strings`, field),
+          v.trim(),
+          v.nonEmpty(`${field} must not hold empty strings`),
+          v.maxLength(MAX_CONTENT_LENGTH, `${field} entries must be at most ${MAX_CONTENT_LENGTH} characters`),
+        ),
+        `${field} must be an array of strings`,
+      ),
+      v.minLength(1, `${field} must hold 1 to 100 assets`),
+      v.maxLength(100, `${field} must hold 1 to 100 assets`),
+    ),
+  );
+/** `assets` (or the published `assetContents`): the contents to look up. */
+export const reportsSearchBody = v.object(
+  {
+    ...organization,
+    organizationSlug: nullable(slug('organizationSlug')),
+    assets: assetList('assets'),
+    assetContents: assetList('assetContents'),
+  },
+  'assets is required',
+);
+
+const flag = (field: string) => nullable(v.boolean(`${field} must be a boolean`));
+export const organizationReportsBody = optionalBody({
+  ...organization,
+  organizationSlug: nullable(slug('organizationSlug')),
+  ...dates,
+  needsCustomerReview: flag('needsCustomerReview'),
+  onlyRejected: flag('onlyRejected'),
+  limit: nullable(
+    v.pipe(
+      v.number('limit must be an integer between 1 and 100'),
+      v.safeInteger('limit must be an integer between 1 and 100'),
+      v.minValue(1, 'limit must be an integer between 1 and 100'),
+      v.maxValue(100, 'limit must be an integer between 1 and 100'),
+    ),
+  ),
+  cursor: nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(4096, 'Invalid cursor'))),
+});
+
+const url = (field: string) =>
+  v.pipe(
+    plainString(`${field} must be a string`, field),
+    v.maxLength(2048, `${field} must be at most 2048 characters`),
+    v.url(`${field} must be a URL`),
+  );
+export const profileUpdateBody = v.object(
+  {
+    fullName: v.optional(boundedText('fullName', 1, 256)),
+    avatarUrl: v.optional(v.nullable(url('avatarUrl'))),
+  },
+  'The body must be a JSON object',
+);
+export const emptyBody = optionalBody({});
