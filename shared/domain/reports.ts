@@ -49,8 +49,8 @@ const NO_REPORT_ACCESS = 'You do not have permission to access reports for this 
 
 const MESSAGES: Record<ReportErrorType, { message: string; suggestion: string }> = {
   DUPLICATE_ASSETS: {
-    message: 'This asset appears more than once in the report',
-    suggestion: 'Report each asset once',
+    message: 'This asset appears multiple times in the same report',
+    suggestion: 'Remove duplicate assets from your submission - each asset should only appear once per report',
   },
   INVALID_FORMAT: {
     message: 'The content is not a URL, domain, address, handle or email this service can check',
@@ -129,11 +129,30 @@ const checkAssets = async (
   return { errors, checked, holders };
 };
 
-const rejection = (errors: ReportAssetError[], total: number) =>
-  new UnprocessableContentError(
-    `Report creation failed: ${errors.length} of ${total} assets are invalid. All assets must be valid to create a report.`,
+/**
+ * The answer to a report with invalid assets. Duplicates are named first, as the published API
+ * does: how many submitted assets share their content with another.
+ */
+const rejection = (errors: ReportAssetError[], assets: readonly string[]) => {
+  const duplicated = new Set(errors.filter((error) => error.errorType === 'DUPLICATE_ASSETS').map((e) => e.asset));
+  if (duplicated.size === 0) {
+    return new UnprocessableContentError(
+      `Report creation failed: ${errors.length} of ${assets.length} assets are invalid. All assets must be valid to create a report.`,
+      { data: { errors } },
+    );
+  }
+  const keyOf = (content: string) => {
+    const type = detectAssetType(content);
+    const typed = type === undefined ? undefined : canonicalize(content, type);
+    return typed?.kind === 'keys' ? typed.keys[0] : content;
+  };
+  const duplicatedKeys = new Set([...duplicated].map(keyOf));
+  const involved = assets.filter((content) => duplicatedKeys.has(keyOf(content))).length;
+  return new UnprocessableContentError(
+    `Report creation failed: Duplicate assets found. ${involved} asset(s) appear multiple times in the same report.`,
     { data: { errors } },
   );
+};
 
 export type ReportIds = { reportId: number; proposalIds: number[] };
 type ReportRecord = Extract<ActivityRecord, { kind: 'report' }>;
@@ -385,7 +404,11 @@ export const createReport = async (
     if (holders.size > 0 && (await recoverAbandoned(deps.store, orgId, holders, now))) {
       ({ errors, checked, holders } = await checkAssets(deps, orgId, report.assets));
     }
-    if (errors.length > 0) throw rejection(errors, report.assets.length);
+    if (errors.length > 0)
+      throw rejection(
+        errors,
+        report.assets.map((asset) => asset.content),
+      );
     const reportIds = ids ?? idsFor(checked.length);
     const { record, proposals } = buildRecords(orgId, report, checked, reportIds, now);
     const outcome = await writeReport(deps.store, orgId, { record, proposals, checked });

@@ -237,17 +237,19 @@ describe('POST /report/create when an asset is invalid', () => {
 
     const response = await report(assets);
 
+    // Duplicates are named as the published API names them: how many assets share their content.
+    const message =
+      errorType === 'DUPLICATE_ASSETS'
+        ? 'Report creation failed: Duplicate assets found. 2 asset(s) appear multiple times in the same report.'
+        : 'Report creation failed: 1 of 2 assets are invalid. All assets must be valid to create a report.';
     expect(response.status).toBe(422);
     expect(response.body).toEqual({
       code: 'UNPROCESSABLE_CONTENT',
-      message: 'Report creation failed: 1 of 2 assets are invalid. All assets must be valid to create a report.',
+      message,
       data: {
         errors: [{ asset: assets[1], errorType, message: expect.any(String), suggestion: expect.any(String) }],
       },
-      error: {
-        code: 'UNPROCESSABLE_CONTENT',
-        message: 'Report creation failed: 1 of 2 assets are invalid. All assets must be valid to create a report.',
-      },
+      error: { code: 'UNPROCESSABLE_CONTENT', message },
       requestId: expect.any(String),
     });
     expect(await snapshot()).toEqual(before);
