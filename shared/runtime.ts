@@ -1,3 +1,4 @@
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
 import { activityRepository } from './db/activity-repository.ts';
@@ -16,12 +17,18 @@ import { s3Objects } from './db/s3.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
+import { webhookRepository } from './db/webhook-repository.ts';
+import { kmsSealer, localSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
+import type { Enqueue } from './webhooks/dispatch.ts';
+import type { ManageDeps } from './webhooks/manage.ts';
+import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
+import { systemResolver } from './webhooks/sender.ts';
 
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
@@ -122,3 +129,42 @@ export const externalSources = /* @__PURE__ */ once(() => {
   return sources.get;
 });
 export const now = (): number => Date.now();
+
+/** Webhooks and their deliveries. */
+export const webhooks = /* @__PURE__ */ table(webhookRepository);
+/** Seals webhook signing secrets: KMS in AWS, a key file locally. */
+export const webhookSealer = /* @__PURE__ */ once(() => {
+  const setting = config.webhookSecrets;
+  return 'aws' in setting
+    ? kmsSealer(
+        underFailurePolicy('KMS', (transport) => new KMSClient(transport)),
+        setting.aws,
+      )
+    : localSealer(setting.local);
+});
+/** Where a receiver's name is resolved, and which addresses it may have. */
+export const webhookReceivers = /* @__PURE__ */ once(() => ({
+  policy: { allowLoopback: config.webhookAllowLoopback },
+  resolve: systemResolver,
+}));
+/** The queue deliveries go through: SQS in AWS, the local runtime's in-process queue otherwise. */
+export const webhookQueue = /* @__PURE__ */ once((): Enqueue => {
+  const url = config.webhookQueueUrl;
+  if (url === undefined) return inProcessEnqueue;
+  const queue = sqsEnqueue(
+    underFailurePolicy('webhook queue', (transport) => new SQSClient(transport)),
+    url,
+  );
+  return (delivery) => queue.enqueue(delivery);
+});
+/** The dependencies of the webhook management routes. */
+export const webhookManagement = /* @__PURE__ */ once(
+  (): ManageDeps => ({
+    hooks: webhooks(),
+    deliveries: webhooks(),
+    sealer: webhookSealer(),
+    receivers: webhookReceivers(),
+    enqueue: webhookQueue(),
+    now,
+  }),
+);

@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import { WEBHOOK_EVENTS, WEBHOOK_HEADER_NAMES } from '../domain/webhooks.ts';
+import { boundedText, cursorToken, nullable, organizationSlug, perPage } from './schemas.ts';
+
+const MAX_URL_LENGTH = 2048;
+const MAX_HEADERS = 5;
+const EVENTS_MESSAGE = `events must be a list of ${WEBHOOK_EVENTS.join(', ')}`;
+
+const events = v.pipe(
+  v.array(v.picklist(WEBHOOK_EVENTS, EVENTS_MESSAGE), EVENTS_MESSAGE),
+  v.minLength(1, 'events must name at least one event'),
+  v.transform((list) => [...new Set(list)]),
+);
+const description = nullable(boundedText('description', 0, 500));
+const headers = v.pipe(
+  v.record(
+    v.picklist(WEBHOOK_HEADER_NAMES, `headers may only be ${WEBHOOK_HEADER_NAMES.join(', ')}`),
+    boundedText('header value', 1, 1024),
+    'headers must be an object of header names and values',
+  ),
+  v.check((record) => Object.keys(record).length <= MAX_HEADERS, `headers may hold at most ${MAX_HEADERS} entries`),
+);
+
+export const webhookId = v.object({
+  id: v.pipe(v.string('Webhook ID is required'), v.regex(/^[0-9a-f]{16}$/, 'Webhook ID is not valid')),
+});
+
+export const createWebhookBody = v.object({
+  url: v.pipe(
+    v.string('url is required'),
+    v.nonEmpty('url is required'),
+    v.maxLength(MAX_URL_LENGTH, `url must be at most ${MAX_URL_LENGTH} characters`),
+  ),
+  description,
+  events,
+  headers: v.optional(headers),
+  organizationSlug: nullable(organizationSlug),
+});
+
+export const updateWebhookBody = v.object({
+  enabled: v.optional(v.boolean('enabled must be a boolean')),
+  events: v.optional(events),
+  description,
+  organizationSlug: nullable(organizationSlug),
+});
+
+export const organizationBody = v.object({ organizationSlug: nullable(organizationSlug) });
+
+export const organizationQuery = v.object({ organizationSlug: v.optional(organizationSlug) });
+
+export const deliveriesQuery = v.object({
+  organizationSlug: v.optional(organizationSlug),
+  per_page: perPage(100, 20),
+  next_page: v.optional(cursorToken),
+});
