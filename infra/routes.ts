@@ -434,6 +434,8 @@ export const WORKERS = {
   'sync-lists': 'functions/check/sync.ts',
   'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
+  'generate-webhook-events': 'functions/webhooks/generate.ts',
+  'deliver-webhooks': 'functions/webhooks/deliver.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -447,4 +449,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'snapshot-verdicts': [],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
+  // Reads the verdict log; records each event's deliveries and its own position in the log.
+  'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
+  // Claims a delivery, records its outcome.
+  'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
 };

@@ -17,7 +17,7 @@ import { s3Objects } from './db/s3.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
-import { webhookRepository } from './db/webhook-repository.ts';
+import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
 import { kmsSealer, localSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
@@ -25,10 +25,10 @@ import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
-import type { Enqueue } from './webhooks/dispatch.ts';
+import type { DeliveryDeps, Enqueue } from './webhooks/dispatch.ts';
 import type { ManageDeps } from './webhooks/manage.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
-import { systemResolver } from './webhooks/sender.ts';
+import { sendWebhook, systemResolver } from './webhooks/sender.ts';
 
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
@@ -168,3 +168,19 @@ export const webhookManagement = /* @__PURE__ */ once(
     now,
   }),
 );
+/** The verdict log as the webhook event generator reads it. */
+export const webhookChangeLog = /* @__PURE__ */ table(changeLogReader);
+/** What one delivery attempt needs: the webhook, its sealed secret, the checked sender, the stage's timing. */
+export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
+  const { policy, resolve } = webhookReceivers();
+  const timeoutMs = config.webhookTimeoutMs;
+  return {
+    hooks: webhooks(),
+    deliveries: webhooks(),
+    sealer: webhookSealer(),
+    send: (url, body, headers) => sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
+    now,
+    backoffBaseMs: config.webhookBackoffMs,
+    leaseMs: 2 * timeoutMs + 1000,
+  };
+});

@@ -15,6 +15,8 @@ export const LOCAL = {
   verdictsDir: process.env.VERDICTS_DIR ?? resolve(import.meta.dirname, '../../.data/verdicts'),
   /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
   snapshotEveryMs: 5 * 60_000,
+  /** The AES-256 key that seals webhook signing secrets in the local table, created on first use. */
+  webhookKeyFile: resolve(import.meta.dirname, '../../.data/webhook-secrets.key'),
 };
 
 const CHECKOUT = resolve(import.meta.dirname, '../..');
@@ -34,4 +36,6 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.CURSOR_SECRET = LOCAL.cursorSecret;
   process.env.LISTS_DIR = LOCAL.listsDir;
   process.env.VERDICTS_DIR = LOCAL.verdictsDir;
+  process.env.WEBHOOK_SECRETS_KEY_FILE = LOCAL.webhookKeyFile;
+  process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
 };

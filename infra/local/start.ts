@@ -16,6 +16,7 @@ import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL, OWNER_TABLE } from './settings.ts';
+import { startLocalWebhooks } from './webhooks.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -72,6 +73,16 @@ const main = async () => {
       });
   }, RESUME_EVERY_MS);
 
+  // The webhook workers, in-process: events from the verdict log, deliveries through an in-process queue.
+  const webhooks = await asWorker('generate-webhook-events', async () =>
+    startLocalWebhooks({
+      db,
+      tableName: LOCAL.tableName,
+      keyFile: LOCAL.webhookKeyFile,
+      policy: { allowLoopback: process.env.WEBHOOK_ALLOW_LOOPBACK === 'true' },
+    }),
+  );
+
   if (process.stdout.isTTY) prettyLogs();
   const server = createGateway({ cors: corsSettings(LOCAL.corsOrigins) });
   await new Promise<void>((done, fail) => {
@@ -99,6 +110,7 @@ const main = async () => {
     stopping = true;
     console.log('\nStopping ...');
     clearInterval(resumer);
+    await webhooks.stop();
     server.close();
     server.closeAllConnections();
     await dynamo.stop();

@@ -41,7 +41,13 @@ const loadOrCreateKey = (file: string): Buffer => {
   }
   mkdirSync(dirname(file), { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process of this checkout created it first: use that one.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateKey(file);
+    throw error;
+  }
   chmodSync(file, 0o600);
   return key;
 };

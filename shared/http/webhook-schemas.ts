@@ -44,7 +44,11 @@ export const updateWebhookBody = v.object({
   organizationSlug: nullable(organizationSlug),
 });
 
-export const organizationBody = v.object({ organizationSlug: nullable(organizationSlug) });
+/** A body that may be absent: it only names the organization, for a user key. */
+export const organizationBody = v.optional(
+  v.object({ organizationSlug: nullable(organizationSlug) }, 'The body must be a JSON object'),
+  {},
+);
 
 export const organizationQuery = v.object({ organizationSlug: v.optional(organizationSlug) });
 
