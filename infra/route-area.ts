@@ -16,6 +16,7 @@ import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
+import type { WebhookDelivery } from './webhooks.ts';
 
 /**
  * One area holds at most this many routes: at 7 resources a route (function, role, policy, log
@@ -46,6 +47,7 @@ export type RouteAreaProps = NestedStackProps & {
   lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
   alarmAction: IAlarmAction;
+  webhooks: Pick<WebhookDelivery, 'queue' | 'secretsKey' | 'grantSeal'>;
 };
 
 const routeMetric = (metricName: string, dimensions: Record<string, string>, statistic: string) =>
@@ -83,8 +85,12 @@ export class RouteArea extends NestedStack {
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
+          ...(route.sealsWebhookSecrets ? { WEBHOOK_SECRETS_KEY_ID: props.webhooks.secretsKey.keyArn } : {}),
+          ...(route.queuesWebhookDeliveries ? { WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl } : {}),
         },
       });
+      if (route.sealsWebhookSecrets) props.webhooks.grantSeal(fn);
+      if (route.queuesWebhookDeliveries) props.webhooks.queue.grantSendMessages(fn);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);
         props.verdictSnapshots.runsBefore(fn);

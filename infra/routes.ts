@@ -71,6 +71,10 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
+  /** Creates webhooks: may encrypt (never decrypt) with the key that seals their signing secrets. */
+  sealsWebhookSecrets?: boolean;
+  /** Queues webhook deliveries: may send to the delivery queue. */
+  queuesWebhookDeliveries?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -377,6 +381,7 @@ export const ROUTES: readonly Route[] = [
     access: 'write',
     writes: [PARTITIONS.webhooks],
     rateClass: 'write',
+    sealsWebhookSecrets: true,
   },
   {
     method: 'GET',
@@ -416,6 +421,7 @@ export const ROUTES: readonly Route[] = [
     access: 'write',
     writes: [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
     rateClass: 'write',
+    queuesWebhookDeliveries: true,
   },
   {
     method: 'GET',

@@ -26,7 +26,6 @@ import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import type { DeliveryDeps, Enqueue } from './webhooks/dispatch.ts';
-import type { ManageDeps } from './webhooks/manage.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
 import { sendWebhook, systemResolver } from './webhooks/sender.ts';
 
@@ -157,17 +156,23 @@ export const webhookQueue = /* @__PURE__ */ once((): Enqueue => {
   );
   return (delivery) => queue.enqueue(delivery);
 });
-/** The dependencies of the webhook management routes. */
-export const webhookManagement = /* @__PURE__ */ once(
-  (): ManageDeps => ({
-    hooks: webhooks(),
-    deliveries: webhooks(),
-    sealer: webhookSealer(),
-    receivers: webhookReceivers(),
-    enqueue: webhookQueue(),
-    now,
-  }),
-);
+/** What creating a webhook needs: its store, the sealer of its secret (built on first use), the URL rules. */
+export const webhookCreation = /* @__PURE__ */ once(() => ({
+  hooks: webhooks(),
+  sealer: {
+    seal: (secret: string) => webhookSealer().seal(secret),
+    open: (sealed: string) => webhookSealer().open(sealed),
+  },
+  receivers: webhookReceivers(),
+  now,
+}));
+/** What a test event needs: the webhook, its deliveries and the delivery queue. */
+export const webhookTesting = /* @__PURE__ */ once(() => ({
+  hooks: webhooks(),
+  deliveries: webhooks(),
+  enqueue: webhookQueue(),
+  now,
+}));
 /** The verdict log as the webhook event generator reads it. */
 export const webhookChangeLog = /* @__PURE__ */ table(changeLogReader);
 /** What one delivery attempt needs: the webhook, its sealed secret, the checked sender, the stage's timing. */

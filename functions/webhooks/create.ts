@@ -8,7 +8,10 @@ import * as runtime from '../../shared/runtime.ts';
 import { createWebhook, type ManageDeps } from '../../shared/webhooks/manage.ts';
 
 export const request = { body: createWebhookBody };
-type Deps = ManageDeps & { keys: KeyResolver; directory: Pick<DirectoryStore, 'findMembership'> };
+type Deps = Pick<ManageDeps, 'hooks' | 'sealer' | 'receivers' | 'now'> & {
+  keys: KeyResolver;
+  directory: Pick<DirectoryStore, 'findMembership'>;
+};
 
 export const createHandler = ({ keys, directory, ...deps }: Deps) =>
   apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) => {
@@ -20,5 +23,5 @@ export const createHandler = ({ keys, directory, ...deps }: Deps) =>
 export const handler = createHandler({
   keys: runtime.keys(),
   directory: runtime.directory(),
-  ...runtime.webhookManagement(),
+  ...runtime.webhookCreation(),
 });

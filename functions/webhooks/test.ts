@@ -8,7 +8,10 @@ import * as runtime from '../../shared/runtime.ts';
 import { type ManageDeps, sendTestEvent } from '../../shared/webhooks/manage.ts';
 
 export const request = { pathParameters: webhookId, body: organizationBody };
-type Deps = ManageDeps & { keys: KeyResolver; directory: Pick<DirectoryStore, 'findMembership'> };
+type Deps = Pick<ManageDeps, 'hooks' | 'deliveries' | 'enqueue' | 'now'> & {
+  keys: KeyResolver;
+  directory: Pick<DirectoryStore, 'findMembership'>;
+};
 
 export const createHandler = ({ keys, directory, ...deps }: Deps) =>
   apiHandler(
@@ -22,5 +25,5 @@ export const createHandler = ({ keys, directory, ...deps }: Deps) =>
 export const handler = createHandler({
   keys: runtime.keys(),
   directory: runtime.directory(),
-  ...runtime.webhookManagement(),
+  ...runtime.webhookTesting(),
 });

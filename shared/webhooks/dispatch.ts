@@ -240,7 +240,10 @@ export type DeliveryDeps = {
   random?: () => number;
 };
 
-export type AttemptOutcome = { state: 'finished' | 'skipped' } | { state: 'retry'; at: number };
+export type AttemptOutcome =
+  | { state: 'skipped' }
+  | { state: 'finished'; status: 'SUCCESS' | 'FAILURE' }
+  | { state: 'retry'; at: number };
 
 /**
  * One attempt of one delivery: claim it (counting the attempt), POST it signed, record the
@@ -260,7 +263,7 @@ export const attemptDelivery = async (
   const hook = await deps.hooks.find(claimed.orgId, hookId);
   if (!hook?.enabled) {
     await deps.deliveries.record(claimed, { status: 'FAILURE', responseStatus: null, notBefore: 0 }, deps.now());
-    return { state: 'finished' };
+    return { state: 'finished', status: 'FAILURE' };
   }
   const secret = await deps.sealer.open(hook.sealedSecret);
   const result = await deps.send(hook.url, claimed.body, {
@@ -274,11 +277,11 @@ export const attemptDelivery = async (
   const now = deps.now();
   if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) {
     await deps.deliveries.record(claimed, { status: 'SUCCESS', responseStatus, notBefore: 0 }, now);
-    return { state: 'finished' };
+    return { state: 'finished', status: 'SUCCESS' };
   }
   if (claimed.attempts > MAX_RETRIES) {
     await deps.deliveries.record(claimed, { status: 'FAILURE', responseStatus, notBefore: 0 }, now);
-    return { state: 'finished' };
+    return { state: 'finished', status: 'FAILURE' };
   }
   const at = now + backoffMs(deps.backoffBaseMs, claimed.attempts, deps.random);
   await deps.deliveries.record(claimed, { status: 'PENDING', responseStatus, notBefore: at }, now);

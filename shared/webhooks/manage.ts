@@ -31,7 +31,11 @@ export type NewWebhook = {
 };
 
 /** `POST /webhook/config`: the secret is in this answer and no other. */
-export const createWebhook = async (deps: ManageDeps, orgId: string, input: NewWebhook) => {
+export const createWebhook = async (
+  deps: Pick<ManageDeps, 'hooks' | 'sealer' | 'receivers' | 'now'>,
+  orgId: string,
+  input: NewWebhook,
+) => {
   const url = await assertPublicReceiver(input.url, deps.receivers.policy, deps.receivers.resolve);
   const secret = newWebhookSecret();
   const hook: Webhook = {
@@ -82,7 +86,11 @@ const deliveryView = (delivery: Delivery) => ({
 });
 
 /** `POST /webhook/config/{id}/test`: a `debug.test` delivery, queued like any other. */
-export const sendTestEvent = async (deps: ManageDeps, orgId: string, id: string) => {
+export const sendTestEvent = async (
+  deps: Pick<ManageDeps, 'hooks' | 'deliveries' | 'enqueue' | 'now'>,
+  orgId: string,
+  id: string,
+) => {
   const hook = await found(deps, orgId, id);
   const delivery = await deps.deliveries.createDelivery(
     hook,
