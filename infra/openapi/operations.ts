@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import EXAMPLES from './examples.json' with { type: 'json' };
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 const { metrics: METRICS_EXAMPLE, asset: ASSET_EXAMPLE, checkResult: CHECK_EXAMPLE } = EXAMPLES;
 
@@ -14,7 +15,14 @@ export type ResponseDoc =
 export type OperationDoc = {
   summary: string;
   description: string;
-  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Threat lifecycle' | 'Description and pages';
+  tag:
+    | 'Metrics'
+    | 'Assets'
+    | 'Asset groups'
+    | 'Asset check'
+    | 'Threat lifecycle'
+    | 'Webhooks'
+    | 'Description and pages';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -34,6 +42,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
  */
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:
