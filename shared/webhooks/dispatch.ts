@@ -112,7 +112,11 @@ export const eventsOfChange = async (
       });
       const eventId = eventIdOf('asset.status-escalated', origin.orgId, `${record.id}/${review.id}`);
       for (const hook of escalated.get(origin.orgId) ?? []) {
-        planned.push({ hook, event: { eventId, type: 'asset.status-escalated', position: change.version, body } });
+        planned.push({
+          hook,
+          // After the status update of the same change, among a webhook's deliveries as on the wire.
+          event: { eventId, type: 'asset.status-escalated', position: `${change.version}.1`, body },
+        });
       }
     }
   }

@@ -103,7 +103,7 @@ export const sendTestEvent = async (
 };
 
 /** Page tokens carry the sort key of the last delivery shown; they only ever page within the caller's own webhook. */
-const SORT_PATTERN = /^\d{13}[-0-9a-f]*#evt_[0-9a-f]{32}$/;
+const SORT_PATTERN = /^\d{13}[-0-9a-f.]*#evt_[0-9a-f]{32}$/;
 const encodePage = (sort: string): string => Buffer.from(sort, 'utf8').toString('base64url');
 const decodePage = (token: string): string => {
   const sort = Buffer.from(token, 'base64url').toString('utf8');
