@@ -18,6 +18,7 @@ import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
+import { WEBHOOK_USAGE } from './webhook-listen.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
@@ -42,7 +43,8 @@ With --table the named table in AWS is used (credentials and region from the usu
                                        --copy before deploying the version that reads them there (copies, keeps
                                        the old items), then without it after the deploy (removes the old items)
 ${ACTIVITY_USAGE}
-${LIFECYCLE_USAGE}`;
+${LIFECYCLE_USAGE}
+${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
+import { listenForWebhooks } from '../admin/webhook-listen.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
 
@@ -18,11 +19,20 @@ const main = async () => {
       description: { type: 'string' },
       group: { type: 'string' },
       copy: { type: 'boolean' },
+      port: { type: 'string' },
+      secret: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || positionals.length === 0) {
     console.log(USAGE);
+    return;
+  }
+  if (positionals[0] === 'webhook' && positionals[1] === 'listen') {
+    const port = Number(values.port ?? 4000);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error('--port must be a port number');
+    await listenForWebhooks({ port, ...(values.secret ? { secret: values.secret } : {}) }, (line) => console.log(line));
+    console.log(`Listening on http://127.0.0.1:${port}/ (Ctrl-C stops)`);
     return;
   }
   const flags = values as Record<string, string>;
