@@ -18,14 +18,14 @@ import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
-import { kmsSealer, localSealer } from './db/webhook-secrets.ts';
+import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
-import type { DeliveryDeps, Enqueue } from './webhooks/dispatch.ts';
+import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
 import { sendWebhook, systemResolver } from './webhooks/sender.ts';
 
@@ -180,9 +180,10 @@ export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
   const { policy, resolve } = webhookReceivers();
   const timeoutMs = config.webhookTimeoutMs;
   return {
-    hooks: webhooks(),
+    // A disabled or deleted webhook stops getting deliveries within a second.
+    hooks: cachedHooks(webhooks(), 1000),
     deliveries: webhooks(),
-    sealer: webhookSealer(),
+    sealer: rememberingSealer(webhookSealer()),
     send: (url, body, headers) => sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
     now,
     backoffBaseMs: config.webhookBackoffMs,

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
@@ -79,7 +80,9 @@ const main = async () => {
       db,
       tableName: LOCAL.tableName,
       keyFile: LOCAL.webhookKeyFile,
-      policy: { allowLoopback: process.env.WEBHOOK_ALLOW_LOOPBACK === 'true' },
+      policy: { allowLoopback: config.webhookAllowLoopback },
+      backoffBaseMs: config.webhookBackoffMs,
+      timeoutMs: config.webhookTimeoutMs,
     }),
   );
 

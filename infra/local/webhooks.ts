@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
-import { localSealer, type SecretSealer } from '../../shared/db/webhook-secrets.ts';
+import { localSealer, rememberingSealer, type SecretSealer } from '../../shared/db/webhook-secrets.ts';
 import type { AddressPolicy, Resolver } from '../../shared/domain/webhooks.ts';
-import { eventGenerator } from '../../shared/webhooks/dispatch.ts';
+import { cachedHooks, eventGenerator } from '../../shared/webhooks/dispatch.ts';
 import {
   type Dispatcher,
   localDeliveryQueue,
@@ -30,6 +30,8 @@ export type LocalWebhookOptions = {
   onError?: (error: unknown) => void;
 };
 
+/** How long a delivery worker keeps a webhook it read (a disabled one stops getting deliveries within it). */
+const HOOK_CACHE_MS = 1000;
 /** How often the local runtime reads the verdict log: deliveries start within a second of a change. */
 export const LOCAL_POLL_MS = 200;
 
@@ -46,9 +48,9 @@ export const startLocalWebhooks = (options: LocalWebhookOptions): Dispatcher => 
   const resolve = options.resolve ?? systemResolver;
   const onError = options.onError ?? ((error: unknown) => console.error(`Webhooks: ${String(error)}`));
   const deliveryDeps = {
-    hooks: store,
+    hooks: cachedHooks(store, HOOK_CACHE_MS),
     deliveries: store,
-    sealer,
+    sealer: rememberingSealer(sealer),
     send: (url: string, body: string, headers: Record<string, string>) =>
       sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
     now: Date.now,

@@ -76,3 +76,21 @@ export const localSealer = (keyFile: string): SecretSealer => {
     },
   };
 };
+
+/** Opens each sealed secret once per process (a KMS call per delivery would cost more than the delivery). */
+export const rememberingSealer = (sealer: SecretSealer, maxEntries = 1000): SecretSealer => {
+  const opened = new Map<string, Promise<string>>();
+  return {
+    seal: (secret) => sealer.seal(secret),
+    open(sealed) {
+      let secret = opened.get(sealed);
+      if (secret === undefined) {
+        if (opened.size >= maxEntries) opened.delete(opened.keys().next().value as string);
+        secret = sealer.open(sealed);
+        opened.set(sealed, secret);
+        secret.catch(() => opened.delete(sealed));
+      }
+      return secret;
+    },
+  };
+};

@@ -2,6 +2,7 @@ import type { ChangeLogReader, Delivery, DeliveryStore, LoggedChange, WebhookSto
 import type { SecretSealer } from '../db/webhook-secrets.ts';
 import type { ActivityRecord } from '../domain/activity.ts';
 import { LOG_TIMING, positionAt, statusOf } from '../domain/check/verdicts.ts';
+import { mapConcurrently } from '../domain/concurrency.ts';
 import type { ListStore } from '../domain/lifecycle-lists.ts';
 import { assetIdOf, organizationIdOf } from '../domain/reports.ts';
 import {
@@ -30,6 +31,8 @@ export type GeneratorDeps = {
   now: () => number;
 };
 
+/** Changes read, and deliveries recorded, at once by one poll. */
+const CONCURRENCY = 16;
 /** Records of one asset read per change: the organizations that reported it or own it as a threat. */
 const RECORDS_PER_ASSET = 25;
 /**
@@ -157,17 +160,20 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
       let events = 0;
       if (fresh.length > 0) {
         const hooks = (await deps.hooks.listAll()).filter((hook) => hook.enabled);
-        for (const change of fresh) {
-          const planned = hooks.length === 0 ? [] : await eventsOfChange(deps, change, hooks);
-          for (const { hook, event } of planned) {
-            const created = await deps.deliveries.createDelivery(hook, event, deps.now());
-            if (created) {
-              events++;
-              await enqueue(created);
-            }
-          }
-          seen.set(change.version, true);
+        // Read and recorded side by side, queued in the log's order: each webhook's queue keeps it.
+        const planned =
+          hooks.length === 0
+            ? []
+            : (await mapConcurrently(fresh, CONCURRENCY, (change) => eventsOfChange(deps, change, hooks))).flat();
+        const created = await mapConcurrently(planned, CONCURRENCY, ({ hook, event }) =>
+          deps.deliveries.createDelivery(hook, event, deps.now()),
+        );
+        for (const delivery of created) {
+          if (!delivery) continue;
+          events++;
+          await enqueue(delivery);
         }
+        for (const change of fresh) seen.set(change.version, true);
       }
       if (settled > from) await deps.log.saveCursor(settled);
       for (const version of seen.keys()) {
@@ -290,4 +296,28 @@ export const attemptDelivery = async (
   const at = now + backoffMs(deps.backoffBaseMs, claimed.attempts, deps.random);
   await deps.deliveries.record(claimed, { status: 'PENDING', responseStatus, notBefore: at }, now);
   return { state: 'retry', at };
+};
+
+/**
+ * The webhooks as a delivery worker reads them, each kept `ttlMs`: a change of a webhook (disabled,
+ * deleted) reaches the deliveries under way within that time, and a busy webhook costs one read a
+ * `ttlMs` instead of one per delivery.
+ */
+export const cachedHooks = (
+  hooks: Pick<WebhookStore, 'find'>,
+  ttlMs: number,
+  now: () => number = Date.now,
+): Pick<WebhookStore, 'find'> => {
+  const cache = new Map<string, { hook: Promise<Webhook | undefined>; expires: number }>();
+  return {
+    find(orgId, id) {
+      const key = `${orgId}/${id}`;
+      const hit = cache.get(key);
+      if (hit !== undefined && hit.expires > now()) return hit.hook;
+      const hook = hooks.find(orgId, id);
+      cache.set(key, { hook, expires: now() + ttlMs });
+      hook.catch(() => cache.delete(key));
+      return hook;
+    },
+  };
 };

@@ -361,6 +361,12 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     section('cost per million requests by route class');
     await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));
   },
+  webhooks: async (endpoint) => {
+    section('webhooks (local runtime workers on DynamoDB Local, to a receiver on 127.0.0.1 answering 200)');
+    await optional<{ benchWebhooks: (endpoint: string) => Promise<Row[]> }>('./webhooks.ts', (m) =>
+      m.benchWebhooks(endpoint),
+    );
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);
