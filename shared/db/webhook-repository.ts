@@ -294,7 +294,17 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
                   ExpressionAttributeNames: { '#pk': ATTR.pk },
                 },
               },
-              { Put: { TableName, Item: { ...key.webhookOpen(hook.id, sort), entity: 'WEBHOOK_OPEN' } } },
+              {
+                Put: {
+                  TableName,
+                  Item: {
+                    ...key.webhookOpen(hook.id, sort),
+                    entity: 'WEBHOOK_OPEN',
+                    // The marker of a deleted webhook's delivery, which no worker finishes, goes with the delivery.
+                    [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
+                  },
+                },
+              },
             ],
           }),
         );
