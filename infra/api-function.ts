@@ -29,6 +29,10 @@ export type FunctionSettings = {
   serviceName: string;
   /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
   rateLimits?: string;
+  /** `REVIEW_DAILY_LIMIT` of the route functions: reviews per organization per rolling 24 hours (0: unlimited). */
+  reviewDailyLimit?: number;
+  /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
+  reportUrlBase?: string;
 };
 
 export type ServiceFunctionProps = {
@@ -192,6 +196,10 @@ export class ApiFunction extends Construct {
       ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
       ...(props.settings.rateLimits ? { RATE_LIMITS: props.settings.rateLimits } : {}),
+      ...(props.settings.reviewDailyLimit === undefined
+        ? {}
+        : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),
+      ...(props.settings.reportUrlBase ? { REPORT_URL_BASE: props.settings.reportUrlBase } : {}),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

@@ -29,6 +29,8 @@ try {
     tracing: flag('tracing'),
     logLevel: context('logLevel'),
     rateLimits: context('rateLimits'),
+    ...(context('reviewDailyLimit') === undefined ? {} : { reviewDailyLimit: Number(context('reviewDailyLimit')) }),
+    reportUrlBase: context('reportUrlBase'),
     ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
     ...(lists ? { checkLists: JSON.parse(lists) } : {}),
     ...(corsOrigins ? { corsOrigins: parseOrigins(corsOrigins) } : {}),

@@ -15,6 +15,7 @@ import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts'
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
+import type { ScanQueue } from './scan-queue.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
 import type { WebhookDelivery } from './webhooks.ts';
 
@@ -46,6 +47,8 @@ export type RouteAreaProps = NestedStackProps & {
   /** The check's external lists; their bucket holds the verdict snapshots too. */
   lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
+  /** The queue the routes that start scans send to. */
+  scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
   webhooks: Pick<WebhookDelivery, 'queue' | 'secretsKey' | 'grantSeal'>;
 };
@@ -87,10 +90,12 @@ export class RouteArea extends NestedStack {
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.sealsWebhookSecrets ? { WEBHOOK_SECRETS_KEY_ID: props.webhooks.secretsKey.keyArn } : {}),
           ...(route.queuesWebhookDeliveries ? { WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl } : {}),
+          ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
         },
       });
       if (route.sealsWebhookSecrets) props.webhooks.grantSeal(fn);
       if (route.queuesWebhookDeliveries) props.webhooks.queue.grantSendMessages(fn);
+      if (route.startsScans) props.scans.grantStartScans(fn);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);
         props.verdictSnapshots.runsBefore(fn);

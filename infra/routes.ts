@@ -71,6 +71,8 @@ export type Route = {
   readsVerdicts?: boolean;
   /** Called per visited URL: traced only when the caller's request is sampled, never by the stage. */
   untraced?: boolean;
+  /** Puts scans on the scan queue (SCAN_QUEUE_URL) for its worker. */
+  startsScans?: boolean;
   /** Creates webhooks: may encrypt (never decrypt) with the key that seals their signing secrets. */
   sealsWebhookSecrets?: boolean;
   /** Queues webhook deliveries: may send to the delivery queue. */
@@ -369,7 +371,90 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/lookups/search.ts',
     access: 'read',
     rateClass: 'read',
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
     indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  // Lookups: the public report page the lookups' report links lead to.
+  {
+    method: 'GET',
+    path: '/reports/{reportId}',
+    name: 'get-report-page',
+    area: 'pages',
+    entry: 'functions/pages/report.ts',
+    access: 'read',
+    public: true,
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  // Intake: parsing chat text, disputes of false positives, unblocking, submissions and scans.
+  {
+    method: 'POST',
+    path: '/asset/parse',
+    name: 'parse-assets',
+    area: 'intake',
+    entry: 'functions/intake/parse.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/dispute/create',
+    name: 'create-dispute',
+    area: 'intake',
+    entry: 'functions/intake/dispute.ts',
+    access: 'write',
+    rateClass: 'report',
+    // The dispute and its requester's marker; the check decides whether the service knows the content.
+    writes: [PARTITIONS.dispute],
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.byAsset.name],
+  },
+  {
+    method: 'POST',
+    path: '/asset/unblock',
+    name: 'unblock-asset',
+    area: 'intake',
+    entry: 'functions/intake/unblock.ts',
+    access: 'write',
+    rateClass: 'write',
+    // The organization's threats leave their blocking statuses (with their counters and verdicts), or a dispute.
+    writes: [activity, metrics, ...VERDICTS, PARTITIONS.dispute],
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
+    indexes: [ACTIVITY_INDEX.list1.name, ACTIVITY_INDEX.byAsset.name],
+  },
+  {
+    method: 'POST',
+    path: '/asset/submit',
+    name: 'submit-assets',
+    area: 'intake',
+    entry: 'functions/intake/submit.ts',
+    access: 'write',
+    rateClass: 'report',
+    // New scans; the scan worker (a queue away) writes their results.
+    writes: [PARTITIONS.scan],
+    startsScans: true,
+  },
+  {
+    method: 'POST',
+    path: '/asset/scan',
+    name: 'start-scan',
+    area: 'intake',
+    entry: 'functions/intake/scan.ts',
+    access: 'write',
+    rateClass: 'report',
+    writes: [PARTITIONS.scan],
+    startsScans: true,
+  },
+  {
+    method: 'POST',
+    path: '/scan/result',
+    name: 'get-scan-result',
+    area: 'intake',
+    entry: 'functions/intake/scan-result.ts',
+    access: 'read',
+    rateClass: 'read',
   },
   // Webhooks: their configuration, test events and delivery log (events come from the webhook workers).
   {
@@ -440,6 +525,7 @@ export const WORKERS = {
   'sync-lists': 'functions/check/sync.ts',
   'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
+  'run-scans': 'functions/intake/scan-worker.ts',
   'generate-webhook-events': 'functions/webhooks/generate.ts',
   'deliver-webhooks': 'functions/webhooks/deliver.ts',
 } as const;
@@ -455,6 +541,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'snapshot-verdicts': [],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
+  // A scan's result, and the report a MALICIOUS one files (once per content and organization).
+  'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
   // Reads the verdict log; records each event's deliveries and its own position in the log.
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
   // Claims a delivery, records its outcome.

@@ -15,6 +15,7 @@ import { InterruptedWrites } from './interrupted-writes.ts';
 import { apiAccessLog, apiAccessLogGroup, Observability } from './observability.ts';
 import { RouteArea } from './route-area.ts';
 import { AREAS, BASE_PATH, ROUTES, type Route } from './routes.ts';
+import { ScanQueue } from './scan-queue.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 import { VerdictSnapshots } from './verdict-snapshots.ts';
 import { WebhookDelivery } from './webhooks.ts';
@@ -40,6 +41,13 @@ export type ServiceStackProps = StackProps & {
    * (SPEC-EXTENSIONS §10); classes not named keep the defaults of shared/domain/rate-limits.ts.
    */
   rateLimits?: string;
+  /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
+  reviewDailyLimit?: number;
+  /**
+   * What a report id is appended to for the `reportUrl` of `POST /asset/details`; unset, the
+   * stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
+   */
+  reportUrlBase?: string;
   /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
@@ -77,6 +85,14 @@ const checkedRateLimits = (setting: string): string => {
   return setting;
 };
 
+/** A review budget that is not a whole number of at least 0 stops synth with one line. */
+const checkedReviewLimit = (limit: number): number => {
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new StackSettingError(`-c reviewDailyLimit: must be a whole number of at least 0, got ${limit}`);
+  }
+  return limit;
+};
+
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
 const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
 /** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
@@ -92,6 +108,8 @@ export class ServiceStack extends Stack {
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
+      ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
+      ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);
@@ -150,6 +168,7 @@ export class ServiceStack extends Stack {
     const verdictSnapshots = new VerdictSnapshots(this, 'VerdictSnapshots', { table, bucket: lists.bucket, settings });
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
     const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
+    const scans = new ScanQueue(this, 'ScanQueue', { table, settings, lists });
 
     const topic: ITopic = props.alarmTopicArn
       ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
@@ -170,6 +189,7 @@ export class ServiceStack extends Stack {
         cursorSecret,
         lists,
         verdictSnapshots,
+        scans,
         alarmAction,
         webhooks,
       });
@@ -187,6 +207,7 @@ export class ServiceStack extends Stack {
         'interrupted-writes': resumer.function,
         'webhook-delivery': webhooks.deliverFunction,
         'webhook-events': webhooks.generateFunction,
+        'scan-worker': scans.function,
       },
       queue: ingest.queue,
       deadLetterQueue: ingest.deadLetterQueue,
@@ -199,6 +220,7 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ActivityQueueUrl', { value: ingest.queue.queueUrl });
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: scans.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: observability.dashboard.dashboardName });

@@ -124,6 +124,10 @@ export const config = {
   get deadLetterQueueUrl(): string {
     return required('DEAD_LETTER_QUEUE_URL');
   },
+  /** The queue of scans (SQS) in AWS; unset locally, where scans run in the same process. */
+  get scanQueueUrl(): string | undefined {
+    return optional('SCAN_QUEUE_URL');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');
@@ -142,9 +146,9 @@ export const config = {
       ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
     };
   },
-  /** Reviews one organization may make per UTC day; 0 (the default) means unlimited. */
+  /** Reviews one organization may make per rolling 24 hours (default 10, the published budget); 0 means unlimited. */
   get reviewDailyLimit(): number {
-    return nonNegative('REVIEW_DAILY_LIMIT', 0);
+    return nonNegative('REVIEW_DAILY_LIMIT', 10);
   },
   /**
    * The stage's budget per route class (SPEC-EXTENSIONS §10): `RATE_LIMITS` such as
@@ -177,6 +181,13 @@ export const config = {
   /** How long a receiver has to answer one delivery. */
   get webhookTimeoutMs(): number {
     return nonNegative('WEBHOOK_TIMEOUT_MS', 5_000);
+  },
+  /**
+   * What a report id is appended to for the `reportUrl` of `POST /asset/details`
+   * (`REPORT_URL_BASE`, from the stage's `reportUrlBase`); unset, the stage's own public report page.
+   */
+  get reportUrlBase(): string | undefined {
+    return optional('REPORT_URL_BASE');
   },
   /** Comma-separated domains nobody may report (they and their subdomains). */
   get reportIgnoredDomains(): string[] {

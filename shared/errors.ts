@@ -47,4 +47,11 @@ export class ServiceUnavailableError extends withCode('SERVICE_UNAVAILABLE', 'Se
   readonly retryAfterSeconds = 2;
 }
 export class UnprocessableContentError extends withCode('UNPROCESSABLE_CONTENT', 'UnprocessableContentError') {}
-export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS', 'TooManyRequestsError') {}
+export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS', 'TooManyRequestsError') {
+  /** Seconds until a retry can succeed, when known (the `Retry-After` header). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
+    super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+}

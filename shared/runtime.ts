@@ -10,16 +10,22 @@ import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { directoryRepository } from './db/directory-repository.ts';
+import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
+import { reportDirectoryRepository } from './db/report-directory-repository.ts';
 import { s3Objects } from './db/s3.ts';
+import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
+import { scanRepository } from './db/scan-repository.ts';
+import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
 import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
+import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -72,6 +78,7 @@ export const deadLetters = /* @__PURE__ */ once(() =>
 );
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
+export const verdictEntries = /* @__PURE__ */ table(verdictEntryRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;
@@ -100,6 +107,7 @@ export const verdicts = /* @__PURE__ */ once(() =>
   checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
 );
 export const lists = /* @__PURE__ */ table(lifecycleRepository);
+export const reportDirectory = /* @__PURE__ */ table(reportDirectoryRepository);
 /** The stores of the threat lifecycle (reports, reviews). */
 export const lifecycle = /* @__PURE__ */ once(() => ({
   store: activity(),
@@ -189,4 +197,43 @@ export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
     backoffBaseMs: config.webhookBackoffMs,
     leaseMs: 2 * timeoutMs + 1000,
   };
+});
+/** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
+export const disputeDeps = /* @__PURE__ */ once(() => ({
+  disputes: disputeRepository(documentClient(), config.tableName),
+  checker: createChecker({ index: verdicts(), sources: externalSources() }),
+  lists: lists(),
+  userEmail: userEmailOf(documentClient(), config.tableName),
+}));
+export const unblockDeps = /* @__PURE__ */ once(() => ({
+  ...disputeDeps(),
+  store: activity(),
+  verdicts: verdicts(),
+  blockingThreats: blockingThreatsOf(documentClient(), config.tableName),
+}));
+
+export const scans = /* @__PURE__ */ table(scanRepository);
+/** What the scan worker needs: the check, the organization's brands and assets, and the lifecycle to file reports. */
+export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
+  scans: scans(),
+  checker: disputeDeps().checker,
+  directory: directory(),
+  assets: assets(),
+  reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+  isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
+}));
+/**
+ * Where no scan queue is configured (the local runtime), scans run in this process: the local
+ * gateway sets `run` (to the worker's own module, held to the worker's declared writes).
+ */
+export const localScans: { run: (scanIds: readonly number[]) => Promise<void> } = {
+  // A bundle run by hand without SCAN_QUEUE_URL: its scans stay PENDING, as with a queue nobody reads.
+  run: async (scanIds) => logger.info('Scans left PENDING: no scan queue is configured here', { scanIds }),
+};
+export const scanQueue = /* @__PURE__ */ once(() => {
+  const url = config.scanQueueUrl;
+  if (url !== undefined) return sqsScanQueue(url);
+  return inProcessScanQueue((scanIds) =>
+    localScans.run(scanIds).catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
+  );
 });

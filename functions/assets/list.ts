@@ -5,7 +5,7 @@ import type { CursorCodec } from '../../shared/domain/cursor.ts';
 import type { GroupStore } from '../../shared/domain/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
-import { assetType, cursorToken, groupFilter, perPage, searchQuery } from '../../shared/http/schemas.ts';
+import { assetType, groupFilter, perPage, queryCursor, searchQuery } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
@@ -14,7 +14,7 @@ export const request = {
     groupId: v.optional(groupFilter),
     query: v.optional(searchQuery),
     per_page: perPage(1000, 100),
-    next_page: v.optional(cursorToken),
+    next_page: queryCursor('next_page'),
   }),
 };
 type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore; cursors: CursorCodec };

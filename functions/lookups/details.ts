@@ -1,10 +1,13 @@
 import * as v from 'valibot';
+import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
 import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
 import { assetDetails } from '../../shared/domain/lookups.ts';
+import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
+import { reportPageBase } from '../../shared/http/report-links.ts';
 import { checkContent } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
@@ -13,13 +16,23 @@ export const request = {
 };
 /** Deprecated since 2026-01-01 in favour of the asset check. */
 const deprecation = { since: Date.UTC(2026, 0, 1) / 1000, path: '/asset/details', successor: '/asset/check' };
-type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & { keys: KeyResolver; lists: ListStore };
+type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & {
+  keys: KeyResolver;
+  lists: ListStore;
+  directory: Pick<DirectoryStore, 'findMembership'>;
+  /** The stage's `reportUrlBase`; unset, the public report page of the host the request came to. */
+  reportUrlBase: string | undefined;
+};
 
-export const createHandler = ({ keys, index, sources, lists }: Deps) => {
+export const createHandler = ({ keys, index, sources, lists, directory, reportUrlBase }: Deps) => {
   const checker = createChecker({ index, sources });
-  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async ({ body }) =>
-    json(200, await assetDetails(checker, lists, body.content)),
-  );
+  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async (event) => {
+    const base = reportUrlBase ?? reportPageBase(event);
+    return json(
+      200,
+      await assetDetails({ checker, lists, directory, reportUrlBase: base }, event.auth, event.body.content),
+    );
+  });
 };
 
 export const handler = createHandler({
@@ -27,4 +40,6 @@ export const handler = createHandler({
   index: runtime.checkIndex(),
   sources: runtime.externalSources(),
   lists: runtime.lists(),
+  directory: runtime.directory(),
+  reportUrlBase: config.reportUrlBase,
 });

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
 import { type SearchDeps, searchAsset } from '../../shared/domain/search.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -22,13 +23,20 @@ export const request = {
   ),
 };
 
-export const createHandler = ({ keys, ...deps }: SearchDeps & { keys: KeyResolver }) =>
-  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) =>
-    json(200, await searchAsset(deps, auth, body)),
+type Deps = Omit<SearchDeps, 'checker'> & Omit<CheckerOptions, 'indexBudgetMs'> & { keys: KeyResolver };
+
+export const createHandler = ({ keys, index, sources, ...deps }: Deps) => {
+  const checker = createChecker({ index, sources });
+  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) =>
+    json(200, await searchAsset({ ...deps, checker }, auth, body)),
   );
+};
 
 export const handler = createHandler({
   keys: runtime.keys(),
+  index: runtime.verdicts(),
+  sources: runtime.externalSources(),
+  verdicts: runtime.verdictEntries(),
   lists: runtime.lists(),
   store: runtime.activity(),
   directory: runtime.directory(),

@@ -17,6 +17,7 @@ export const STATIC_FILES = {
   'docs.js': { path: 'functions/pages/static/docs.js', type: 'text/javascript' },
   'dashboard.js': { path: 'functions/pages/static/dashboard.js', type: 'text/javascript' },
   'dashboard.css': { path: 'functions/pages/static/dashboard.css', type: 'text/css' },
+  'report.css': { path: 'functions/pages/static/report.css', type: 'text/css' },
 } as const;
 
 export const PAGES = {

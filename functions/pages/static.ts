@@ -6,7 +6,7 @@ import { STATIC_FILES } from './files.ts';
 
 type Name = keyof typeof STATIC_FILES;
 const names = Object.keys(STATIC_FILES) as Name[];
-export const request = { pathParameters: v.object({ file: v.picklist(names) }) };
+export const request = { pathParameters: v.object({ file: v.picklist(names, 'No such file') }) };
 
 const files = Object.fromEntries(names.map((name) => [name, staticFile(STATIC_FILES[name])])) as Record<
   Name,

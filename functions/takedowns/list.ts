@@ -1,3 +1,4 @@
+import { actingOrganization } from '../../shared/domain/access.ts';
 import { type ListDeps, listTakedowns, pagingOf } from '../../shared/domain/lifecycle-views.ts';
 import type { DirectoryStore } from '../../shared/domain/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
@@ -6,14 +7,15 @@ import { takedownsBody } from '../../shared/http/lifecycle-list-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: takedownsBody };
-type Deps = ListDeps & { directory: Pick<DirectoryStore, 'listBrands'> };
+type Deps = ListDeps & { directory: Pick<DirectoryStore, 'listBrands' | 'findMembership'> };
 
 export const createHandler = ({ keys, cursors, ...stores }: Deps) =>
   apiHandler(
-    { request, caller: 'organization', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
+    { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body }) => {
-      const { organizationSlug: _, per_page, next_page, ...query } = body;
-      return json(200, await listTakedowns(stores, cursors, auth.orgId, { ...query, ...pagingOf(body) }));
+      const { organizationSlug, per_page, next_page, ...query } = body;
+      const orgId = await actingOrganization(stores.directory, auth, organizationSlug, 'takedowns');
+      return json(200, await listTakedowns(stores, cursors, orgId, { ...query, ...pagingOf(body) }));
     },
   );
 

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
@@ -10,6 +11,8 @@ import { reindexExport } from '../../shared/db/verdict-log.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
+import { BRAND_PROFILE_KEYS, toBrandProfile } from '../../shared/domain/brand-profile.ts';
+import { type BrandProfileInput, brandProfileSchema } from '../../shared/domain/brand-profile-schema.ts';
 import { createGroup } from '../../shared/domain/groups.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../../shared/domain/organizations.ts';
@@ -17,6 +20,7 @@ import { isBudget, RATE_CLASSES } from '../../shared/domain/rate-limits.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
+import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
 import { WEBHOOK_USAGE } from './webhook-listen.ts';
 
@@ -27,6 +31,9 @@ With --table the named table in AWS is used (credentials and region from the usu
 
   org create <slug> --name <name> [--flags brands-metrics,...]
   brand create <org> <slug> --name <name>
+  brand set <org> <slug> '<json>'      set profile fields of a brand (the others stay), e.g.
+                                       '{"includedTerms":["acme"],"tickers":["ACME"],"websiteUrl":"https://acme.com"}'
+                                       (${BRAND_PROFILE_KEYS.join(', ')})
   user create <userId>
   membership set <userId> <org> <${MEMBERSHIP_STATUSES.join('|')}>
   key create (--org <slug> | --user <userId>) [--scopes read,write]   prints the key once
@@ -41,14 +48,30 @@ With --table the named table in AWS is used (credentials and region from the usu
   verdicts reindex                     put check-index entries written before POST /asset/list existed into its index
   migrate [--copy]                     move organization and brand items to their own partition (ORGANIZATION#):
                                        --copy before deploying the version that reads them there (copies, keeps
-                                       the old items), then without it after the deploy (removes the old items)
+                                       the old items), then without it after the deploy (removes the old items,
+                                       then runs 'migrate lifecycle')
+  migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
+                                       takedown statuses, listings ordered by numeric id (rerun it at any time)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
+${INTAKE_USAGE}
 ${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {
   throw new Error(`${message} (npm run admin -- --help lists the commands)`);
+};
+
+const parseBrandProfile = (text: string): BrandProfileInput => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fail('The profile fields must be a JSON object');
+  }
+  const result = v.safeParse(brandProfileSchema, json);
+  if (result.success) return result.output;
+  return fail(result.issues.map((issue) => `${v.getDotPath(issue) ?? '(profile)'}: ${issue.message}`).join('; '));
 };
 
 const slugOf = (text: string, what: string): string =>
@@ -84,13 +107,19 @@ export const runAdminCommand = async (
   };
 
   if (noun === 'report' || noun === 'proposal') return lifecycleCommand(db, table, words);
+  if (noun === 'disputes') return disputesCommand(db, table, words, flags.note);
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
+  const migrateLifecycle = async () => {
+    const { rewritten, current, changedMeanwhile } = await migrateActivityItems(db, table, progress);
+    return `Lifecycle records: ${rewritten} rewritten, ${current} already current, ${changedMeanwhile} changed by a writer meanwhile`;
+  };
+  if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;
     const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress, { keepOld });
     return keepOld
       ? `Organizations and brands: ${moved} copied, ${alreadyMoved} copied before; old items kept; ${scanned} items scanned`
-      : `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned`;
+      : `Organizations and brands: ${moved} moved, ${alreadyMoved} copied by an earlier run (old item removed now); ${scanned} items scanned. ${await migrateLifecycle()}`;
   }
   if (noun === 'activity') {
     await activityCommand(words.slice(1), activityRepository(db, table));
@@ -106,8 +135,18 @@ export const runAdminCommand = async (
     case 'brand create': {
       const orgId = await existingOrg(0);
       const slug = slugOf(need(1, 'brand slug'), 'brand slug');
-      await directory.putBrand({ orgId, slug, name: flags.name ?? slug });
+      // Saving a brand again renames it; its profile stays.
+      const existing = await directory.findBrand(orgId, slug);
+      await directory.putBrand({ ...existing, orgId, slug, name: flags.name ?? slug });
       return `Brand ${slug} of ${orgId} saved`;
+    }
+    case 'brand set': {
+      const orgId = await existingOrg(0);
+      const slug = slugOf(need(1, 'brand slug'), 'brand slug');
+      const brand = (await directory.findBrand(orgId, slug)) ?? fail(`Brand ${slug} of ${orgId} does not exist`);
+      const profile = parseBrandProfile(need(2, 'profile fields as JSON'));
+      await directory.putBrand({ ...brand, ...toBrandProfile(brand, profile) });
+      return `Brand ${slug} of ${orgId} saved: ${Object.keys(profile).join(', ') || 'nothing'} set`;
     }
     case 'user create':
       await directory.putUser(need(0, 'user id'));

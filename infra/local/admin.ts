@@ -21,6 +21,7 @@ const main = async () => {
       copy: { type: 'boolean' },
       port: { type: 'string' },
       secret: { type: 'string' },
+      note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

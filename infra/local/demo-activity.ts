@@ -35,7 +35,13 @@ const THREAT_SHAPES: readonly { type: AssetType; content: (n: number) => string 
   { type: 'YOUTUBE', content: (n) => `https://www.youtube.com/@acme-live-${n}` },
 ];
 const SETTLED_THREAT: readonly ThreatStatus[] = ['BLOCKED', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED'];
-const TAKEDOWN_OUTCOMES: readonly TakedownStatus[] = ['COMPLETED', 'COMPLETED', 'COMPLETED', 'IN_PROGRESS', 'FAILED'];
+const TAKEDOWN_OUTCOMES: readonly TakedownStatus[] = [
+  'COMPLETED',
+  'COMPLETED',
+  'COMPLETED',
+  'IN_PROGRESS',
+  'CANCELLED',
+];
 
 /**
  * Demo activity of organization `acme` over the 90 days before `today` (UTC): reports, threats
@@ -107,7 +113,7 @@ export const demoActivity = (today: Date): ActivityChange[] => {
           createdAt: at(reviewed + HOUR_MS),
           deleted: false,
         };
-        changes.push({ ...takedown, status: 'FILED', updatedAt: takedown.createdAt });
+        changes.push({ ...takedown, status: 'TODO', updatedAt: takedown.createdAt });
         const settled = reviewed + (1 + random.below(6)) * DAY_MS;
         changes.push({ ...takedown, status: random.pick(TAKEDOWN_OUTCOMES), updatedAt: at(settled) });
       }

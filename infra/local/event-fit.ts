@@ -17,6 +17,7 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'resume-interrupted-writes': 'schedule',
   'generate-webhook-events': 'schedule',
   'deliver-webhooks': 'queue',
+  'run-scans': 'queue',
 };
 
 /**

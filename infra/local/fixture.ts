@@ -10,6 +10,8 @@ import { type ActivityChange, applyActivities, parseActivityChange } from '../..
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
+import { toBrandProfile } from '../../shared/domain/brand-profile.ts';
+import { brandProfileFields } from '../../shared/domain/brand-profile-schema.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
 import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
@@ -52,6 +54,7 @@ export const fixtureSchema = v.strictObject(
                 name: text(255),
                 type: v.optional(v.picklist(BRAND_TYPES)),
                 deleted: v.optional(v.boolean()),
+                ...brandProfileFields,
               }),
             ),
             [],
@@ -317,7 +320,16 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
 
   for (const org of fixture.organizations) {
     await directory.putOrganization({ slug: org.slug, name: org.name, featureFlags: org.featureFlags });
-    for (const brand of org.brands) await directory.putBrand({ orgId: org.slug, ...brand });
+    for (const { slug, name, type, deleted, ...profile } of org.brands) {
+      await directory.putBrand({
+        orgId: org.slug,
+        slug,
+        name,
+        ...(type === undefined ? {} : { type }),
+        ...(deleted === undefined ? {} : { deleted }),
+        ...toBrandProfile({ orgId: org.slug, slug }, profile),
+      });
+    }
   }
   log(`organizations: ${fixture.organizations.length} written`);
 

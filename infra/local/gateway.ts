@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { tableClient } from '../../shared/runtime.ts';
+import { localScans, tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
-import { BASE_PATHS, ROUTES, type Route } from '../routes.ts';
+import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES, WORKERS } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
@@ -77,6 +77,8 @@ export const toEvent = (
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // API Gateway tells the function the scheme the client used; this server speaks plain HTTP.
+  headers['x-forwarded-proto'] = 'http';
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const now = Date.now();
@@ -181,6 +183,14 @@ export const createGateway = ({
   cors?: CorsSettings;
   routes?: readonly Route[];
 } = {}): Server => {
+  // Scans run in this process after their request answered: held to the scan worker's writes, not the route's.
+  localScans.run = (scanIds) =>
+    runAs({ name: 'run-scans', writes: WORKER_WRITES['run-scans'] }, async () => {
+      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['run-scans'])).href)) as {
+        runScans: (ids: readonly number[]) => Promise<void>;
+      };
+      await worker.runScans(scanIds);
+    });
   const server = createServer(async (request, response) => {
     try {
       const url = URL.parse(request.url ?? '/', 'http://localhost');

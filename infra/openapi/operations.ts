@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import EXAMPLES from './examples.json' with { type: 'json' };
+import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
@@ -43,6 +44,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...INTAKE_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:
@@ -227,9 +229,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'get-changelog': {
     summary: 'Verdict changes since a version',
     description:
-      "The changes of the service's verdicts after `since`, oldest first, each with the verdict after it (`UNKNOWN` when the entry left the lists). Changes are handed out a few seconds after they happen, once no earlier change can still commit. Page with `next_page` until it is null, then keep `version` and send it as `since` next time. `since` older than the 7-day retention answers 410: re-sync from `POST /asset/list`. Any valid key.",
+      "The changes of the service's verdicts after `since` (optional: without it, from the oldest change kept; a body with only `type` is valid), oldest first, each with the verdict after it (`UNKNOWN` when the entry left the lists). Changes are handed out a few seconds after they happen, once no earlier change can still commit. Page with `next_page` until it is null, then keep `version` and send it as `since` next time. `since` older than the 7-day retention answers 410: re-sync from `POST /asset/list`. Any valid key.",
     tag: 'Asset check',
-    requestExample: { since: '1795255200000-3f1c0a9e4b2d7c65-000000000003', per_page: 1000 },
+    requestExample: { type: 'URL' },
     responses: {
       200: {
         description: 'The changes, and the version to keep',
@@ -255,9 +257,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'list-verdicts': {
     summary: 'Export the service verdicts',
     description:
-      "The service's own verdicts of one `type` (not the external lists) whose last change, on a UTC day from `startDate` to `endDate` (inclusive; default yesterday and today), left them in `status` (`ALLOWED`, `BLOCKED` — the default — or `UNKNOWN`: the entry left the lists, so a removal is listed with its new status in the window of its change). Oldest change first; `updatedAt` is the time of the entry's last change and `version` the changelog version of that change; `watchStatus` is the entry's watch flag. `content` is the canonical check key, as in the changelog. Page with `next_page` until it is null: a page may hold fewer than `per_page` (1–10,000, default 100) assets while more exist, when its reads or its 5 MB size bound are spent. To keep a full copy, read `GET /asset/blocklist/version` first, page every type and status from an early `startDate`, then follow `POST /asset/changelog` from that version. Any valid key.",
+      "The service's own verdicts of one `type` (not the external lists) whose last change, on a UTC day from `startDate` to `endDate` (inclusive; default yesterday and today), left them in `status` (`ALLOWED`, `BLOCKED` — the default — or `UNKNOWN`: the entry left the lists, so a removal is listed with its new status in the window of its change). Oldest change first; `updatedAt` is the time of the entry's last change and `version` the changelog version of that change; `watchStatus` is the entry's watch flag. `content` is the canonical check key, as in the changelog. Page with `next_page` until it is null (`null` or no `next_page` asks for the first page): a page may hold fewer than `per_page` (1–10,000, default 100) assets while more exist, when its reads or its 5 MB size bound are spent. To keep a full copy, read `GET /asset/blocklist/version` first, page every type and status from an early `startDate`, then follow `POST /asset/changelog` from that version. Any valid key.",
     tag: 'Asset check',
-    requestExample: { type: 'URL', status: 'BLOCKED', startDate: '2026-11-01', endDate: '2026-11-21', per_page: 1000 },
+    requestExample: { type: 'URL', status: 'BLOCKED', per_page: 500, next_page: null },
     responses: {
       200: {
         description: 'One page of verdicts',

@@ -4,6 +4,7 @@ import {
   type ActivityRecord,
   type CounterDelta,
   counterShardOf,
+  LEGACY_TAKEDOWN_STATUSES,
   type RecordWrite,
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
@@ -60,13 +61,19 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas
 
 const INDEX_ATTRIBUTES = /^(list\dPK|list\dSK|assetPK|assetSK|search)$/;
 
+/** A stored item as a record; a takedown stored under an earlier status name reads as its published one. */
 export const toRecord = (item: Record<string, unknown>): ActivityRecord => {
   const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
-  return Object.fromEntries(Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name))) as ActivityRecord;
+  const record = Object.fromEntries(
+    Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name)),
+  ) as ActivityRecord;
+  if (record.kind !== 'takedown') return record;
+  const renamed = LEGACY_TAKEDOWN_STATUSES[record.status];
+  return renamed === undefined ? record : { ...record, status: renamed };
 };
 
 /** The stored item of a record: its key, the record, and the index attributes of its listings. */
-const activityItem = (record: ActivityRecord): Record<string, unknown> => {
+export const activityItem = (record: ActivityRecord): Record<string, unknown> => {
   const proposals = record.kind === 'report' ? (record.proposals ?? []) : [];
   return {
     ...key.activity(record.organization, record.kind, record.id),
@@ -110,13 +117,22 @@ const guardItems = (TableName: string, { claims = [], releases = [], budget }: C
     ? {}
     : {
         budget: {
-          Update: {
+          Put: {
             TableName,
-            Key: key.budget(budget.name),
-            UpdateExpression: 'ADD #used :one SET #ttl = :expires',
-            ConditionExpression: 'attribute_not_exists(#used) OR #used < :limit',
-            ExpressionAttributeNames: { '#used': 'used', '#ttl': ATTR.ttl },
-            ExpressionAttributeValues: { ':one': 1, ':limit': budget.limit, ':expires': budget.expiresAt },
+            Item: {
+              ...key.budget(budget.name),
+              uses: budget.uses,
+              version: budget.version + 1,
+              [ATTR.ttl]: budget.expiresAt,
+            },
+            ExpressionAttributeNames: { '#version': 'version' },
+            // Version 0: no item, or one of the earlier per-day counters (no version), which this replaces.
+            ...(budget.version === 0
+              ? { ConditionExpression: 'attribute_not_exists(#version)' }
+              : {
+                  ConditionExpression: '#version = :version',
+                  ExpressionAttributeValues: { ':version': budget.version },
+                }),
           },
         },
       }),
@@ -188,7 +204,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       const failed = [...failedConditions(error)];
       if (failed.some((name) => name.startsWith('record'))) return 'stale';
       if (failed.some((name) => name.startsWith('claim'))) return 'claimed';
-      if (failed.includes('budget')) return 'over-budget';
+      if (failed.includes('budget')) return 'budget-moved';
       if (failed.length > 0) {
         throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
           cause: error,
@@ -203,6 +219,13 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
         new GetCommand({ TableName: table, Key: key.activity(organization, kind, id), ConsistentRead: true }),
       );
       return Item ? toRecord(Item) : undefined;
+    },
+
+    async readBudget(name) {
+      const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.budget(name), ConsistentRead: true }));
+      return Item === undefined
+        ? { uses: [], version: 0 }
+        : { uses: (Item.uses as number[] | undefined) ?? [], version: (Item.version as number | undefined) ?? 0 };
     },
 
     async knownReferences(orgId, brands) {

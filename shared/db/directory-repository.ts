@@ -1,9 +1,24 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BRAND_PROFILE_KEYS } from '../domain/brand-profile.ts';
 import type { Brand, DirectoryStore, Membership } from '../domain/organizations.ts';
 import { key } from './keys.ts';
 
 /** The `entity` attribute of the organization and brand items. */
 export const DIRECTORY_ENTITY = { organization: 'ORGANIZATION', brand: 'BRAND' } as const;
+
+/** The profile fields a brand item holds (an item written before they existed holds none). */
+const profileOf = (item: Record<string, unknown>) =>
+  Object.fromEntries(BRAND_PROFILE_KEYS.flatMap((name) => (item[name] === undefined ? [] : [[name, item[name]]])));
+
+const brandOf = (item: Record<string, unknown>): Brand =>
+  ({
+    orgId: item.orgId,
+    slug: item.slug,
+    name: item.name,
+    ...(item.type === undefined ? {} : { type: item.type }),
+    ...(item.deleted === true ? { deleted: true } : {}),
+    ...profileOf(item),
+  }) as Brand;
 
 export const directoryRepository = (db: DynamoDBDocumentClient, table: string): DirectoryStore => {
   const get = async (Key: { PK: string; SK: string }) =>
@@ -23,7 +38,7 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
     },
     async findBrand(orgId, slug) {
       const item = await get(key.brand(orgId, slug));
-      return item ? ({ orgId: item.orgId, slug: item.slug, name: item.name } as Brand) : undefined;
+      return item ? brandOf(item) : undefined;
     },
     async listBrands(orgId) {
       const { Items = [] } = await db.send(
@@ -33,16 +48,7 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
           ExpressionAttributeValues: { ':pk': key.brands.PK(orgId), ':prefix': key.brands.prefix },
         }),
       );
-      return Items.map(
-        (item) =>
-          ({
-            orgId: item.orgId,
-            slug: item.slug,
-            name: item.name,
-            ...(item.type === undefined ? {} : { type: item.type }),
-            ...(item.deleted === true ? { deleted: true } : {}),
-          }) as Brand,
-      );
+      return Items.map(brandOf);
     },
     async putUser(userId) {
       await put({ ...key.user(userId), entity: 'USER', userId });

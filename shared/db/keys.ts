@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { recordNumber } from '../domain/ids.ts';
 
 /**
  * Every key shape of the single table. Only repositories and the table definition import this
@@ -92,6 +93,10 @@ export const PARTITIONS = {
   webhookDelivery: 'WEBHOOKDLV#*',
   /** One partition per webhook: its deliveries not yet SUCCESS or FAILURE. */
   webhookOpen: 'WEBHOOKOPEN#*',
+  /** Disputes of false positives, their one-per-requester markers and the service's allowlistings. */
+  dispute: 'DISPUTE#*',
+  /** Scans of submitted content, and the marks of the reports they filed. */
+  scan: 'SCAN#*',
 } as const;
 export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
@@ -166,6 +171,21 @@ export const key = {
     PK: metricsPk(`METRICS#${orgId}`, shard),
     SK: `DAY#${day}`,
   }),
+  /** A dispute by its id (digits, so never a digest of the content partitions below). */
+  dispute: (id: string): Key => ({ PK: `DISPUTE#${id}`, SK: 'DISPUTE' }),
+  /** One per requester (an e-mail address, or an organization) and content: who disputed what. */
+  disputeMarker: (checkKey: string, requester: string): Key => ({
+    PK: `DISPUTE#${digest(checkKey)}`,
+    SK: `BY#${digest(requester)}`,
+  }),
+  /** The service's own allowlisting of a content, made by upholding a dispute of it. */
+  serviceAllowlisting: (checkKey: string): Key => ({ PK: `DISPUTE#${digest(checkKey)}`, SK: 'ALLOWLISTED' }),
+  scan: (id: number): Key => ({ PK: `SCAN#${id}`, SK: 'SCAN' }),
+  /** Held once a scan filed a report of a content for an organization, so it files one only once. */
+  scanReport: (orgId: string, checkKey: string): Key => ({
+    PK: `SCAN#${digest(`${orgId}\n${checkKey}`)}`,
+    SK: 'REPORTED',
+  }),
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
     SK: `DAY#${day}`,
@@ -218,8 +238,9 @@ export const livePartition = (orgId: string, filter: { type?: string; groupId?: 
   return partition;
 };
 
-/** Numeric ids sort as numbers (zero-padded); ids that are not numbers after them, as text. */
-const idSort = (id: string): string => (/^\d{1,16}$/.test(id) ? id.padStart(16, '0') : `~${id}`);
+/** Records sort by the number they answer as (zero-padded), whatever id they were recorded under. */
+const idSort = (kind: string, organization: string, id: string): string =>
+  String(recordNumber(kind, organization, id)).padStart(16, '0');
 /** Sort keys are bounded (1,024 bytes): long content sorts by its first characters, then by id. */
 const contentSort = (content: string): string => content.toLowerCase().slice(0, 200);
 
@@ -249,14 +270,14 @@ export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';
 /**
  * The index attributes of an activity record: reports by `createdAt` (all, with a pending
  * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
- * type, takedowns by `updatedAt` and `createdAt`, and threats and takedowns by asset. A
- * deleted record is in none of them; a report still being written is in none of the listings,
- * only in one partition of its own, by `createdAt`, that no listing reads.
+ * type, takedowns by `updatedAt` and `createdAt`, threats and takedowns by asset, and reports by
+ * id in that same index. A deleted record is in none of them; a report still being written is in
+ * none of the listings, only in one partition of its own, by `createdAt`, that no listing reads.
  */
 export const activityIndexKeys = (record: ActivityPartitions): Record<string, string> => {
   if (record.deleted) return {};
   const org = orgPk(record.organization);
-  const id = idSort(record.id);
+  const id = idSort(record.kind, record.organization, record.id);
   if (record.incomplete) {
     const { list1 } = ACTIVITY_INDEX;
     return record.kind === 'report'
@@ -275,6 +296,8 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
     if (record.pending) put(list2, `${org}#REPORTS#PENDING`, sort);
     if (record.rejected) put(list3, `${org}#REPORTS#REJECTED`, sort);
     if (record.pending && record.rejected) put(list4, `${org}#REPORTS#PENDING#REJECTED`, sort);
+    // Found by its id alone for its public page, whose address names no organization.
+    put(byAsset, reportPartition(String(recordNumber(record.kind, record.organization, record.id))), org);
     return attributes;
   }
   if (record.content !== undefined) attributes.search = record.content.toLowerCase();
@@ -298,4 +321,5 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
 export const listPartition = (orgId: string, listing: 'REPORTS' | 'THREATS' | 'TAKEDOWNS', suffix = ''): string =>
   `${orgPk(orgId)}#${listing}${suffix}`;
 export const assetPartition = (assetId: number): string => `ASSETREF#${assetId}`;
-export const sortOfId = idSort;
+/** Where a report sits in the by-asset index, by the number it answers as. */
+export const reportPartition = (id: string): string => `REPORTREF#${id}`;

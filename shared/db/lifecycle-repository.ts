@@ -39,6 +39,10 @@ const filterExpression = (filter: ListFilter) => {
   };
   if (filter.assetTypes?.length) within('assetType', filter.assetTypes, 'type');
   if (filter.statuses?.length) within('status', filter.statuses, 'status');
+  if (filter.liveness?.length) {
+    within('livenessStatus', filter.liveness, 'live');
+    if (filter.liveness.includes('UNKNOWN')) parts.push(`(${parts.pop()} OR attribute_not_exists(#live))`);
+  }
   if (filter.contentContains !== undefined) {
     names['#search'] = 'search';
     values[':search'] = filter.contentContains;

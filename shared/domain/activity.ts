@@ -6,14 +6,23 @@ import { entryKeyOf } from './check/canonical.ts';
 import { mapConcurrently } from './concurrency.ts';
 import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
+import { assetIdOf } from './ids.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 const THREAT_STATUSES = ['PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED'] as const;
 export type ThreatStatus = (typeof THREAT_STATUSES)[number];
-export const TAKEDOWN_STATUSES = ['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+export const TAKEDOWN_STATUSES = ['TODO', 'IN_PROGRESS', 'PENDING_INPUT', 'COMPLETED', 'CANCELLED'] as const;
 export type TakedownStatus = (typeof TAKEDOWN_STATUSES)[number];
+/** Earlier names of two takedown statuses, still accepted from ingests and fixtures (and found in older items). */
+export const LEGACY_TAKEDOWN_STATUSES: Readonly<Record<string, TakedownStatus>> = {
+  FILED: 'TODO',
+  FAILED: 'CANCELLED',
+};
+/** Whether a takedown's target is still up, as its last liveness check found it. */
+export const LIVENESS_STATUSES = ['ALIVE', 'DEAD', 'UNKNOWN'] as const;
+export type LivenessStatus = (typeof LIVENESS_STATUSES)[number];
 export const REPORT_STATUSES = ['TODO', 'IN_PROGRESS', 'CLOSED'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
@@ -31,9 +40,16 @@ export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOC
 const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
 
+/** NUL and unpaired surrogates (the `u` flag pairs surrogates first): no stored text holds them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character it rejects.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+const storable = (field: string) =>
+  v.check((value: string) => !UNSTORABLE.test(value), `${field} must not hold NUL or unpaired surrogates`);
+
 const text = (field: string, max: number) =>
   v.pipe(
     v.string(`${field} is required`),
+    storable(field),
     v.nonEmpty(`${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );
@@ -66,7 +82,7 @@ const common = () => ({
 });
 
 const optionalText = (field: string, max: number) =>
-  v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(max, `${field} is too long`)));
+  v.optional(v.pipe(v.string(`${field} must be a string`), storable(field), v.maxLength(max, `${field} is too long`)));
 const recordNumber = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.safeInteger(`${field} must be an integer`));
 const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
@@ -75,7 +91,7 @@ const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 const reportDetails = () => ({
   title: optionalText('title', 512),
   description: optionalText('description', 16_384),
-  status: v.optional(v.picklist(REPORT_STATUSES)),
+  status: v.optional(v.picklist(REPORT_STATUSES, `status must be one of ${REPORT_STATUSES.join(', ')}`)),
   /** Written before its proposals and cleared with the last of them; until then it counts nowhere and no listing shows it. */
   incomplete: v.optional(v.boolean('incomplete must be a boolean')),
   proposals: v.optional(
@@ -128,6 +144,25 @@ const takedownDetails = () => ({
   assetId: v.optional(recordNumber('assetId')),
   content: optionalText('content', MAX_CONTENT_LENGTH),
   assetType: v.optional(assetType),
+  status: v.pipe(
+    v.picklist(
+      [...TAKEDOWN_STATUSES, ...(Object.keys(LEGACY_TAKEDOWN_STATUSES) as ['FILED', 'FAILED'])],
+      `status must be one of ${TAKEDOWN_STATUSES.join(', ')} (or FILED, FAILED)`,
+    ),
+    v.transform((status): TakedownStatus => LEGACY_TAKEDOWN_STATUSES[status] ?? (status as TakedownStatus)),
+  ),
+  /** Absent: UNKNOWN. */
+  livenessStatus: v.optional(
+    v.picklist(LIVENESS_STATUSES, `livenessStatus must be one of ${LIVENESS_STATUSES.join(', ')}`),
+  ),
+  assignee: v.optional(
+    v.nullable(
+      v.object(
+        { id: recordNumber('assignee id'), fullName: text('assignee fullName', 256) },
+        'assignee must be an object with id and fullName, or null',
+      ),
+    ),
+  ),
 });
 
 /**
@@ -155,7 +190,6 @@ const changeSchema = () =>
           ...common(),
           ...takedownDetails(),
           kind: v.literal('takedown'),
-          status: v.picklist(TAKEDOWN_STATUSES, `status must be one of ${TAKEDOWN_STATUSES.join(', ')}`),
         }),
       ],
       `kind must be one of ${ACTIVITY_KINDS.join(', ')}`,
@@ -219,10 +253,22 @@ export const isCountedThreat = (record: ActivityRecord): boolean =>
   record.kind === 'threat' && !record.deleted && COUNTED_THREAT_STATUSES.has(record.status);
 
 /**
+ * A threat or takedown whose change names no asset (ingested, or from a fixture) is about the
+ * content it names: it gets that content's identity, so lookups by content find it.
+ */
+const identified = (change: ActivityChange): ActivityChange => {
+  if (change.kind === 'report' || change.assetId !== undefined) return change;
+  if (change.content === undefined || change.assetType === undefined) return change;
+  const checkKey = entryKeyOf(change.content, change.assetType);
+  return checkKey === undefined ? change : { ...change, assetId: assetIdOf(checkKey) };
+};
+
+/**
  * The record a change leaves: a blocking threat carries its check-index key and `blockedAt`, the
  * time it entered a blocking status (kept while it stays in one).
  */
-export const toRecord = (previous: ActivityRecord | undefined, change: ActivityChange): ActivityRecord => {
+export const toRecord = (previous: ActivityRecord | undefined, sent: ActivityChange): ActivityRecord => {
+  const change = identified(sent);
   if (change.kind !== 'threat') return change;
   const { blockedAt: _, ...rest } = change;
   if (!isCountedThreat(change)) return rest;

@@ -1,3 +1,4 @@
+import { brandProfileView } from './brand-profile.ts';
 import type { DirectoryStore } from './organizations.ts';
 import { brandIdOf } from './reviews.ts';
 
@@ -5,5 +6,11 @@ import { brandIdOf } from './reviews.ts';
 export const listBrands = async (directory: Pick<DirectoryStore, 'listBrands'>, orgId: string) =>
   (await directory.listBrands(orgId))
     .filter((brand) => !brand.deleted)
-    .map((brand) => ({ id: brandIdOf(brand), slug: brand.slug, name: brand.name, type: brand.type ?? 'ORGANIZATION' }))
+    .map((brand) => ({
+      id: brandIdOf(brand),
+      slug: brand.slug,
+      name: brand.name,
+      type: brand.type ?? 'ORGANIZATION',
+      ...brandProfileView(brand),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug));

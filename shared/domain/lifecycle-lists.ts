@@ -17,6 +17,8 @@ export type Listing =
 export type ListFilter = {
   assetTypes?: readonly string[];
   statuses?: readonly string[];
+  /** Takedowns' `livenessStatus`; an item without one is UNKNOWN. */
+  liveness?: readonly string[];
   /** Lower-case substring of the content. */
   contentContains?: string;
   /** Inclusive bounds on a timestamp attribute the key does not order by. */

@@ -1,18 +1,24 @@
 import type { ActivityEffects, ActivityStore, RecordWrite } from './activity.ts';
 
+/** The recent uses of a budget (epoch milliseconds) as read, and the version they were read at (0: never used). */
+export type BudgetState = { uses: number[]; version: number };
+
 /**
  * What a lifecycle commit holds besides records and their effects: claims (names at most one
- * holder may take; a proposal awaiting review holds its content's), claims to let go, and one
- * use of a budget that must stay within `limit`.
+ * holder may take; a proposal awaiting review holds its content's), claims to let go, and the new
+ * uses of a budget, written only while it is still at the version they were computed from.
  */
 export type CommitGuards = {
   claims?: { name: string; holder: string }[];
   releases?: string[];
-  budget?: { name: string; limit: number; expiresAt: number };
+  budget?: { name: string; uses: number[]; version: number; expiresAt: number };
 };
 
-/** `stale`: a record is no longer the `previous` it was read as; `claimed`: a claim has another holder. */
-export type CommitOutcome = 'committed' | 'stale' | 'claimed' | 'over-budget';
+/**
+ * `stale`: a record is no longer the `previous` it was read as; `claimed`: a claim has another
+ * holder; `budget-moved`: another commit used the budget since it was read.
+ */
+export type CommitOutcome = 'committed' | 'stale' | 'claimed' | 'budget-moved';
 
 export interface LifecycleStore extends ActivityStore {
   /**
@@ -20,6 +26,8 @@ export interface LifecycleStore extends ActivityStore {
    * effects and the guards. Nothing changes unless the outcome is `committed`.
    */
   commitMany(writes: readonly RecordWrite[], effects: ActivityEffects, guards?: CommitGuards): Promise<CommitOutcome>;
+  /** A budget's recent uses, read consistently. */
+  readBudget(name: string): Promise<BudgetState>;
   /** The holders of those claims that are held. */
   claimHolders(names: readonly string[]): Promise<Map<string, string>>;
   /** Reports still being written that were created before `before` (ISO 8601), oldest first, at most `limit`. */

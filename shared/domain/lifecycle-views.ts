@@ -1,14 +1,16 @@
-import type { ActivityRecord } from './activity.ts';
+import { type ActivityRecord, LEGACY_TAKEDOWN_STATUSES, type LivenessStatus, type TakedownStatus } from './activity.ts';
 import type { KeyResolver } from './api-keys.ts';
 import type { AssetType } from './asset-types.ts';
 import type { CursorCodec } from './cursor.ts';
 import { dayWindow, orderedBounds } from './dates.ts';
+import { externalIdOf, recordNumber } from './ids.ts';
 import type { Listing, ListQuery, ListStore } from './lifecycle-lists.ts';
 import type { DirectoryStore } from './organizations.ts';
 import { brandIdOf, proposalAssetStatus } from './reviews.ts';
 
-/** Ids are numbers; records the operator recorded under other ids keep them as text. */
-export const publicId = (id: string): number | string => (/^\d{1,16}$/.test(id) ? Number(id) : id);
+/** The `id` a record answers with: always a number, whatever id it was recorded under. */
+export const publicId = (record: { kind: ActivityRecord['kind']; organization: string; id: string }): number =>
+  recordNumber(record.kind, record.organization, record.id);
 
 type Paging = { limit: number; cursor?: string };
 
@@ -51,7 +53,8 @@ const reportView = (record: ActivityRecord) => {
   const report = record.kind === 'report' ? record : undefined;
   const proposals = report?.proposals ?? [];
   return {
-    id: publicId(record.id),
+    id: publicId(record),
+    externalId: externalIdOf(record.id),
     title: report?.title ?? '',
     description: report?.description ?? '',
     status: report?.status ?? 'CLOSED',
@@ -136,7 +139,15 @@ export const listThreats = async (
   );
   const threats = page.records.flatMap((record) =>
     record.kind === 'threat'
-      ? [{ id: publicId(record.id), content: record.content, type: record.assetType, blockedAt: record.blockedAt }]
+      ? [
+          {
+            id: publicId(record),
+            externalId: externalIdOf(record.id),
+            content: record.content,
+            type: record.assetType,
+            blockedAt: record.blockedAt,
+          },
+        ]
       : [],
   );
   return { threats, next_page: page.next };
@@ -147,9 +158,18 @@ export type TakedownsQuery = Paging & {
   startDate?: string;
   endDate?: string;
   assetType?: AssetType[];
-  takedownStatus?: string[];
+  takedownStatus?: TakedownStatus[];
+  livenessStatus?: LivenessStatus[];
   sorting?: Sorting<'updatedAt' | 'createdAt'>[];
 };
+
+/** The stored statuses a status filter matches: items written before the rename keep the old names until migrated. */
+const storedStatuses = (statuses: readonly TakedownStatus[]): string[] => [
+  ...statuses,
+  ...Object.entries(LEGACY_TAKEDOWN_STATUSES).flatMap(([legacy, status]) =>
+    statuses.includes(status) ? [legacy] : [],
+  ),
+];
 
 /** `POST /takedowns/list`: the organization's takedowns changed within the window, newest change first by default. */
 export const listTakedowns = async (
@@ -175,7 +195,8 @@ export const listTakedowns = async (
         descending: sorting.direction === 'desc',
         filter: {
           ...(query.assetType?.length ? { assetTypes: query.assetType } : {}),
-          ...(query.takedownStatus?.length ? { statuses: query.takedownStatus } : {}),
+          ...(query.takedownStatus?.length ? { statuses: storedStatuses(query.takedownStatus) } : {}),
+          ...(query.livenessStatus?.length ? { liveness: query.livenessStatus } : {}),
           ...(query.query ? { contentContains: query.query.toLowerCase() } : {}),
           ...(!byUpdatedAt && window
             ? { between: { attribute: 'updatedAt' as const, from: from ?? '', to: to ?? '\uffff' } }
@@ -192,14 +213,21 @@ export const listTakedowns = async (
     const brand = record.brands[0] === undefined ? undefined : brandOf.get(record.brands[0]);
     return [
       {
-        id: publicId(record.id),
+        id: publicId(record),
+        externalId: externalIdOf(record.id),
         status: record.status,
         createdAt: record.createdAt,
         updatedAt: record.updatedAt,
         asset:
           record.content === undefined
             ? null
-            : { id: record.assetId ?? null, content: record.content, type: record.assetType ?? null },
+            : {
+                id: record.assetId ?? null,
+                content: record.content,
+                type: record.assetType ?? null,
+                livenessStatus: record.livenessStatus ?? 'UNKNOWN',
+              },
+        assignee: record.assignee ?? null,
         brand: brand ? { id: brandIdOf(brand), name: brand.name, slug: brand.slug } : null,
       },
     ];

@@ -1,27 +1,52 @@
+import type { Caller } from './access.ts';
 import { isCountedThreat } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
 import { entryKeyOf } from './check/canonical.ts';
 import type { Checker } from './check/engine.ts';
+import { assetIdOf } from './ids.ts';
 import type { ListStore } from './lifecycle-lists.ts';
 import { publicId } from './lifecycle-views.ts';
-import { assetIdOf } from './reports.ts';
+import type { DirectoryStore } from './organizations.ts';
+import { visibleOrganizations } from './search.ts';
 
 /** Records read to find the report behind a block: the newest changes of the asset. */
 const RECORDS_PER_ASSET = 25;
 
+export type DetailsDeps = {
+  checker: Checker;
+  lists: ListStore;
+  directory: Pick<DirectoryStore, 'findMembership'>;
+  /** What a report id is appended to for its `reportUrl`. */
+  reportUrlBase: string;
+};
+
 /**
  * `POST /asset/details` (deprecated): the check's verdict, and why: `report` when the service's
- * own threat blocks the content (with the report behind the newest blocking threat of that
- * exact content), `eth-phishing-detect` when that list does.
+ * own threat blocks the content, `eth-phishing-detect` when that list does. The report behind the
+ * newest blocking threat of that exact content is named (with its `reportUrl`) only when it is
+ * one of the caller's organizations': another organization's reports never show.
  */
-export const assetDetails = async (checker: Checker, lists: ListStore, content: string) => {
-  const result = await checker.check(content);
+export const assetDetails = async (deps: DetailsDeps, caller: Caller, content: string) => {
+  const result = await deps.checker.check(content);
   if (result.status !== 'BLOCKED') return { status: result.status };
   if (result.source === 'eth-phishing-detect') return { status: result.status, reason: 'eth-phishing-detect' };
   if (result.source !== 'service') return { status: result.status };
   const checkKey = entryKeyOf(content, detectAssetType(content));
-  const records = checkKey === undefined ? [] : await lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
-  const threat = records.find((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);
-  const reportId = threat?.kind === 'threat' && threat.reportId !== undefined ? publicId(threat.reportId) : undefined;
-  return { status: result.status, reason: 'report', ...(reportId === undefined ? {} : { reportId }) };
+  const records = checkKey === undefined ? [] : await deps.lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
+  const blocking = records.filter((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);
+  const visible = await visibleOrganizations(
+    deps.directory,
+    caller,
+    blocking.map((record) => record.organization),
+  );
+  const threat = blocking.find((record) => visible.has(record.organization));
+  const reportId =
+    threat?.kind === 'threat' && threat.reportId !== undefined
+      ? publicId({ kind: 'report', organization: threat.organization, id: threat.reportId })
+      : undefined;
+  return {
+    status: result.status,
+    reason: 'report',
+    ...(reportId === undefined ? {} : { reportId, reportUrl: `${deps.reportUrlBase}${reportId}` }),
+  };
 };

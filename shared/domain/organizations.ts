@@ -1,8 +1,10 @@
+import type { BrandProfile } from './brand-profile.ts';
+
 export type Organization = { slug: string; name: string; featureFlags: string[] };
 export const BRAND_TYPES = ['ORGANIZATION', 'INDIVIDUAL'] as const;
 export type BrandType = (typeof BRAND_TYPES)[number];
 /** `deleted` brands stay (their metrics remain readable) but are no longer offered to reviews. */
-export type Brand = { orgId: string; slug: string; name: string; type?: BrandType; deleted?: boolean };
+export type Brand = { orgId: string; slug: string; name: string; type?: BrandType; deleted?: boolean } & BrandProfile;
 export const MEMBERSHIP_STATUSES = ['ACTIVE', 'INACTIVE', 'INVITED', 'SUSPENDED'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 export type Membership = { userId: string; orgId: string; status: MembershipStatus };

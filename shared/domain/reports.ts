@@ -4,7 +4,7 @@ import { detectAssetType } from './asset-detection.ts';
 import type { AssetType } from './asset-types.ts';
 import { canonicalize } from './check/canonical.ts';
 import type { CheckIndexStore } from './check/types.ts';
-import { newRecordIds, stableId } from './ids.ts';
+import { assetIdOf, newRecordIds, stableId } from './ids.ts';
 import type { LifecycleStore } from './lifecycle-store.ts';
 import type { DirectoryStore } from './organizations.ts';
 
@@ -34,8 +34,7 @@ export type ReportDeps = {
   ignoredHosts: readonly string[];
 };
 
-/** The content identity a proposal is about: its canonical check-index key. */
-export const assetIdOf = (checkKey: string): number => stableId(`asset:${checkKey}`);
+export { assetIdOf };
 export const organizationIdOf = (slug: string): number => stableId(`organization:${slug}`);
 
 /** The name a pending proposal of this content (and requested status) holds in its organization. */

@@ -3,7 +3,7 @@ import { type ActivityRecord, effectsOfAll, type RecordWrite, type ReviewStatus,
 import { entryKeyOf } from './check/canonical.ts';
 import type { CheckIndexStore } from './check/types.ts';
 import { newRecordId, stableId } from './ids.ts';
-import type { LifecycleStore } from './lifecycle-store.ts';
+import type { CommitGuards, LifecycleStore } from './lifecycle-store.ts';
 import type { Brand, DirectoryStore } from './organizations.ts';
 import { pendingClaim } from './reports.ts';
 
@@ -42,14 +42,62 @@ export type ReviewDeps = {
   store: LifecycleStore;
   verdicts: CheckIndexStore;
   directory: Pick<DirectoryStore, 'findOrganization' | 'listBrands'>;
-  /** Reviews per organization per UTC day; 0 = unlimited. */
+  /** Reviews per organization per rolling 24 hours; 0 = unlimited. */
   dailyLimit: number;
+};
+
+/** The review budget's window: a review counts against its organization for 24 hours. */
+const BUDGET_WINDOW_MS = 86_400_000;
+
+/**
+ * The uses a review leaves in its organization's budget: the ones still in the window plus this
+ * one; or, when the window holds `limit` already, the seconds until the oldest of them leaves it.
+ */
+export const spendReview = (
+  uses: readonly number[],
+  limit: number,
+  now: number,
+): { uses: number[] } | { retryAfterSeconds: number } => {
+  const recent = uses.filter((use) => use > now - BUDGET_WINDOW_MS).sort((a, b) => a - b);
+  if (recent.length < limit) return { uses: [...recent, now] };
+  const freesAt = (recent[recent.length - limit] as number) + BUDGET_WINDOW_MS;
+  return { retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now) / 1000)) };
+};
+
+const READABLE_REJECT_REASONS: Record<string, string> = {
+  irrelevant: 'Irrelevant',
+  no_malicious_activity: 'No malicious activity',
+  insufficient_evidence: 'Insufficient evidence',
+  not_targeting_org: 'Not targeting the organization',
+  decayed: 'Decayed',
+};
+const READABLE_WATCHLIST_REASONS: Record<string, string> = {
+  DEAD: 'Dead page',
+  PARKING: 'Parking page',
+  NOT_ENOUGH_EVIDENCE: 'Not enough evidence',
+  OTHER: 'Other',
+};
+
+/**
+ * A review's comment, composed from its reason and note: `Add to watchlist: <note>` (the reason
+ * when there is no note) for WATCHLIST; the label, then `: <note>` when there is one, for APPROVE;
+ * the reject reason, then `: <note>`, for REJECT.
+ */
+export const reviewComment = (input: ReviewInput): string => {
+  const withNote = (head: string) => (input.note === undefined ? head : `${head}: ${input.note}`);
+  switch (input.decision) {
+    case 'WATCHLIST':
+      return `Add to watchlist: ${input.note ?? READABLE_WATCHLIST_REASONS[input.watchlistReason ?? ''] ?? ''}`;
+    case 'APPROVE':
+      return withNote(input.label ?? '');
+    case 'REJECT':
+      return withNote(READABLE_REJECT_REASONS[input.rejectReason ?? ''] ?? '');
+  }
 };
 
 /** The organization flag that files a takedown for every approved proposal. */
 const TAKEDOWNS_FLAG = 'takedowns';
 const STALE_ATTEMPTS = 8;
-const DAY_MS = 86_400_000;
 
 export const brandIdOf = (brand: Pick<Brand, 'orgId' | 'slug'>): number =>
   stableId(`brand:${brand.orgId}/${brand.slug}`);
@@ -100,9 +148,9 @@ const decide = (
   const review = {
     id: newRecordId(at),
     decision: approved ? ('APPROVE' as const) : ('REJECT' as const),
-    label: input.label ?? null,
+    label: approved ? (input.label ?? '') : '',
     brandId: input.brandId ?? null,
-    comment: input.note ?? null,
+    comment: reviewComment(input),
     reason: input.rejectReason ?? input.watchlistReason ?? null,
     createdAt: updatedAt,
   };
@@ -139,7 +187,7 @@ const decide = (
           createdAt: updatedAt,
           updatedAt,
           deleted: false,
-          status: 'FILED',
+          status: 'TODO',
           threatId: proposal.id,
           content: proposal.content,
           assetType: proposal.assetType,
@@ -163,6 +211,7 @@ export const reviewProposal = async (
   input: ReviewInput,
   now: number,
 ) => {
+  let budgetRetries = 0;
   for (let attempt = 1; ; attempt++) {
     const proposal = await deps.store.find({ organization: orgId, kind: 'threat', id: String(proposalId) });
     if (proposal?.kind !== 'threat' || proposal.deleted || proposal.reportId === undefined) throw notFound();
@@ -179,22 +228,23 @@ export const reviewProposal = async (
     const writes: RecordWrite[] = [{ previous: proposal, next: decided.threat }];
     if (decided.report) writes.push({ previous: report, next: decided.report });
     if (decided.takedown) writes.push({ previous: undefined, next: decided.takedown });
-    const day = new Date(now).toISOString().slice(0, 10);
+    let budget: NonNullable<CommitGuards['budget']> | undefined;
+    if (deps.dailyLimit > 0) {
+      const name = `reviews#${orgId}`;
+      const state = await deps.store.readBudget(name);
+      const spent = spendReview(state.uses, deps.dailyLimit, now);
+      if ('retryAfterSeconds' in spent) {
+        throw new TooManyRequestsError(`Review limit of ${deps.dailyLimit} per day reached for this organization.`, {
+          retryAfterSeconds: spent.retryAfterSeconds,
+        });
+      }
+      const expiresAt = Math.ceil((now + 2 * BUDGET_WINDOW_MS) / 1000);
+      budget = { name, uses: spent.uses, version: state.version, expiresAt };
+    }
     const outcome = await deps.store.commitMany(writes, effectsOfAll(writes), {
       releases: [pendingClaim(orgId, entryKeyOf(proposal.content, proposal.assetType) ?? '', 'BLOCKED')],
-      ...(deps.dailyLimit > 0
-        ? {
-            budget: {
-              name: `reviews#${orgId}#${day}`,
-              limit: deps.dailyLimit,
-              expiresAt: Math.floor((Date.parse(day) + 2 * DAY_MS) / 1000),
-            },
-          }
-        : {}),
+      ...(budget === undefined ? {} : { budget }),
     });
-    if (outcome === 'over-budget') {
-      throw new TooManyRequestsError(`Review limit of ${deps.dailyLimit} per day reached for this organization.`);
-    }
     if (outcome === 'committed') {
       const reviewStatus = reviewStatusOf(decided.threat);
       return {
@@ -219,6 +269,11 @@ export const reviewProposal = async (
         watchlisted: input.decision === 'WATCHLIST',
       };
     }
-    if (attempt >= STALE_ATTEMPTS) throw new Error(`Proposal ${proposalId} kept changing under this review`);
+    // Each `budget-moved` is another review committed, and at most `dailyLimit` commit before the
+    // budget refuses, so those retries are bounded by the limit, not by STALE_ATTEMPTS.
+    if (outcome === 'budget-moved') budgetRetries++;
+    if (attempt - budgetRetries >= STALE_ATTEMPTS || budgetRetries > deps.dailyLimit) {
+      throw new Error(`Proposal ${proposalId} kept changing under this review`);
+    }
   }
 };

@@ -1,61 +1,123 @@
 import { BadRequestError } from '../errors.ts';
 import type { Caller } from './access.ts';
-import type { ActivityStore } from './activity.ts';
-import { type ActivityRecord, isCountedThreat } from './activity.ts';
+import type { ActivityRecord, ActivityStore } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
+import type { AssetType } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
+import type { Checker } from './check/engine.ts';
+import type { CheckResult, IndexEntry } from './check/types.ts';
+import { assetIdOf } from './ids.ts';
 import type { ListStore } from './lifecycle-lists.ts';
 import { publicId } from './lifecycle-views.ts';
 import type { DirectoryStore } from './organizations.ts';
-import { assetIdOf } from './reports.ts';
 
 /** Records read about one asset: its newest changes, in every organization. */
 const RECORDS_PER_ASSET = 25;
 
+/** A check-index entry as the verdict feeds publish it: its counters and its last change's time. */
+export type VerdictEntry = IndexEntry & { changedAt: string };
+export interface VerdictEntryStore {
+  /** The entry at one check key; undefined when no verdict was ever recorded there. */
+  find(checkKey: string): Promise<VerdictEntry | undefined>;
+}
+
 export type SearchDeps = {
+  checker: Checker;
+  verdicts: VerdictEntryStore;
   lists: ListStore;
   store: Pick<ActivityStore, 'find'>;
   directory: Pick<DirectoryStore, 'findMembership'>;
 };
 
-/** The organizations among `orgIds` whose records the caller may see. */
-const visibleOrganizations = async (directory: SearchDeps['directory'], caller: Caller, orgIds: string[]) => {
-  if (caller.kind === 'organization') return new Set(orgIds.filter((orgId) => orgId === caller.orgId));
-  const memberships = await Promise.all(orgIds.map((orgId) => directory.findMembership(caller.userId, orgId)));
-  return new Set(orgIds.filter((_, i) => memberships[i]?.status === 'ACTIVE'));
+/** The organizations among `orgIds` whose records the caller may see: its own, or a user's active memberships. */
+export const visibleOrganizations = async (
+  directory: Pick<DirectoryStore, 'findMembership'>,
+  caller: Caller,
+  orgIds: readonly string[],
+): Promise<Set<string>> => {
+  const distinct = [...new Set(orgIds)];
+  if (caller.kind === 'organization') return new Set(distinct.filter((orgId) => orgId === caller.orgId));
+  const memberships = await Promise.all(distinct.map((orgId) => directory.findMembership(caller.userId, orgId)));
+  return new Set(distinct.filter((_, i) => memberships[i]?.status === 'ACTIVE'));
 };
 
-const assetView = (assetId: number, records: ActivityRecord[]) => {
-  const threats = records.flatMap((record) => (record.kind === 'threat' ? [record] : []));
-  const newest = threats[0];
-  if (newest === undefined) return null;
-  return {
-    id: assetId,
-    content: newest.content,
-    type: newest.assetType,
-    status: threats.some(isCountedThreat) ? 'BLOCKED' : 'UNKNOWN',
-    watchStatus: threats.some((threat) => threat.watchlisted && !threat.deleted) ? 'ENABLED' : 'DISABLED',
-    createdAt: threats.reduce(
-      (first, threat) => (threat.createdAt < first ? threat.createdAt : first),
-      newest.createdAt,
-    ),
-    updatedAt: newest.updatedAt,
-  };
+/** Why a source blocks: the service's own threat (`report`, or `parent-domain` when inherited) or an external list. */
+const blockedByOf = (result: CheckResult | undefined) =>
+  (result?.sources ?? [])
+    .filter((report) => report.status === 'BLOCKED')
+    .map((report) => ({
+      source: report.source,
+      reason:
+        report.source !== 'service'
+          ? 'external-source'
+          : result?.source === 'service' && result.reason === 'parent-domain'
+            ? 'parent-domain'
+            : 'report',
+    }));
+
+const earliest = (times: readonly string[]) =>
+  times.reduce<string | null>((a, t) => (a === null || t < a ? t : a), null);
+const latest = (times: readonly string[]) => times.reduce<string | null>((a, t) => (a === null || t > a ? t : a), null);
+
+const contentOf = (record: ActivityRecord): { content: string; type: AssetType } | undefined => {
+  if (record.kind === 'threat') return { content: record.content, type: record.assetType };
+  if (record.kind === 'takedown' && record.content !== undefined && record.assetType !== undefined) {
+    return { content: record.content, type: record.assetType };
+  }
+  return undefined;
 };
 
 /**
- * `POST /asset/search`: what the service knows of one asset (by content or id), with the reports
- * and the newest takedown of the caller's organizations about it.
+ * `POST /asset/search`: what the service knows of one asset (by content or id). The asset is
+ * answered whenever anything knows the content: a verdict (allowlisted or blocked, by the service
+ * or an external list), or a lifecycle record of any organization. Its times are only ones the
+ * caller may see: the public verdict's last change and the records of the caller's own
+ * organizations; another organization's reports, proposals and reviews never show, nor their
+ * times (`createdAt` and `updatedAt` are null when nothing visible dates the asset).
  */
 export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { content?: string; assetId?: number }) => {
   if (query.content === undefined && query.assetId === undefined) {
     throw new BadRequestError('content or assetId is required');
   }
-  const checkKey = query.content === undefined ? undefined : entryKeyOf(query.content, detectAssetType(query.content));
-  const assetId = query.assetId ?? (checkKey === undefined ? undefined : assetIdOf(checkKey));
+  const sentType = query.content === undefined ? undefined : detectAssetType(query.content);
+  const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
+  const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
   const records = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
-  const visible = await visibleOrganizations(deps.directory, caller, [...new Set(records.map((r) => r.organization))]);
+  const recorded = records.map(contentOf).find((found) => found !== undefined);
+  const content = query.content ?? recorded?.content;
+  const type = sentType ?? recorded?.type;
+  const checkKey = sentKey ?? (recorded === undefined ? undefined : entryKeyOf(recorded.content, recorded.type));
+
+  const [visible, result, entry] = await Promise.all([
+    visibleOrganizations(
+      deps.directory,
+      caller,
+      records.map((record) => record.organization),
+    ),
+    content === undefined ? undefined : deps.checker.check(content),
+    checkKey === undefined ? undefined : deps.verdicts.find(checkKey),
+  ]);
   const own = records.filter((record) => visible.has(record.organization));
+  const blockedBy = blockedByOf(result);
+  const known = records.length > 0 || entry !== undefined || (result !== undefined && result.status !== 'UNKNOWN');
+
+  const times = [
+    ...own.flatMap((record) => [record.createdAt, record.updatedAt]),
+    ...(entry === undefined ? [] : [entry.changedAt]),
+  ];
+  const asset =
+    known && content !== undefined
+      ? {
+          id: assetId ?? (checkKey === undefined ? null : assetIdOf(checkKey)),
+          content,
+          type: type ?? null,
+          status: result?.status ?? 'UNKNOWN',
+          watchStatus: entry !== undefined && entry.watch > 0 ? 'ENABLED' : 'DISABLED',
+          createdAt: earliest(times),
+          updatedAt: latest(times),
+        }
+      : null;
+
   const reportRefs = [
     ...new Map(
       own.flatMap((record) =>
@@ -66,14 +128,14 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
     ).values(),
   ];
   const reports = await Promise.all(reportRefs.map((ref) => deps.store.find({ ...ref, kind: 'report' })));
-  const takedown = own.find((record) => record.kind === 'takedown');
+  const takedown = own.find((record) => record.kind === 'takedown' && !record.deleted);
   return {
-    asset: assetId === undefined ? null : assetView(assetId, records),
+    asset,
     reports: reports.flatMap((report) =>
       report?.kind === 'report' && !report.deleted && !report.incomplete
         ? [
             {
-              id: publicId(report.id),
+              id: publicId(report),
               title: report.title ?? '',
               status: report.status ?? 'CLOSED',
               createdAt: report.createdAt,
@@ -84,12 +146,13 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
     takedown:
       takedown?.kind === 'takedown'
         ? {
-            id: publicId(takedown.id),
+            id: publicId(takedown),
             status: takedown.status,
             createdAt: takedown.createdAt,
             updatedAt: takedown.updatedAt,
+            tasks: [],
           }
         : null,
-    blockedBy: [],
+    blockedBy,
   };
 };

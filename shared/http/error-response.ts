@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { AppError, type ErrorCode, type Issue, ServiceUnavailableError } from '../errors.ts';
+import { AppError, type ErrorCode, type Issue, ServiceUnavailableError, TooManyRequestsError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { json } from './json.ts';
 
@@ -47,7 +47,9 @@ export const toErrorResponse = (error: unknown, requestId: string): APIGatewayPr
     return json(503, errorBody(error.code, error.message, requestId), headers);
   }
   if (error instanceof AppError) {
-    return json(ERROR_STATUS[error.code], errorBody(error.code, error.message, requestId, error.issues, error.data));
+    const body = errorBody(error.code, error.message, requestId, error.issues, error.data);
+    const retryAfter = error instanceof TooManyRequestsError ? error.retryAfterSeconds : undefined;
+    return json(ERROR_STATUS[error.code], body, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
   }
   if (isMiddyClientError(error))
     return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));

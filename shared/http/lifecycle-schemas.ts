@@ -38,15 +38,21 @@ export const reportBody = v.object(
     organizationSlug: nullable(organizationSlug),
     contactInfo: optionalText('contactInfo', 1024),
     attachmentUrls: nullable(
-      v.pipe(v.array(boundedText('attachmentUrls[]', 1, 2048)), v.maxLength(20, 'at most 20 attachmentUrls')),
+      v.pipe(
+        v.array(boundedText('attachmentUrls[]', 1, 2048), 'attachmentUrls must be an array of strings'),
+        v.maxLength(20, 'at most 20 attachmentUrls'),
+      ),
     ),
     externalReporter: nullable(
-      v.object({
-        platformIdentifier: optionalText('platformIdentifier', 256),
-        platform: optionalText('platform', 64),
-        displayName: optionalText('displayName', 256),
-        avatarUrl: optionalText('avatarUrl', 2048),
-      }),
+      v.object(
+        {
+          platformIdentifier: optionalText('platformIdentifier', 256),
+          platform: optionalText('platform', 64),
+          displayName: optionalText('displayName', 256),
+          avatarUrl: optionalText('avatarUrl', 2048),
+        },
+        'externalReporter must be an object',
+      ),
     ),
   },
   'Request body must be an object with title, description and assets',

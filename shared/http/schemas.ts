@@ -102,10 +102,22 @@ export const MAX_CURSOR_LENGTH = 2048;
 
 /** An opaque `next_page` token, bounded before it is decoded. */
 export const cursorToken = v.pipe(
-  v.string(),
+  v.string('next_page must be a string'),
   v.nonEmpty('next_page must not be empty'),
   v.maxLength(MAX_CURSOR_LENGTH, 'next_page is not a valid page token'),
 );
+
+/**
+ * An optional cursor in a query string (`field` names it): absent, empty and `null` (what a
+ * client's URL builder makes of a null cursor, never a cursor this service issues) all mean the
+ * first page; anything else is bounded before it is decoded.
+ */
+export const queryCursor = (field: string) =>
+  v.pipe(
+    v.optional(v.string(`${field} must be a string`)),
+    v.transform((text) => (text === undefined || text === '' || text === 'null' ? undefined : text)),
+    v.check((text) => text === undefined || text.length <= MAX_CURSOR_LENGTH, `${field} is not a valid page token`),
+  );
 
 /** The `query` of a listing: a case-insensitive substring, matched by the store; bounded and plain. */
 export const searchQuery = v.pipe(
@@ -113,12 +125,20 @@ export const searchQuery = v.pipe(
   v.maxLength(MAX_QUERY_LENGTH, `query must be at most ${MAX_QUERY_LENGTH} characters`),
 );
 
-/** A string field with a length bound and no control characters but tab, line feed and carriage return. */
+/**
+ * Text with no control characters but tab, line feed and carriage return, and no unpaired
+ * surrogates: a surrogate is only accepted as the first half of a pair. Written without flags so
+ * it reads the same as a JSON Schema pattern (with or without the `u` flag, where a pair is one
+ * character and the negated class takes it).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
+const PRINTABLE = /^(?:[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+
+/** A string field with a length bound and only printable text (see PRINTABLE). */
 export const boundedText = (field: string, min: number, max: number) =>
   v.pipe(
     v.string(`${field} must be a string`),
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters it rejects.
-    v.regex(/^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/, `${field} must not hold control characters`),
+    v.regex(PRINTABLE, `${field} must not hold control characters or unpaired surrogates`),
     v.minLength(min, min > 1 ? `${field} must be at least ${min} characters` : `${field} is required`),
     v.maxLength(max, `${field} must be at most ${max} characters`),
   );

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { EXPORT_STATUSES } from '../domain/check/export.ts';
 import { VERSION_PATTERN } from '../domain/check/verdicts.ts';
 import { metricsDate } from '../domain/metrics.ts';
-import { assetType, cursorToken } from './schemas.ts';
+import { assetType, cursorToken, nullable } from './schemas.ts';
 
 /* The bodies of the verdict feeds clients sync from; only those routes load them. */
 
@@ -23,14 +23,18 @@ const VERSION = 'since must be a version from GET /asset/blocklist/version or PO
 /** The body of POST /asset/changelog. */
 export const changelogBody = v.object(
   {
-    since: v.pipe(v.string(VERSION), v.regex(VERSION_PATTERN, VERSION)),
-    type: v.optional(assetType),
+    since: nullable(v.pipe(v.string(VERSION), v.regex(VERSION_PATTERN, VERSION))),
+    type: nullable(assetType),
     per_page: bulkPerPage(1000),
-    next_page: v.optional(
-      v.pipe(v.string('next_page must be a string'), v.nonEmpty('next_page must not be empty'), v.maxLength(128)),
+    next_page: nullable(
+      v.pipe(
+        v.string('next_page must be a string'),
+        v.nonEmpty('next_page must not be empty'),
+        v.maxLength(128, 'next_page is not a page of this changelog'),
+      ),
     ),
   },
-  'Request body must be an object with a since version',
+  'Request body must be an object',
 );
 
 /** The body of POST /asset/list: `type` is required, the dates are metrics bounds (read as their UTC day). */
@@ -41,7 +45,7 @@ export const verdictListBody = v.object(
     startDate: v.optional(metricsDate),
     endDate: v.optional(metricsDate),
     per_page: bulkPerPage(100),
-    next_page: v.optional(cursorToken),
+    next_page: nullable(cursorToken),
   },
   'Request body must be an object with a type',
 );

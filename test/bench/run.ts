@@ -367,6 +367,16 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
       m.benchWebhooks(endpoint),
     );
   },
+  dispute: async (endpoint) => {
+    section('upheld disputes (time until the check answers ALLOWED, local gateway on DynamoDB Local)');
+    await optional<{ benchDispute: (endpoint: string) => Promise<Row[]> }>('./dispute.ts', (m) =>
+      m.benchDispute(endpoint),
+    );
+  },
+  engine: async () => {
+    section('threat engine (offline scoring of one content, no I/O)');
+    await optional<{ benchEngine: () => Promise<Row[]> }>('./engine.ts', (m) => m.benchEngine());
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);

@@ -106,7 +106,24 @@ describe('the threat lifecycle through the local gateway', () => {
     ]);
     expect(afterReport.reports).toBe(before.reports + 1);
     expect(brands.body).toEqual({
-      brands: [{ id: brandId, slug: 'acme-wallet', name: 'Acme Wallet', type: 'ORGANIZATION' }],
+      brands: [
+        {
+          id: brandId,
+          slug: 'acme-wallet',
+          name: 'Acme Wallet',
+          type: 'ORGANIZATION',
+          brandColors: [],
+          includedTerms: [],
+          excludedTerms: [],
+          tickers: [],
+          avatarUrl: null,
+          websiteUrl: null,
+          twitterHandle: null,
+          useOrganizationDocs: false,
+          legalDocuments: [],
+          trademarkRegistrations: [],
+        },
+      ],
     });
 
     const approved = await call('POST', `/organization/proposals/${first?.id}/review`, ACME, {
@@ -149,7 +166,7 @@ describe('the threat lifecycle through the local gateway', () => {
         decision: 'APPROVE',
         label: 'General Phishing',
         brandId,
-        comment: null,
+        comment: 'General Phishing',
         createdAt: expect.any(String),
       },
       watchlisted: false,
@@ -167,11 +184,24 @@ describe('the threat lifecycle through the local gateway', () => {
     expect(after.reports).toBe(afterReport.reports);
     expect(brandAfter.newThreats).toBe(brandBefore.newThreats + 1);
     expect(threats.body).toEqual({
-      threats: [{ id: first?.id, content: contents[0], type: 'URL', blockedAt: approved.body.review.createdAt }],
+      threats: [
+        {
+          id: first?.id,
+          externalId: null,
+          content: contents[0],
+          type: 'URL',
+          blockedAt: approved.body.review.createdAt,
+        },
+      ],
       next_page: null,
     });
     expect(details.status).toBe(200);
-    expect(details.body).toEqual({ status: 'BLOCKED', reason: 'report', reportId: created.body.id });
+    expect(details.body).toEqual({
+      status: 'BLOCKED',
+      reason: 'report',
+      reportId: created.body.id,
+      reportUrl: `${base}/reports/${created.body.id}`,
+    });
     expect(details.headers.get('deprecation')).toMatch(/^@\d+$/);
     expect(closed.body.reports[0].status).toBe('CLOSED');
   });
@@ -281,9 +311,16 @@ describe('the lifecycle across organizations', () => {
       },
       reports: [{ id: created.body.id, title: 'Suspicious links', status: 'CLOSED', createdAt: expect.any(String) }],
       takedown: null,
-      blockedBy: [],
+      blockedBy: [{ source: 'service', reason: 'report' }],
     });
-    expect(globexSearch.body).toEqual({ ...acmeSearch.body, reports: [] });
+    // Globex sees the public verdict and when it changed, none of Acme's report's times.
+    const verdictTime = globexSearch.body.asset.updatedAt;
+    expect(globexSearch.body).toEqual({
+      ...acmeSearch.body,
+      asset: { ...acmeSearch.body.asset, createdAt: verdictTime, updatedAt: verdictTime },
+      reports: [],
+    });
+    expect(verdictTime).not.toBe(created.body.createdAt);
     expect(globexReports.body).toEqual({ reports: [], nextCursor: null, cursor: null });
     expect(globexThreats.body).toEqual({ threats: [], next_page: null });
     expect(globexTakedowns.body).toEqual({ takedowns: [], next_page: null });

@@ -345,3 +345,20 @@ describe('the stage rate limits (SPEC-EXTENSIONS §10)', () => {
     );
   });
 });
+
+describe('the stage review budget', () => {
+  const environmentOf = (fn: Resource) =>
+    (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
+
+  it('passes reviewDailyLimit to the review function as REVIEW_DAILY_LIMIT, and refuses one that is not a whole number', () => {
+    const limited = synthService('dev', { reviewDailyLimit: 0 });
+    const review = resources(limited.all, 'AWS::Lambda::Function').find(
+      ([, fn]) => environmentOf(fn).ROUTE_NAME === 'review-proposal',
+    );
+
+    expect(review && environmentOf(review[1]).REVIEW_DAILY_LIMIT).toBe('0');
+    expect(() => synthService('dev', { reviewDailyLimit: 2.5 })).toThrow(
+      /^-c reviewDailyLimit: must be a whole number of at least 0, got 2.5$/,
+    );
+  });
+});

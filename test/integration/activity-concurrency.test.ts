@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivity } from '../../shared/domain/activity.ts';
+import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
@@ -46,7 +46,7 @@ const eventsOf = (random: () => number): ActivityChange[][] =>
       };
       if (kind === 'report') return { ...base, kind };
       if (kind === 'takedown') {
-        return { ...base, kind, status: (['FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const)[v % 4] ?? 'FILED' };
+        return { ...base, kind, status: TAKEDOWN_STATUSES[v % TAKEDOWN_STATUSES.length] ?? 'TODO' };
       }
       return {
         ...base,

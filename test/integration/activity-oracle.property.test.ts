@@ -6,7 +6,7 @@ import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivity } from '../../shared/domain/activity.ts';
+import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
@@ -42,7 +42,7 @@ const state = fc.record({
   /** Minutes after the later of createdAt and the previous version (takedowns move brand days with it). */
   updateGap: fc.integer({ min: 1, max: 3 * 24 * 60 }),
   threatStatus: fc.constantFrom('PENDING', 'BLOCKED', 'APPROVED', 'AUTO_APPROVED', 'REJECTED' as const),
-  takedownStatus: fc.constantFrom('FILED', 'IN_PROGRESS', 'COMPLETED', 'FAILED' as const),
+  takedownStatus: fc.constantFrom(...TAKEDOWN_STATUSES),
   content: fc.nat(CONTENTS.length - 1),
   assetType: fc.constantFrom(...TYPES),
   watchlisted: fc.boolean(),

@@ -14,12 +14,14 @@ import { createTestTable, type TestTable } from '../fixtures/table.ts';
 /**
  * What each route's sample event gets from the demo fixture, the routes taking their turns in
  * route-table order on one table (the group the sample creates, then the one it deletes; the
- * asset and proposal the samples name are not in the demo).
+ * asset, proposal and report the samples name are not in the demo).
  */
 const EXPECTED_STATUS: Record<string, number> = {
   'update-asset': 404,
   'delete-asset': 404,
   'review-proposal': 404,
+  'get-report-page': 404,
+  'get-scan-result': 404,
 };
 
 const CONTEXT = {

@@ -214,6 +214,55 @@ describe('the partitions each function writes, driven down every path that write
     expect(partitionsWritten('resume-interrupted-writes')).toEqual(declared('resume-interrupted-writes'));
   });
 
+  it('create-dispute, unblock-asset, submit-assets, start-scan and run-scans: exactly what they declare', async () => {
+    await seed(table.db, table.tableName, {
+      organizations: [{ slug: 'globex', name: 'Globex' }],
+      activity: [
+        {
+          organization: 'acme',
+          kind: 'threat',
+          id: 't-own',
+          content: 'own-block.example',
+          assetType: 'URL',
+          status: 'BLOCKED',
+          createdAt: '2026-01-05T10:00:00Z',
+        },
+        {
+          organization: 'globex',
+          kind: 'threat',
+          id: 't-disputed',
+          content: 'disputed-block.example',
+          assetType: 'URL',
+          status: 'BLOCKED',
+          createdAt: '2026-01-05T10:00:00Z',
+        },
+      ],
+    });
+    // A scan whose report finds an abandoned one holding its content's claim, one of whose proposals was approved.
+    const [reviewed, pending] = await abandonReport('acme-wallet-airdrop-claim');
+    await approve(reviewed as { id: string; assetId: number });
+
+    await send('POST', '/dispute/create', { content: 'disputed-block.example', email: 'owner@example.com' });
+    expect(await send('POST', '/asset/unblock', { content: 'own-block.example' })).toMatchObject({
+      status: 'UNBLOCKED',
+    });
+    expect(await send('POST', '/asset/unblock', { content: 'disputed-block.example' })).toMatchObject({
+      status: 'DISPUTED',
+    });
+    await send('POST', '/asset/submit', { assets: ['plain-shop.example'], organizationSlug: 'acme' });
+    const { scanId } = await send('POST', '/asset/scan', { content: pending?.content, organizationSlug: 'acme' });
+    let scan = await send('POST', '/scan/result', { scanId });
+    for (let i = 0; i < 200 && scan.status === 'PENDING'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      scan = await send('POST', '/scan/result', { scanId });
+    }
+
+    expect(scan.result.verdict).toBe('MALICIOUS');
+    for (const name of ['create-dispute', 'unblock-asset', 'submit-assets', 'start-scan', 'run-scans']) {
+      expect(partitionsWritten(name), name).toEqual(declared(name));
+    }
+  });
+
   it('leaves no function that declares writes undriven', () => {
     const declaring = [
       ...ROUTES.filter((route) => (route.writes ?? []).length > 0).map((route) => route.name),

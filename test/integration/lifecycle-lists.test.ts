@@ -3,7 +3,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
-import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
+import {
+  type ActivityChange,
+  applyActivity,
+  LIVENESS_STATUSES,
+  TAKEDOWN_STATUSES,
+} from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { listReports, listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
@@ -43,6 +48,7 @@ const generated = fc.sample(
     word: fc.constantFrom(...WORDS),
     status: fc.constantFrom('PENDING', 'BLOCKED', 'APPROVED', 'REJECTED' as const),
     takedown: fc.constantFrom(...TAKEDOWN_STATUSES),
+    liveness: fc.constantFrom(undefined, ...LIVENESS_STATUSES),
     pending: fc.boolean(),
     rejected: fc.boolean(),
     organization: fc.constantFrom('acme', 'acme', 'acme', 'globex'),
@@ -69,7 +75,15 @@ const records: ActivityChange[] = generated.flatMap((g, i) => {
       status: g.status,
       watchlisted: false,
     },
-    { ...base, kind: 'takedown', updatedAt: at(g.minutes + 90), status: g.takedown, content, assetType: g.type },
+    {
+      ...base,
+      kind: 'takedown',
+      updatedAt: at(g.minutes + 90),
+      status: g.takedown,
+      content,
+      assetType: g.type,
+      ...(g.liveness === undefined ? {} : { livenessStatus: g.liveness }),
+    },
   ] as ActivityChange[];
 });
 
@@ -194,16 +208,18 @@ describe('lifecycle listings on DynamoDB Local', () => {
           key: fc.constantFrom('updatedAt', 'createdAt' as const),
           direction: fc.constantFrom('asc', 'desc' as const),
           statuses: fc.subarray([...TAKEDOWN_STATUSES]),
+          liveness: fc.subarray([...LIVENESS_STATUSES]),
           types: fc.subarray(TYPES),
           start: fc.option(fc.integer({ min: 0, max: 19 }), { nil: undefined }),
           perPage: fc.integer({ min: 1, max: 12 }),
         }),
-        async ({ key, direction, statuses, types, start, perPage }) => {
+        async ({ key, direction, statuses, liveness, types, start, perPage }) => {
           const startDate = start === undefined ? undefined : day(start);
           const listed = await walk(perPage, async (cursor) => {
             const page = await listTakedowns({ lists, directory }, cursors, 'acme', {
               sorting: [{ key, direction }],
               takedownStatus: statuses,
+              livenessStatus: liveness,
               assetType: types,
               ...(startDate ? { startDate } : {}),
               limit: perPage,
@@ -214,6 +230,7 @@ describe('lifecycle listings on DynamoDB Local', () => {
 
           const expected = (acme('takedown') as (ActivityChange & { kind: 'takedown' })[])
             .filter((r) => statuses.length === 0 || statuses.includes(r.status))
+            .filter((r) => liveness.length === 0 || liveness.includes(r.livenessStatus ?? 'UNKNOWN'))
             .filter((r) => types.length === 0 || (r.assetType !== undefined && types.includes(r.assetType)))
             .filter((r) => startDate === undefined || r.updatedAt >= `${startDate}T00:00:00.000Z`)
             .sort((a, b) => (`${a[key]}#${idSort(a.id)}` < `${b[key]}#${idSort(b.id)}` ? -1 : 1));

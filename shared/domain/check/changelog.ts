@@ -11,7 +11,7 @@ import {
   watchStatusOf,
 } from './verdicts.ts';
 
-export type ChangelogQuery = { since: string; type?: AssetType; perPage: number; nextPage?: string };
+export type ChangelogQuery = { since?: string; type?: AssetType; perPage: number; nextPage?: string };
 
 const toChange = (change: VerdictChange) => ({
   content: change.key,
@@ -33,10 +33,11 @@ const decodePage = (token: string): string => {
  * The verdict changes after a version, for clients that keep the list locally. Only changes
  * older than the settle window are handed out, so no later commit can land before a version a
  * client holds. `version` is what the client keeps (and sends as `since` next time): the end of
- * what this page covers.
+ * what this page covers. Without `since` the changes start at the oldest one the log keeps.
  */
 export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now: number) => {
-  const since = query.nextPage === undefined ? query.since : decodePage(query.nextPage);
+  const oldest = positionAt(now - LOG_TIMING.retentionMs);
+  const since = query.nextPage === undefined ? (query.since ?? oldest) : decodePage(query.nextPage);
   if (timeOf(since) < now - LOG_TIMING.retentionMs) {
     throw new GoneError(
       'Changes since this version are no longer kept: re-sync the full list from POST /asset/list, then follow the changelog',

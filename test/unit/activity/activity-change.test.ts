@@ -87,4 +87,13 @@ describe('activity change schema', () => {
       { message: 'brands must hold at most 40 brands', path: 'brands' },
     ]);
   });
+
+  it('rejects NUL and lone surrogates in the text of an ingested change', () => {
+    expect(rejection({ ...threat, content: 'acme\u0000.xyz' })).toEqual([
+      { message: 'content must not hold NUL or unpaired surrogates', path: 'content' },
+    ]);
+    expect(rejection({ ...threat, kind: 'report', status: 'TODO', title: 'Scam \ud800' })).toEqual([
+      { message: 'title must not hold NUL or unpaired surrogates', path: 'title' },
+    ]);
+  });
 });

@@ -73,12 +73,45 @@ describe('npm run admin -- activity', () => {
       store,
     );
     const afterUpdate = counter('acme', undefined, '2026-03-01');
-    await activityCommand(['delete', 'acme', 'threat', 't-1'], store);
+    // A second later: a change stamped in the same millisecond as the update would be ignored as not newer.
+    await activityCommand(['delete', 'acme', 'threat', 't-1', new Date(Date.now() + 1000).toISOString()], store);
 
     expect(afterUpdate).toEqual({ threats_URL: 1 });
     expect(counter('acme', undefined, '2026-03-01')).toEqual({});
     expect(printed()[2]).toMatch(/^applied {2}threat acme\/t-1 as of \d{4}-\d\d-\d\dT.*Z$/);
     expect(printed()[3]).toMatch(/^applied {2}threat acme\/t-1 as of .*Z \(deleted\)$/);
+  });
+
+  it('sets a takedown’s liveness and assignee, and takes its status under the earlier name FILED as TODO', async () => {
+    const { store } = fakeActivityStore();
+    const takedown = {
+      organization: 'acme',
+      kind: 'takedown',
+      id: 'td-1',
+      status: 'FILED',
+      createdAt: '2026-03-01T10:00:00Z',
+    };
+    await activityCommand(['record', file('takedown.json', takedown)], store);
+
+    await activityCommand(
+      [
+        'update',
+        JSON.stringify({
+          organization: 'acme',
+          kind: 'takedown',
+          id: 'td-1',
+          livenessStatus: 'DEAD',
+          assignee: { id: 7, fullName: 'Dana Analyst' },
+        }),
+      ],
+      store,
+    );
+
+    expect(await store.find({ organization: 'acme', kind: 'takedown', id: 'td-1' })).toMatchObject({
+      status: 'TODO',
+      livenessStatus: 'DEAD',
+      assignee: { id: 7, fullName: 'Dana Analyst' },
+    });
   });
 
   it('shows the stored state of a record', async () => {

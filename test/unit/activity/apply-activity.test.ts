@@ -25,7 +25,7 @@ const threat = (input: Record<string, unknown> = {}) =>
 /** The counter shard of threat `t-1`, chosen at its first write. */
 const THREAT_SHARD = counterShardOf({ previous: undefined, next: threat() });
 const takedown = (input: Record<string, unknown> = {}) =>
-  change({ kind: 'takedown', id: 'td-1', status: 'FILED', brands: ['acme-wallet'], ...input });
+  change({ kind: 'takedown', id: 'td-1', status: 'TODO', brands: ['acme-wallet'], ...input });
 
 describe('applyActivity', () => {
   it('counts a new record in the organization and in each of its brands on its createdAt day', async () => {

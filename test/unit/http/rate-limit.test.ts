@@ -108,7 +108,12 @@ describe('route classes', () => {
     const inClass = (rateClass: RateClass) => routes.filter((route) => route.rateClass === rateClass);
 
     expect(inClass('check').map((route) => route.path)).toEqual(['/asset/check', '/asset/blocklist/version']);
-    expect(inClass('report').map((route) => route.path)).toEqual(['/report/create']);
+    expect(inClass('report').map((route) => route.path)).toEqual([
+      '/report/create',
+      '/dispute/create',
+      '/asset/submit',
+      '/asset/scan',
+    ]);
     expect(inClass('write').every((route) => route.access === 'write')).toBe(true);
     expect(inClass('read').every((route) => route.access === 'read')).toBe(true);
     expect(routes.every((route) => route.rateClass !== undefined)).toBe(true);

@@ -1,0 +1,29 @@
+import * as v from 'valibot';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { MAX_PARSE_LENGTH, parseAssets } from '../../shared/domain/intake/parse.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { json } from '../../shared/http/json.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+export const request = {
+  body: v.object(
+    {
+      text: v.pipe(
+        v.string('text must be a string'),
+        v.maxLength(MAX_PARSE_LENGTH, `text must be at most ${MAX_PARSE_LENGTH} characters`),
+      ),
+    },
+    'Request body must be an object with text',
+  ),
+};
+
+/** 20,000 characters, each escaped in the JSON (`\uXXXX`, 6 bytes), and the rest of the body. */
+const MAX_BODY_BYTES = 6 * MAX_PARSE_LENGTH + 1024;
+
+export const createHandler = ({ keys }: { keys: KeyResolver }) =>
+  apiHandler(
+    { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { maxBytes: MAX_BODY_BYTES } },
+    async ({ body }) => json(200, { assets: parseAssets(body.text) }),
+  );
+
+export const handler = createHandler({ keys: runtime.keys() });

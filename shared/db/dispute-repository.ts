@@ -1,0 +1,192 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandOutput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ActivityRecord } from '../domain/activity.ts';
+import type { Dispute, DisputeStore } from '../domain/intake/disputes.ts';
+import { toRecord } from './activity-repository.ts';
+import { ACTIVITY_INDEX, key, listPartition } from './keys.ts';
+import { failedConditions, transactWithRetry } from './transactions.ts';
+import { verdictChange, verdictItemNames } from './verdict-log.ts';
+
+const ENTITY = 'DISPUTE';
+
+const toDispute = (item: Record<string, unknown>): Dispute => {
+  const { PK: _pk, SK: _sk, entity: _entity, ...dispute } = item;
+  return dispute as Dispute;
+};
+
+/**
+ * Disputes: the dispute at its id, and in its content's partition one marker per requester (the
+ * uniqueness of a requester's dispute of a content, and the status an open-dispute check reads)
+ * and the service's allowlisting of the content once a dispute of it is upheld.
+ */
+export const disputeRepository = (db: DynamoDBDocumentClient, TableName: string): DisputeStore => ({
+  async create(dispute) {
+    const marker = key.disputeMarker(dispute.checkKey, dispute.requester);
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName,
+                Item: { ...marker, disputeId: dispute.id, status: dispute.status },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName,
+                Item: { ...key.dispute(dispute.id), entity: ENTITY, ...dispute },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+      return { created: true };
+    } catch (error) {
+      const taken =
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      if (!taken) throw error;
+      const { Item } = await db.send(new GetCommand({ TableName, Key: marker, ConsistentRead: true }));
+      return { created: false, existingId: String(Item?.disputeId) };
+    }
+  },
+
+  async find(id) {
+    const { Item } = await db.send(new GetCommand({ TableName, Key: key.dispute(id), ConsistentRead: true }));
+    return Item ? toDispute(Item) : undefined;
+  },
+
+  async list() {
+    const disputes: Dispute[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page: ScanCommandOutput = await db.send(
+        new ScanCommand({
+          TableName,
+          FilterExpression: 'entity = :entity',
+          ExpressionAttributeValues: { ':entity': ENTITY },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      disputes.push(...(page.Items ?? []).map(toDispute));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return disputes.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  },
+
+  async isDisputed(checkKey) {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :by)',
+        FilterExpression: '#status = :open',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': key.serviceAllowlisting(checkKey).PK, ':by': 'BY#', ':open': 'OPEN' },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.length > 0;
+  },
+
+  async resolve(dispute, status, at, note) {
+    const allowlisting = key.serviceAllowlisting(dispute.checkKey);
+    const build = async () => {
+      const closing = {
+        dispute: {
+          Update: {
+            TableName,
+            Key: key.dispute(dispute.id),
+            UpdateExpression: `SET #status = :status, resolvedAt = :at${note === undefined ? '' : ', resolutionNote = :note'}`,
+            ConditionExpression: '#status = :open',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':status': status,
+              ':at': at,
+              ':open': 'OPEN',
+              ...(note === undefined ? {} : { ':note': note }),
+            },
+          },
+        },
+        marker: {
+          Update: {
+            TableName,
+            Key: key.disputeMarker(dispute.checkKey, dispute.requester),
+            UpdateExpression: 'SET #status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status },
+          },
+        },
+      };
+      if (status !== 'UPHELD') return closing;
+      const { Item } = await db.send(new GetCommand({ TableName, Key: allowlisting, ConsistentRead: true }));
+      if (Item !== undefined) return closing;
+      return {
+        ...closing,
+        allowlisting: {
+          Put: {
+            TableName,
+            Item: { ...allowlisting, disputeId: dispute.id, checkKey: dispute.checkKey, allowlistedAt: at },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        ...(await verdictChange(db, TableName, [{ checkKey: dispute.checkKey, type: dispute.type, allow: 1 }])),
+      };
+    };
+    try {
+      // Another upheld dispute of the same content, or another change of its index entry, committed first: build again.
+      await transactWithRetry(db, build, { retryOn: ['allowlisting', ...verdictItemNames(1)] });
+      return 'resolved';
+    } catch (error) {
+      if (failedConditions(error).has('dispute')) return 'stale';
+      throw error;
+    }
+  },
+});
+
+/**
+ * The threats of an organization that block content at `checkKey`: its blocking threats' listing
+ * partition, filtered by key. It reads the organization's whole listing (an unblock is rare; a
+ * threat's content is not a key of any index).
+ */
+export const blockingThreatsOf =
+  (db: DynamoDBDocumentClient, TableName: string) =>
+  async (orgId: string, checkKey: string): Promise<ActivityRecord[]> => {
+    const { list1 } = ACTIVITY_INDEX;
+    const threats: ActivityRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page: QueryCommandOutput = await db.send(
+        new QueryCommand({
+          TableName,
+          IndexName: list1.name,
+          KeyConditionExpression: '#pk = :pk',
+          FilterExpression: 'checkKey = :key',
+          ExpressionAttributeNames: { '#pk': list1.partitionKey },
+          ExpressionAttributeValues: { ':pk': listPartition(orgId, 'THREATS'), ':key': checkKey },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      threats.push(...(page.Items ?? []).map(toRecord));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return threats;
+  };
+
+/** A user's e-mail address, when the directory holds one. */
+export const userEmailOf =
+  (db: DynamoDBDocumentClient, TableName: string) =>
+  async (userId: string): Promise<string | undefined> => {
+    const { Item } = await db.send(new GetCommand({ TableName, Key: key.user(userId) }));
+    return typeof Item?.email === 'string' ? Item.email : undefined;
+  };

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PUBLIC_SUFFIXES_FILE } from '../check/public-suffix.ts';
+
+const CLOSE = ')';
+const OPEN = '(';
+
+/**
+ * The top-level labels of the Public Suffix List's compact rules (`<flag><label>(children)`,
+ * comma-separated): only the depth-0 entries are read, so a label is a TLD exactly when the
+ * list has a rule for it. Read once, on first use.
+ */
+const decode = (rules: string): Set<string> => {
+  const labels = new Set<string>();
+  let depth = 0;
+  let start = 0;
+  const take = (end: number) => {
+    if (end > start + 1) labels.add(rules.slice(start + 1, end));
+  };
+  for (let i = 0; i < rules.length; i++) {
+    const char = rules[i];
+    if (char === OPEN) {
+      if (depth === 0) take(i);
+      depth++;
+    } else if (char === CLOSE) {
+      depth--;
+      if (depth === 0) start = i + 1;
+    } else if (char === ',' && depth === 0) {
+      if (rules[i - 1] !== CLOSE) take(i);
+      start = i + 1;
+    }
+  }
+  if (depth === 0 && rules[rules.length - 1] !== CLOSE) take(rules.length);
+  return labels;
+};
+
+let labels: Set<string> | undefined;
+
+/** Whether `label` (lower case, Unicode or punycode) is a top-level domain the Public Suffix List knows. */
+export const isTopLevelDomain = (label: string): boolean => {
+  labels ??= decode(
+    (JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as { rules: string }).rules,
+  );
+  return labels.has(label);
+};

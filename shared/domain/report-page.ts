@@ -1,0 +1,55 @@
+import type { ActivityRecord } from './activity.ts';
+import type { AssetType } from './asset-types.ts';
+import { entryKeyOf } from './check/canonical.ts';
+import type { CheckIndexStore } from './check/types.ts';
+import { publicId } from './lifecycle-views.ts';
+
+export interface ReportDirectory {
+  /** The reports stored under this id, in any organization (more than one only for ids an operator chose). */
+  reportsWithId(id: string): Promise<ActivityRecord[]>;
+}
+
+export type PublicReport = {
+  id: number;
+  status: string;
+  createdAt: string;
+  assets: { content: string; type: AssetType; verdict: 'ALLOWED' | 'BLOCKED' | 'UNKNOWN' }[];
+};
+
+/** Reports answer by number, whatever id they were recorded under. */
+const REPORT_ID = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * The public page of a report (`GET /v2/reports/{id}`), which anyone holding its address may
+ * read: its id, status, creation date and each asset with the service's current verdict on it.
+ * Never who reported it, how to reach them, its text or its reviews. Undefined for an unknown id,
+ * a report still being written or removed, and an id two organizations' reports share.
+ */
+export const publicReport = async (
+  deps: { reports: ReportDirectory; verdicts: CheckIndexStore },
+  id: string,
+): Promise<PublicReport | undefined> => {
+  if (!REPORT_ID.test(id)) return undefined;
+  const found = (await deps.reports.reportsWithId(id)).filter(
+    (record) => record.kind === 'report' && !record.deleted && !record.incomplete,
+  );
+  const report = found.length === 1 ? found[0] : undefined;
+  if (report?.kind !== 'report') return undefined;
+  const proposals = report.proposals ?? [];
+  const keys = proposals.map((proposal) => entryKeyOf(proposal.content, proposal.type));
+  const known = keys.filter((key) => key !== undefined);
+  const entries = known.length === 0 ? [] : await deps.verdicts.lookup(known);
+  const entryOf = new Map(known.map((key, i) => [key, entries[i]]));
+  return {
+    id: publicId(report),
+    status: report.status ?? 'CLOSED',
+    createdAt: report.createdAt,
+    assets: proposals.map((proposal, i) => {
+      const key = keys[i];
+      const entry = key === undefined ? undefined : entryOf.get(key);
+      const verdict =
+        entry === undefined ? 'UNKNOWN' : entry.allow > 0 ? 'ALLOWED' : entry.block > 0 ? 'BLOCKED' : 'UNKNOWN';
+      return { content: proposal.content, type: proposal.type, verdict };
+    }),
+  };
+};

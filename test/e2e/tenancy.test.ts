@@ -1,0 +1,239 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../infra/local/gateway.ts';
+import { ROUTES } from '../../infra/routes.ts';
+import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable } from '../fixtures/table.ts';
+
+/*
+ * Another organization's reports, proposals and reviews never reach a caller through any lookup
+ * or listing, whatever their status: Globex reports four contents and leaves one pending, rejects
+ * one, approves one and watchlists one; Acme's key then asks every read route about them. The
+ * service's public verdicts (a block, a watch flag, and the time the verdict changed, which the
+ * changelog publishes) are not Globex's records and may show.
+ */
+const table = await createTestTable('e2e-tenancy');
+const ACME = 'acme-tenancy-key-0123456789abcdef';
+const GLOBEX = 'globex-tenancy-key-0123456789abcdef';
+const STATUSES = ['pending', 'rejected', 'approved', 'watchlisted'] as const;
+type Status = (typeof STATUSES)[number];
+const CONTENT: Record<Status, string> = {
+  pending: 'globex-pending-phish.xyz',
+  rejected: 'globex-rejected-phish.xyz',
+  approved: 'globex-approved-phish.xyz',
+  watchlisted: 'globex-watchlisted-phish.xyz',
+};
+const REVIEW: Record<Exclude<Status, 'pending'>, object> = {
+  rejected: { decision: 'REJECT', rejectReason: 'insufficient_evidence' },
+  approved: { decision: 'APPROVE', label: 'General Phishing' },
+  watchlisted: { decision: 'WATCHLIST', watchlistReason: 'DEAD' },
+};
+
+const server = createGateway();
+let base = '';
+
+type Answer = { status: number; body: unknown };
+const call = async (method: string, path: string, key: string, body?: unknown): Promise<Answer> => {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'X-API-KEY': key },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await response.json() };
+};
+
+/** Acme's calls whose answers are Acme's own records and figures: Globex's activity must not move them. */
+const ownCalls: [route: string, method: string, path: string, body?: unknown][] = [
+  ['list-reports', 'GET', '/organization/reports'],
+  ['list-reports', 'GET', '/organization/reports?needsCustomerReview=true'],
+  ['list-reports', 'GET', '/organization/reports?onlyRejected=true'],
+  ['list-threats', 'POST', '/threats/list', { startDate: '2020-01-01' }],
+  ['list-takedowns', 'POST', '/takedowns/list', { startDate: '2020-01-01' }],
+  ['get-metrics', 'GET', '/organization/metrics?startDate=2020-01-01'],
+  ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'acme' }],
+  ['list-assets', 'GET', '/organization/assets'],
+  ['list-asset-groups', 'GET', '/organization/asset-groups'],
+  ['list-brands', 'GET', '/organization/brands'],
+];
+
+/** Acme's calls about the service's knowledge of a content (or about everything it knows). */
+const lookupCalls = (
+  status: Status,
+  assetId: number,
+): [route: string, method: string, path: string, body?: unknown][] => [
+  ['search-asset', 'POST', '/asset/search', { content: CONTENT[status] }],
+  ['search-asset', 'POST', '/asset/search', { assetId }],
+  ['asset-details', 'POST', '/asset/details', { content: CONTENT[status] }],
+  ['check-asset', 'POST', '/asset/check', { content: CONTENT[status] }],
+  ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'BLOCKED', startDate: '2020-01-01' }],
+  ['list-verdicts', 'POST', '/asset/list', { type: 'URL', status: 'UNKNOWN', startDate: '2020-01-01' }],
+  ['get-changelog', 'POST', '/asset/changelog', { type: 'URL' }],
+  ['parse-assets', 'POST', '/asset/parse', { text: `Is ${CONTENT[status]} safe?` }],
+  ['get-scan-result', 'POST', '/scan/result', { scanId: 1 }],
+  ['get-blocklist-version', 'GET', '/asset/blocklist/version'],
+  ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
+  ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],
+  ['list-takedowns', 'POST', '/takedowns/list', { organizationSlug: 'globex' }],
+];
+
+const ownBefore = new Map<string, Answer>();
+/** What Globex's records are made of, per status: ids, texts and times that must never reach Acme. */
+const secrets = new Map<Status, Set<string>>();
+const assetIds = new Map<Status, number>();
+
+const collect = (into: Set<string>, ...values: unknown[]) => {
+  for (const value of values) if (value !== undefined && value !== null && value !== '') into.add(String(value));
+};
+
+beforeAll(async () => {
+  await seed(table.db, table.tableName, {
+    organizations: [
+      { slug: 'acme', name: 'Acme' },
+      { slug: 'globex', name: 'Globex', featureFlags: ['takedowns'] },
+    ],
+    apiKeys: [
+      { key: ACME, organization: 'acme' },
+      { key: GLOBEX, organization: 'globex' },
+    ],
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+
+  for (const [, method, path, body] of ownCalls)
+    ownBefore.set(`${method} ${path}`, await call(method, path, ACME, body));
+
+  for (const status of STATUSES) {
+    const found = new Set<string>();
+    const created = await call('POST', '/report/create', GLOBEX, {
+      title: `Globex ${status} report title`,
+      description: `Globex ${status} report description`,
+      contactInfo: `reporter-${status}@example.com`,
+      externalReporter: {
+        platform: 'discord',
+        platformIdentifier: `reporter-${status}-id`,
+        displayName: `reporter-${status}-bot`,
+      },
+      assets: [{ content: CONTENT[status] }],
+    });
+    expect(created.status).toBe(200);
+    const report = created.body as { id: number; createdAt: string };
+    collect(found, report.id, report.createdAt, `Globex ${status} report`, `reporter-${status}`);
+    const listed = await call('GET', '/organization/reports', GLOBEX);
+    const entry = (
+      listed.body as { reports: { id: number; proposals: { id: number; asset: { id: number } }[] }[] }
+    ).reports.find((r) => r.id === report.id);
+    const proposal = entry?.proposals[0];
+    if (proposal === undefined) throw new Error(`Globex's ${status} report has no proposal`);
+    assetIds.set(status, proposal.asset.id);
+    collect(found, proposal.id);
+    if (status !== 'pending') {
+      const reviewed = await call('POST', `/organization/proposals/${proposal.id}/review`, GLOBEX, {
+        assetId: proposal.asset.id,
+        ...REVIEW[status],
+      });
+      expect(reviewed.status).toBe(200);
+      const review = (reviewed.body as { review: { id: number; createdAt: string; comment: string | null } }).review;
+      collect(found, review.id, review.createdAt, review.comment);
+    }
+    const after = await call('GET', '/organization/reports', GLOBEX);
+    const stored = (after.body as { reports: { id: number; updatedAt: string }[] }).reports.find(
+      (r) => r.id === report.id,
+    );
+    collect(found, stored?.updatedAt);
+    secrets.set(status, found);
+  }
+  // The changelog hands out a change once no later commit can land before it.
+  await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** Every page of an answer, as JSON text: a body listing is followed through its `next_page` to the end. */
+const everyPage = async (method: string, path: string, body: unknown): Promise<string> => {
+  const texts: string[] = [];
+  let request = body;
+  for (;;) {
+    const answer = await call(method, path, ACME, request);
+    texts.push(JSON.stringify(answer.body));
+    const next = (answer.body as { next_page?: unknown }).next_page;
+    if (method !== 'POST' || typeof next !== 'string') return texts.join('\n');
+    request = { ...(body as object), next_page: next };
+  }
+};
+
+/** The verdicts' change times: the changelog publishes them, so they are the service's, not Globex's to hide. */
+const publicVerdictTimes = async (): Promise<Set<string>> => {
+  const times = new Set<string>();
+  let next: unknown = null;
+  do {
+    const feed = await call('POST', '/asset/changelog', ACME, { type: 'URL', next_page: next });
+    const page = feed.body as { changes: { changedAt: string }[]; next_page: string | null };
+    for (const change of page.changes) times.add(change.changedAt);
+    next = page.next_page;
+  } while (next !== null);
+  return times;
+};
+
+describe('another organization’s reports, proposals and reviews', () => {
+  it('covers every route that reads the table without writing', () => {
+    const covered = new Set([...ownCalls, ...lookupCalls('pending', 1)].map(([route]) => route));
+    const readRoutes = ROUTES.filter((route) => route.access === 'read' && !route.public).map((route) => route.name);
+
+    expect(readRoutes.filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it('leave every answer about Acme’s own records and figures unchanged', async () => {
+    for (const [, method, path, body] of ownCalls) {
+      const now = await call(method, path, ACME, body);
+
+      expect({ path, ...now }).toEqual({ path, ...ownBefore.get(`${method} ${path}`) });
+    }
+  });
+
+  it.each(STATUSES)('never show their ids, texts or times to another organization when %s', async (status) => {
+    const verdictTimes = await publicVerdictTimes();
+    const hidden = [...(secrets.get(status) ?? [])].filter((secret) => !verdictTimes.has(secret));
+    const leaks: string[] = [];
+
+    let mentions = 0;
+
+    for (const [route, method, path, body] of [...lookupCalls(status, assetIds.get(status) ?? 0), ...ownCalls]) {
+      const text = await everyPage(method, path, body);
+      if (text.includes(CONTENT[status])) mentions++;
+      for (const secret of hidden) if (text.includes(secret)) leaks.push(`${route} ${path}: ${secret}`);
+    }
+
+    expect(hidden.length).toBeGreaterThan(3);
+    expect(leaks).toEqual([]);
+    // The calls reach the content (the search by content and by id at least), so a leak would show.
+    expect(mentions).toBeGreaterThanOrEqual(2);
+  });
+
+  it('answer the asset of a content only another organization reported, with no times it could date', async () => {
+    const pending = await call('POST', '/asset/search', ACME, { content: CONTENT.pending });
+    const rejected = await call('POST', '/asset/search', ACME, { content: CONTENT.rejected });
+
+    for (const [status, answer] of [
+      ['pending', pending],
+      ['rejected', rejected],
+    ] as const) {
+      expect(answer).toEqual({
+        status: 200,
+        body: {
+          asset: {
+            id: assetIds.get(status),
+            content: CONTENT[status],
+            type: 'URL',
+            status: 'UNKNOWN',
+            watchStatus: 'DISABLED',
+            createdAt: null,
+            updatedAt: null,
+          },
+          reports: [],
+          takedown: null,
+          blockedBy: [],
+        },
+      });
+    }
+  });
+});

@@ -1,0 +1,237 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../infra/local/gateway.ts';
+import { ROUTES } from '../../infra/routes.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable, tableSnapshot } from '../fixtures/table.ts';
+
+const table = await createTestTable('e2e-text-fields');
+const KEY = 'text-fields-org-key-0123456789abcdef';
+const server = createGateway();
+let base = '';
+const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0 };
+
+const GENEROUS = { perSecond: 1000, burst: 1000 };
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'X-API-KEY': KEY },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
+};
+
+beforeAll(async () => {
+  await seed(table.db, table.tableName, {
+    organizations: [{ slug: 'acme', name: 'Acme', brands: [{ slug: 'acme-wallet', name: 'Acme Wallet' }] }],
+    apiKeys: [
+      {
+        key: KEY,
+        organization: 'acme',
+        rateLimits: { check: GENEROUS, read: GENEROUS, write: GENEROUS, report: GENEROUS },
+      },
+    ],
+    groups: [{ organization: 'acme', name: 'Wallets' }],
+    assets: [{ organization: 'acme', content: 'https://acme.example/wallet', type: 'URL', group: 'Wallets' }],
+    activity: [
+      {
+        organization: 'acme',
+        kind: 'threat',
+        id: 't-own-block',
+        content: 'acme-own-block.xyz',
+        assetType: 'URL',
+        status: 'BLOCKED',
+        createdAt: '2026-01-05T10:00:00Z',
+      },
+    ],
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+  ids.group = ((await call('GET', '/organization/asset-groups')).body.groups as { id: number }[])[0]?.id ?? 0;
+  ids.asset = ((await call('GET', '/organization/assets')).body.assets as { id: number }[])[0]?.id ?? 0;
+  const created = await call('POST', '/report/create', {
+    title: 'A scam page',
+    description: 'Seen in chat',
+    assets: [{ content: 'https://acme-wallet-claim.xyz/login' }],
+  });
+  expect(created.status).toBe(200);
+  const reports = (await call('GET', '/organization/reports')).body.reports as {
+    proposals: { id: number; asset: { id: number } }[];
+  }[];
+  ids.proposal = reports[0]?.proposals[0]?.id ?? 0;
+  ids.proposalAsset = reports[0]?.proposals[0]?.asset.id ?? 0;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+type Case = { path: () => string; body: () => Record<string, unknown>; fields: string[] };
+
+/**
+ * Every write route, with a request it would accept and every text field of that request (by dot
+ * path). A route added to the table without a case here fails the coverage test below.
+ */
+const CASES: Record<string, Case> = {
+  'create-asset-group': {
+    path: () => '/organization/asset-groups',
+    body: () => ({ name: 'Bridges' }),
+    fields: ['name'],
+  },
+  'update-asset-group': {
+    path: () => `/organization/asset-groups/${ids.group}`,
+    body: () => ({ groupId: ids.group, name: 'Hot wallets' }),
+    fields: ['name', 'groupId'],
+  },
+  'delete-asset-group': {
+    path: () => `/organization/asset-groups/${ids.group}`,
+    body: () => ({ groupId: ids.group }),
+    fields: ['groupId'],
+  },
+  'create-assets': {
+    path: () => '/organization/assets',
+    body: () => ({
+      assets: [{ content: 'https://acme.example/bridge', type: 'URL', name: 'Bridge', description: 'The bridge' }],
+    }),
+    fields: ['assets.0.content', 'assets.0.type', 'assets.0.name', 'assets.0.description'],
+  },
+  'update-asset': {
+    path: () => `/organization/assets/${ids.asset}`,
+    body: () => ({ assetId: ids.asset, name: 'Wallet', description: 'The wallet' }),
+    fields: ['assetId', 'name', 'description'],
+  },
+  'delete-asset': {
+    path: () => `/organization/assets/${ids.asset}`,
+    body: () => ({ assetId: ids.asset }),
+    fields: ['assetId'],
+  },
+  'create-report': {
+    path: () => '/report/create',
+    body: () => ({
+      title: 'Another scam page',
+      description: 'Seen in chat',
+      organizationSlug: 'acme',
+      assets: [{ content: 'https://acme-airdrop.xyz/claim', status: 'BLOCKED' }],
+      contactInfo: 'reporter@example.com',
+      attachmentUrls: ['https://example.com/screenshot.png'],
+      externalReporter: {
+        platformIdentifier: '42',
+        platform: 'discord',
+        displayName: 'Bot',
+        avatarUrl: 'https://x.y/a.png',
+      },
+    }),
+    fields: [
+      'title',
+      'description',
+      'organizationSlug',
+      'assets.0.content',
+      'assets.0.status',
+      'contactInfo',
+      'attachmentUrls.0',
+      'externalReporter.platformIdentifier',
+      'externalReporter.platform',
+      'externalReporter.displayName',
+      'externalReporter.avatarUrl',
+    ],
+  },
+  'create-dispute': {
+    path: () => '/dispute/create',
+    body: () => ({ content: 'https://acme-airdrop.xyz/claim', email: 'owner@example.com', description: 'Our page' }),
+    fields: ['content', 'email', 'description'],
+  },
+  'unblock-asset': {
+    path: () => '/asset/unblock',
+    body: () => ({ content: 'acme-own-block.xyz' }),
+    fields: ['content'],
+  },
+  'submit-assets': {
+    path: () => '/asset/submit',
+    body: () => ({ assets: ['https://acme-wallet-support.xyz', 'acme-airdrop.xyz'], organizationSlug: 'acme' }),
+    fields: ['assets.0', 'assets.1', 'organizationSlug'],
+  },
+  'start-scan': {
+    path: () => '/asset/scan',
+    body: () => ({ content: 'https://acme-wallet-support.xyz', organizationSlug: 'acme' }),
+    fields: ['content', 'organizationSlug'],
+  },
+  'review-proposal': {
+    path: () => `/organization/proposals/${ids.proposal}/review`,
+    body: () => ({
+      assetId: ids.proposalAsset,
+      decision: 'WATCHLIST',
+      watchlistReason: 'OTHER',
+      note: 'Parked page',
+      label: 'General Phishing',
+      rejectReason: 'decayed',
+    }),
+    fields: ['decision', 'watchlistReason', 'note', 'label', 'rejectReason'],
+  },
+};
+
+const withValue = (body: Record<string, unknown>, path: string, value: string): Record<string, unknown> => {
+  const copy = structuredClone(body);
+  const keys = path.split('.');
+  let target: Record<string, unknown> = copy;
+  for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+  const last = keys[keys.length - 1] as string;
+  const current = target[last];
+  target[last] = typeof current === 'string' ? `${current.slice(0, 2)}${value}${current.slice(2)}` : value;
+  return copy;
+};
+
+const ACCEPTANCE_ORDER = [
+  'review-proposal',
+  'create-report',
+  'create-dispute',
+  'unblock-asset',
+  'submit-assets',
+  'start-scan',
+  'create-assets',
+  'update-asset',
+  'create-asset-group',
+  'update-asset-group',
+  'delete-asset',
+  'delete-asset-group',
+];
+const HOSTILE = { 'a lone surrogate': '\ud800', NUL: '\u0000' };
+const writeRoutes = ROUTES.filter((route) => route.access === 'write');
+
+describe('text fields of every write route', () => {
+  it('has a case for every write route of the route table', () => {
+    expect(writeRoutes.map((route) => route.name).sort()).toEqual(Object.keys(CASES).sort());
+    expect([...ACCEPTANCE_ORDER].sort()).toEqual(Object.keys(CASES).sort());
+  });
+
+  for (const route of writeRoutes) {
+    const cases = CASES[route.name];
+    for (const field of cases?.fields ?? []) {
+      for (const [name, value] of Object.entries(HOSTILE)) {
+        it(`${route.method} ${route.path} answers 400 and writes nothing when ${field} holds ${name}`, async () => {
+          const before = await tableSnapshot(table);
+
+          const response = await call(
+            route.method,
+            (cases as Case).path(),
+            withValue((cases as Case).body(), field, value),
+          );
+
+          expect(response.status).toBe(400);
+          expect(response.body.code).toBe('BAD_REQUEST');
+          expect(await tableSnapshot(table)).toEqual(before);
+        });
+      }
+    }
+  }
+
+  // Last: each case's own request is accepted, so the 400s above came from the hostile value alone
+  // (in an order where no request removes what a later one needs).
+  for (const name of ACCEPTANCE_ORDER) {
+    it(`the ${name} case's request is accepted unchanged`, async () => {
+      const cases = CASES[name] as Case;
+      const route = writeRoutes.find((candidate) => candidate.name === name) as (typeof writeRoutes)[number];
+
+      const response = await call(route.method, cases.path(), cases.body());
+
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+    });
+  }
+});

@@ -1,0 +1,148 @@
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../infra/admin/commands.ts';
+import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
+import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
+import { cursorCodec } from '../../shared/domain/cursor.ts';
+import { recordNumber } from '../../shared/domain/ids.ts';
+import { listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
+import { crashingClient } from '../fixtures/crashing-client.ts';
+import { seed } from '../fixtures/seed.ts';
+import { createTestTable, type TestTable, tableSnapshot } from '../fixtures/table.ts';
+
+const table = await createTestTable('activity-migration');
+const lists = lifecycleRepository(table.db, table.tableName);
+const cursors = cursorCodec(() => 'migration-test-secret');
+const directory = { listBrands: async () => [] };
+const COUNT = 40;
+
+const at = (minutes: number) => new Date(Date.UTC(2026, 4, 1) + minutes * 60_000).toISOString();
+const threat = (i: number) => ({
+  organization: 'acme',
+  kind: 'threat',
+  // Text ids, as an ingest gives them, and a few numeric ones among them.
+  id: i % 10 === 0 ? String(5_000 + i) : `ingest-t-${i}`,
+  content: `https://drainer-${i}.example/claim`,
+  assetType: 'URL',
+  status: 'BLOCKED',
+  createdAt: at(i),
+});
+const takedown = (i: number) => ({
+  organization: 'acme',
+  kind: 'takedown',
+  id: `ingest-td-${i}`,
+  content: `https://drainer-${i}.example/claim`,
+  assetType: 'URL',
+  status: ['FILED', 'IN_PROGRESS', 'FAILED', 'COMPLETED'][i % 4],
+  createdAt: at(i),
+});
+
+const activityItems = async () => {
+  const { Items = [] } = await table.db.send(
+    new ScanCommand({
+      TableName: table.tableName,
+      ConsistentRead: true,
+      FilterExpression: 'entity = :activity',
+      ExpressionAttributeValues: { ':activity': 'ACTIVITY' },
+    }),
+  );
+  return Items;
+};
+
+/**
+ * Rewrites every activity item the way the earlier version stored it: takedowns under FILED and
+ * FAILED, and records keyed by text sorted by `~<id>` after the numbers.
+ */
+const toEarlierLayout = async (t: TestTable) => {
+  const renamed: Record<string, string> = { TODO: 'FILED', CANCELLED: 'FAILED' };
+  for (const item of await activityItems()) {
+    const id = item.id as string;
+    const number = String(recordNumber(item.kind as string, item.organization as string, id)).padStart(16, '0');
+    const earlier = /^\d+$/.test(id) ? number : `~${id}`;
+    const rewritten = Object.fromEntries(
+      Object.entries(item).map(([name, value]) => [
+        name,
+        /^(list\dSK|assetSK)$/.test(name) ? (value as string).replace(number, earlier) : value,
+      ]),
+    );
+    if (item.kind === 'takedown') rewritten.status = renamed[item.status as string] ?? item.status;
+    await t.db.send(new PutCommand({ TableName: t.tableName, Item: rewritten }));
+  }
+};
+
+const allThreatIds = async () => {
+  const page = await listThreats(
+    lists,
+    cursors,
+    'acme',
+    { startDate: '2026-01-01', endDate: '2026-12-31', limit: 100 },
+    '2026-06-01',
+  );
+  return page.threats.map((t) => t.id);
+};
+const allTakedowns = async () =>
+  (await listTakedowns({ lists, directory }, cursors, 'acme', { limit: 100 })).takedowns.map((t) => ({
+    id: t.id,
+    externalId: t.externalId,
+    status: t.status,
+  }));
+const todoTakedowns = async () =>
+  (await listTakedowns({ lists, directory }, cursors, 'acme', { limit: 100, takedownStatus: ['TODO'] })).takedowns
+    .length;
+
+let current: string[] = [];
+const expectedThreatIds = Array.from({ length: COUNT }, (_, i) => recordNumber('threat', 'acme', threat(i).id)).sort(
+  (a, b) => a - b,
+);
+
+beforeAll(async () => {
+  await seed(table.db, table.tableName, {
+    organizations: [{ slug: 'acme', name: 'Acme' }],
+    activity: [
+      ...Array.from({ length: COUNT }, (_, i) => threat(i)),
+      ...Array.from({ length: COUNT }, (_, i) => takedown(i)),
+    ],
+  });
+  current = await tableSnapshot(table);
+  await toEarlierLayout(table);
+});
+
+describe('npm run admin -- migrate lifecycle', () => {
+  it('answers numeric ids, stable across the migration, from items of the earlier layout and after it', async () => {
+    const takedownsBefore = await allTakedowns();
+
+    expect(await tableSnapshot(table)).not.toEqual(current);
+    expect([...(await allThreatIds())].sort((a, b) => a - b)).toEqual(expectedThreatIds);
+    expect(takedownsBefore.map((t) => t.status).sort()).toEqual(
+      Array.from({ length: COUNT }, (_, i) => ['TODO', 'IN_PROGRESS', 'CANCELLED', 'COMPLETED'][i % 4]).sort(),
+    );
+    expect(takedownsBefore.every((t) => t.id === recordNumber('takedown', 'acme', t.externalId as string))).toBe(true);
+    expect(await todoTakedowns()).toBe(COUNT / 4);
+  });
+
+  it('finishes after a run stopped midway, writes no duplicate, and a second run changes nothing', async () => {
+    const itemsBefore = (await tableSnapshot(table)).length;
+    const takedownsBefore = await allTakedowns();
+    const { client } = crashingClient(table.endpoint, 30, 'before');
+
+    await expect(migrateActivityItems(client, table.tableName)).rejects.toThrow('crash before call 30');
+    const partial = await tableSnapshot(table);
+    const first = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+    const migrated = await tableSnapshot(table);
+    const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+
+    expect(partial).not.toEqual(migrated);
+    expect(first).toMatch(
+      /^Lifecycle records: [1-9]\d* rewritten, [1-9]\d* already current, 0 changed by a writer meanwhile$/,
+    );
+    expect(migrated).toEqual(current);
+    expect(migrated).toHaveLength(itemsBefore);
+    expect(second).toBe(
+      `Lifecycle records: 0 rewritten, ${COUNT * 2} already current, 0 changed by a writer meanwhile`,
+    );
+    expect(await tableSnapshot(table)).toEqual(current);
+    expect(await allThreatIds()).toEqual(expectedThreatIds);
+    expect(await allTakedowns()).toEqual(takedownsBefore);
+    expect(await todoTakedowns()).toBe(COUNT / 4);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { ActivityRecord } from '../../../shared/domain/activity.ts';
+import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
+import { publicReport } from '../../../shared/domain/report-page.ts';
+
+const report = (organization: string, extra: Partial<ActivityRecord> = {}): ActivityRecord =>
+  ({
+    organization,
+    kind: 'report',
+    id: '1795437857996766',
+    title: 'Fake airdrop',
+    status: 'IN_PROGRESS',
+    brands: [],
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T11:00:00.000Z',
+    deleted: false,
+    proposals: [
+      { id: 1, assetId: 11, content: 'blocked-one.xyz', type: 'URL', reviewStatus: 'APPROVED' },
+      { id: 2, assetId: 12, content: 'pending-one.xyz', type: 'URL', reviewStatus: 'PENDING' },
+    ],
+    ...extra,
+  }) as ActivityRecord;
+
+const BLOCKED_KEY = entryKeyOf('blocked-one.xyz', 'URL') as string;
+const deps = (records: ActivityRecord[], asked: string[] = []) => ({
+  reports: {
+    reportsWithId: async (id: string) => {
+      asked.push(id);
+      return records;
+    },
+  },
+  verdicts: {
+    lookup: (keys: readonly string[]) =>
+      keys.map((key) => (key === BLOCKED_KEY ? { allow: 0, block: 1, watch: 0 } : undefined)),
+  },
+});
+
+describe('publicReport', () => {
+  it('answers the id, status, date and each asset with its current verdict, nothing else', async () => {
+    const page = await publicReport(deps([report('acme')]), '1795437857996766');
+
+    expect(page).toEqual({
+      id: 1795437857996766,
+      status: 'IN_PROGRESS',
+      createdAt: '2026-03-01T10:00:00.000Z',
+      assets: [
+        { content: 'blocked-one.xyz', type: 'URL', verdict: 'BLOCKED' },
+        { content: 'pending-one.xyz', type: 'URL', verdict: 'UNKNOWN' },
+      ],
+    });
+  });
+
+  it('answers nothing for an id two organizations’ reports share, or a report still being written', async () => {
+    expect(await publicReport(deps([report('acme'), report('globex')]), '1795437857996766')).toBeUndefined();
+    expect(await publicReport(deps([report('acme', { incomplete: true })]), '1795437857996766')).toBeUndefined();
+  });
+
+  it('answers nothing for an id no report could have, without reading the table', async () => {
+    const asked: string[] = [];
+
+    const page = await publicReport(deps([report('acme')], asked), '../<script>');
+
+    expect(page).toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { ActivityRecord } from '../../../shared/domain/activity.ts';
+import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
+import type { CheckResult } from '../../../shared/domain/check/types.ts';
+import { assetIdOf, recordNumber } from '../../../shared/domain/ids.ts';
+import type { Membership } from '../../../shared/domain/organizations.ts';
+import { type SearchDeps, searchAsset, type VerdictEntry } from '../../../shared/domain/search.ts';
+
+const CONTENT = 'shared-phish.xyz';
+const ASSET_ID = assetIdOf(entryKeyOf(CONTENT, 'URL') as string);
+
+const threat = (organization: string, id: string, at: string, status: 'PENDING' | 'REJECTED'): ActivityRecord => ({
+  organization,
+  kind: 'threat',
+  id,
+  reportId: `r-${id}`,
+  assetId: ASSET_ID,
+  content: CONTENT,
+  assetType: 'URL',
+  status,
+  watchlisted: false,
+  brands: [],
+  createdAt: at,
+  updatedAt: at,
+  deleted: false,
+});
+const report = (organization: string, id: string, at: string): ActivityRecord => ({
+  organization,
+  kind: 'report',
+  id,
+  title: `${organization} report`,
+  status: 'TODO',
+  brands: [],
+  createdAt: at,
+  updatedAt: at,
+  deleted: false,
+});
+
+const UNKNOWN: CheckResult = {
+  status: 'UNKNOWN',
+  source: 'service',
+  sources: [{ source: 'service', status: 'UNKNOWN' }],
+};
+
+/** Acme and Globex each reported the content; a user is ACTIVE in Acme and INACTIVE in Globex. */
+const deps = (entry?: VerdictEntry): SearchDeps => {
+  const records = [
+    threat('globex', 't-2', '2026-03-02T10:00:00.000Z', 'REJECTED'),
+    threat('acme', 't-1', '2026-03-01T10:00:00.000Z', 'PENDING'),
+  ];
+  const reports = [
+    report('acme', 'r-t-1', '2026-03-01T10:00:00.000Z'),
+    report('globex', 'r-t-2', '2026-03-02T10:00:00.000Z'),
+  ];
+  const memberships: Membership[] = [
+    { userId: 'u-1', orgId: 'acme', status: 'ACTIVE' },
+    { userId: 'u-1', orgId: 'globex', status: 'INACTIVE' },
+  ];
+  return {
+    checker: { check: () => UNKNOWN },
+    verdicts: { find: async () => entry },
+    lists: { page: async () => ({ records: [] }), byAsset: async (id) => (id === ASSET_ID ? records : []) },
+    store: { find: async (ref) => reports.find((r) => r.organization === ref.organization && r.id === ref.id) },
+    directory: {
+      findMembership: async (userId, orgId) => memberships.find((m) => m.userId === userId && m.orgId === orgId),
+    },
+  };
+};
+
+describe('searchAsset', () => {
+  it('shows a user only the records of organizations where it is an ACTIVE member, and dates the asset by them', async () => {
+    const result = await searchAsset(deps(), { kind: 'user', userId: 'u-1' }, { content: CONTENT });
+
+    expect(result).toEqual({
+      asset: {
+        id: ASSET_ID,
+        content: CONTENT,
+        type: 'URL',
+        status: 'UNKNOWN',
+        watchStatus: 'DISABLED',
+        createdAt: '2026-03-01T10:00:00.000Z',
+        updatedAt: '2026-03-01T10:00:00.000Z',
+      },
+      reports: [
+        {
+          id: recordNumber('report', 'acme', 'r-t-1'),
+          title: 'acme report',
+          status: 'TODO',
+          createdAt: '2026-03-01T10:00:00.000Z',
+        },
+      ],
+      takedown: null,
+      blockedBy: [],
+    });
+  });
+
+  it('dates the asset by the public verdict alone for an organization with no record of it', async () => {
+    const entry = { allow: 0, block: 0, watch: 1, changedAt: '2026-03-05T00:00:00.000Z' };
+
+    const result = await searchAsset(deps(entry), { kind: 'organization', orgId: 'initech' }, { assetId: ASSET_ID });
+
+    expect(result).toEqual({
+      asset: {
+        id: ASSET_ID,
+        content: CONTENT,
+        type: 'URL',
+        status: 'UNKNOWN',
+        watchStatus: 'ENABLED',
+        createdAt: '2026-03-05T00:00:00.000Z',
+        updatedAt: '2026-03-05T00:00:00.000Z',
+      },
+      reports: [],
+      takedown: null,
+      blockedBy: [],
+    });
+  });
+
+  it('refuses a query with neither content nor assetId', async () => {
+    await expect(searchAsset(deps(), { kind: 'organization', orgId: 'acme' }, {})).rejects.toThrow(
+      'content or assetId is required',
+    );
+  });
+});

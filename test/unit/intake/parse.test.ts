@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { createHandler } from '../../../functions/intake/parse.ts';
+import { parseAssets } from '../../../shared/domain/intake/parse.ts';
+import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
+import { fakeKeys, orgKey, userKey } from '../../fixtures/fakes.ts';
+import CORPUS from './chat-corpus.json' with { type: 'json' };
+
+const keys = fakeKeys({ 'acme-key': orgKey('acme', ['read']), 'user-key': userKey('u-1') });
+const parse = (apiKey: string | null, body: unknown) =>
+  call(createHandler({ keys }), apiEvent({ method: 'POST', apiKey, body }));
+
+describe('parseAssets', () => {
+  it('finds exactly the expected assets, offsets included, in each of the chat corpus messages', () => {
+    const mismatches = CORPUS.filter(
+      (message) => JSON.stringify(parseAssets(message.text)) !== JSON.stringify(message.assets),
+    );
+
+    expect(CORPUS.length).toBeGreaterThanOrEqual(200);
+    expect(mismatches).toEqual([]);
+  });
+
+  it('strips trailing punctuation and a closing parenthesis the URL did not open', () => {
+    const text = 'claim at https://acme-wallet-airdrop-6.xyz). quick!';
+
+    expect(parseAssets(text)).toEqual([{ content: 'acme-wallet-airdrop-6.xyz', type: 'URL', start: 9, end: 42 }]);
+  });
+
+  it('keeps a closing parenthesis that closes one of the path', () => {
+    expect(parseAssets('(see https://en.wikipedia.org/wiki/Foo_(bar))')[0]?.content).toBe(
+      'en.wikipedia.org/wiki/Foo_(bar)',
+    );
+  });
+
+  it('undoes defanging and reports the span of the defanged text', () => {
+    const text = 'IOC hxxps://evil-acme[.]com/login';
+
+    expect(parseAssets(text)).toEqual([{ content: 'evil-acme.com/login', type: 'URL', start: 4, end: 33 }]);
+  });
+
+  it('reads a markdown link once when its label repeats its target', () => {
+    const text = '[https://app.acme.com](https://app.acme.com)';
+
+    expect(parseAssets(text)).toEqual([{ content: 'app.acme.com', type: 'URL', start: 1, end: 21 }]);
+  });
+
+  it('converts an internationalized host to punycode', () => {
+    expect(parseAssets('visit münchen.de/info»')).toEqual([
+      { content: 'xn--mnchen-3ya.de/info', type: 'URL', start: 6, end: 21 },
+    ]);
+  });
+
+  it('ignores file names, abbreviations and channel-wide mentions', () => {
+    expect(parseAssets('see index.html and config.json, e.g. ping @everyone or @here')).toEqual([]);
+  });
+
+  it('reads an e-mail address as one asset, not as a domain and a handle', () => {
+    expect(parseAssets('write to support@acme.com')).toEqual([
+      { content: 'mailto:support@acme.com', type: 'EMAIL', start: 9, end: 25 },
+    ]);
+  });
+});
+
+describe('POST /asset/parse', () => {
+  it('answers 200 with the assets of the text for any key', async () => {
+    const response = await parse('user-key', { text: 'DM @acme_support or join discord.gg/acme-mint.' });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({
+      assets: [
+        { content: 'x.com/acme_support', type: 'TWITTER', start: 3, end: 16 },
+        { content: 'discord.gg/acme-mint', type: 'DISCORD', start: 25, end: 45 },
+      ],
+    });
+  });
+
+  it('answers 400 for a text of more than 20,000 characters', async () => {
+    const response = await parse('acme-key', { text: 'a'.repeat(20_001) });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatchObject({ message: 'text must be at most 20000 characters' });
+  });
+
+  it('answers 400 when text is not a string', async () => {
+    const response = await parse('acme-key', { text: 42 });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatchObject({ issues: [{ message: 'text must be a string', path: 'body.text' }] });
+  });
+
+  it('answers 401 without a key', async () => {
+    const response = await parse(null, { text: 'acme.com' });
+
+    expect(response.statusCode).toBe(401);
+    expect(response.body).toEqual(errorBody('UNAUTHORIZED', expect.any(String)));
+  });
+});
