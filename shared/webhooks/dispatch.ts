@@ -154,7 +154,8 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
     async poll() {
       const started = deps.now();
       const settled = positionAt(started - LOG_TIMING.settleMs);
-      const from = (await deps.log.cursor()) ?? settled;
+      const saved = await deps.log.cursor();
+      const from = saved ?? settled;
       const changes = await deps.log.readFrom(from);
       const fresh = changes.filter((change) => !seen.has(change.version));
       let events = 0;
@@ -175,7 +176,8 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
         }
         for (const change of fresh) seen.set(change.version, true);
       }
-      if (settled > from) await deps.log.saveCursor(settled);
+      // A first poll saves where it started, so a restart resumes there rather than at its own start.
+      if (saved === undefined || settled > from) await deps.log.saveCursor(settled);
       for (const version of seen.keys()) {
         if (version >= settled) break;
         seen.delete(version);

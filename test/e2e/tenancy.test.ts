@@ -51,6 +51,8 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-threats', 'POST', '/threats/list', { startDate: '2020-01-01' }],
   ['list-takedowns', 'POST', '/takedowns/list', { startDate: '2020-01-01' }],
   ['get-metrics', 'GET', '/organization/metrics?startDate=2020-01-01'],
+  ['list-webhooks', 'GET', '/webhook/config'],
+  ['list-webhook-deliveries', 'GET', '/webhook/config/0123456789abcdef/deliveries'],
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'acme' }],
   ['list-assets', 'GET', '/organization/assets'],
   ['list-asset-groups', 'GET', '/organization/asset-groups'],

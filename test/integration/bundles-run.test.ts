@@ -22,6 +22,12 @@ const EXPECTED_STATUS: Record<string, number> = {
   'review-proposal': 404,
   'get-report-page': 404,
   'get-scan-result': 404,
+  // The sample's receiver is a name that resolves nowhere; the webhook the others name is not in the demo.
+  'create-webhook': 400,
+  'update-webhook': 404,
+  'delete-webhook': 404,
+  'test-webhook': 404,
+  'list-webhook-deliveries': 404,
 };
 
 const CONTEXT = {
