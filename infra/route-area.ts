@@ -18,6 +18,7 @@ import type { CheckLists } from './check-lists.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
 import type { ScanQueue } from './scan-queue.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
+import type { WebhookDelivery } from './webhooks.ts';
 
 /**
  * One area holds at most this many routes: at 7 resources a route (function, role, policy, log
@@ -52,6 +53,7 @@ export type RouteAreaProps = NestedStackProps & {
   /** The queue the routes that start scans send to. */
   scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
+  webhooks: Pick<WebhookDelivery, 'queue' | 'secretsKey' | 'grantSeal'>;
 };
 
 const routeMetric = (metricName: string, dimensions: Record<string, string>, statistic: string) =>
@@ -89,11 +91,15 @@ export class RouteArea extends NestedStack {
           ...(route.readsCursorKey ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
           ...(route.readsCheckLists ? { LISTS_BUCKET: props.lists.bucket.bucketName } : {}),
           ...(route.readsVerdicts ? { VERDICTS_BUCKET: props.lists.bucket.bucketName } : {}),
+          ...(route.sealsWebhookSecrets ? { WEBHOOK_SECRETS_KEY_ID: props.webhooks.secretsKey.keyArn } : {}),
+          ...(route.queuesWebhookDeliveries ? { WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl } : {}),
           ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
           ...(route.blocklistArtifacts ? { BLOCKLIST_BUCKET: props.blocklist.bucket.bucketName } : {}),
           ...(route.blocklistArtifacts === 'write' ? { BLOCKLIST_CDN_URL: props.blocklist.cdnUrl } : {}),
         },
       });
+      if (route.sealsWebhookSecrets) props.webhooks.grantSeal(fn);
+      if (route.queuesWebhookDeliveries) props.webhooks.queue.grantSendMessages(fn);
       if (route.startsScans) props.scans.grantStartScans(fn);
       if (route.blocklistArtifacts) props.blocklist.grant(fn, route.blocklistArtifacts);
       if (route.readsVerdicts) {

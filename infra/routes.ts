@@ -79,6 +79,10 @@ export type Route = {
   blocklistArtifacts?: 'read' | 'write';
   /** Puts scans on the scan queue (SCAN_QUEUE_URL) for its worker. */
   startsScans?: boolean;
+  /** Creates webhooks: may encrypt (never decrypt) with the key that seals their signing secrets. */
+  sealsWebhookSecrets?: boolean;
+  /** Queues webhook deliveries: may send to the delivery queue. */
+  queuesWebhookDeliveries?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -564,6 +568,67 @@ export const ROUTES: readonly Route[] = [
     // The user's own profile item.
     writes: [PARTITIONS.profile],
   },
+  // Webhooks: their configuration, test events and delivery log (events come from the webhook workers).
+  {
+    method: 'POST',
+    path: '/webhook/config',
+    name: 'create-webhook',
+    area: 'webhooks',
+    entry: 'functions/webhooks/create.ts',
+    access: 'write',
+    writes: [PARTITIONS.webhooks],
+    rateClass: 'write',
+    sealsWebhookSecrets: true,
+  },
+  {
+    method: 'GET',
+    path: '/webhook/config',
+    name: 'list-webhooks',
+    area: 'webhooks',
+    entry: 'functions/webhooks/list.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'PATCH',
+    path: '/webhook/config/{id}',
+    name: 'update-webhook',
+    area: 'webhooks',
+    entry: 'functions/webhooks/update.ts',
+    access: 'write',
+    writes: [PARTITIONS.webhooks],
+    rateClass: 'write',
+  },
+  {
+    method: 'DELETE',
+    path: '/webhook/config/{id}',
+    name: 'delete-webhook',
+    area: 'webhooks',
+    entry: 'functions/webhooks/delete.ts',
+    access: 'write',
+    writes: [PARTITIONS.webhooks],
+    rateClass: 'write',
+  },
+  {
+    method: 'POST',
+    path: '/webhook/config/{id}/test',
+    name: 'test-webhook',
+    area: 'webhooks',
+    entry: 'functions/webhooks/test.ts',
+    access: 'write',
+    writes: [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
+    rateClass: 'write',
+    queuesWebhookDeliveries: true,
+  },
+  {
+    method: 'GET',
+    path: '/webhook/config/{id}/deliveries',
+    name: 'list-webhook-deliveries',
+    area: 'webhooks',
+    entry: 'functions/webhooks/deliveries.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
 ];
 
 /** Functions that are not HTTP routes (queue and schedule driven), by the name `npm run invoke` takes. */
@@ -573,6 +638,8 @@ export const WORKERS = {
   'snapshot-verdicts': 'functions/check/snapshot.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
   'run-scans': 'functions/intake/scan-worker.ts',
+  'generate-webhook-events': 'functions/webhooks/generate.ts',
+  'deliver-webhooks': 'functions/webhooks/deliver.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -588,4 +655,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
   // A scan's result, and the report a MALICIOUS one files (once per content and organization).
   'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
+  // Reads the verdict log; records each event's deliveries and its own position in the log.
+  'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
+  // Claims a delivery, records its outcome.
+  'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
 };

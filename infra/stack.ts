@@ -19,6 +19,7 @@ import { AREAS, BASE_PATH, ROUTES, type Route } from './routes.ts';
 import { ScanQueue } from './scan-queue.ts';
 import { TABLE_DEFINITION } from './table-definition.ts';
 import { VerdictSnapshots } from './verdict-snapshots.ts';
+import { WebhookDelivery } from './webhooks.ts';
 
 export type ServiceStackProps = StackProps & {
   /** `dev` stages may be torn down with their data; any other stage keeps the table. */
@@ -181,6 +182,7 @@ export class ServiceStack extends Stack {
       : new Topic(this, 'AlarmTopic', { displayName: `${settings.serviceName} alarms`, enforceSSL: true });
     if (props.alarmEmail) topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const alarmAction = new SnsAction(topic);
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { table, settings, alarmAction });
 
     const routes = props.routes ?? ROUTES;
     const areas = AREAS.filter((area) => routes.some((route) => route.area === area));
@@ -197,6 +199,7 @@ export class ServiceStack extends Stack {
         blocklist,
         scans,
         alarmAction,
+        webhooks,
       });
     }
 
@@ -210,6 +213,8 @@ export class ServiceStack extends Stack {
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
         'interrupted-writes': resumer.function,
+        'webhook-delivery': webhooks.deliverFunction,
+        'webhook-events': webhooks.generateFunction,
         'scan-worker': scans.function,
       },
       queue: ingest.queue,
@@ -222,6 +227,7 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ApiAliasUrl', { value: `${api.apiEndpoint}/${ALIAS_STAGE}${BASE_PATH}` });
     new CfnOutput(this, 'ActivityQueueUrl', { value: ingest.queue.queueUrl });
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: scans.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BlocklistCdnUrl', { value: blocklist.cdnUrl });

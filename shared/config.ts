@@ -174,6 +174,30 @@ export const config = {
     return parseRateLimits(optional('RATE_LIMITS'));
   },
   /**
+   * Whether webhook receivers may be `http://127.0.0.1:<port>` or `http://localhost:<port>`
+   * (`WEBHOOK_ALLOW_LOOPBACK=true`, set by the local runtime). Never in AWS, whatever is set.
+   */
+  get webhookAllowLoopback(): boolean {
+    if (optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined) return false;
+    return optional('WEBHOOK_ALLOW_LOOPBACK') === 'true';
+  },
+  /** Where webhook signing secrets are sealed: a KMS key (in AWS) or a key file (locally). */
+  get webhookSecrets(): { aws: string } | { local: string } {
+    return requiredAwsOrLocal('WEBHOOK_SECRETS_KEY_ID', 'WEBHOOK_SECRETS_KEY_FILE');
+  },
+  /** The queue deliveries go through in AWS; locally the runtime's in-process queue takes them. */
+  get webhookQueueUrl(): string | undefined {
+    return optional('WEBHOOK_QUEUE_URL');
+  },
+  /** The first retry of a failed delivery waits about this long; each later one twice as long. */
+  get webhookBackoffMs(): number {
+    return nonNegative('WEBHOOK_BACKOFF_MS', 30_000);
+  },
+  /** How long a receiver has to answer one delivery. */
+  get webhookTimeoutMs(): number {
+    return nonNegative('WEBHOOK_TIMEOUT_MS', 5_000);
+  },
+  /**
    * What a report id is appended to for the `reportUrl` of `POST /asset/details`
    * (`REPORT_URL_BASE`, from the stage's `reportUrlBase`); unset, the stage's own public report page.
    */

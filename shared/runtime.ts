@@ -1,3 +1,4 @@
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
 import { profileRepository, settingsRepository } from './db/account-repository.ts';
@@ -24,6 +25,8 @@ import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
+import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
+import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { createChecker } from './domain/check/engine.ts';
@@ -32,6 +35,9 @@ import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
+import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
+import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
+import { sendWebhook, systemResolver } from './webhooks/sender.ts';
 
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
@@ -149,6 +155,67 @@ export const blocklist = /* @__PURE__ */ once(() =>
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
 
+/** Webhooks and their deliveries. */
+export const webhooks = /* @__PURE__ */ table(webhookRepository);
+/** Seals webhook signing secrets: KMS in AWS, a key file locally. */
+export const webhookSealer = /* @__PURE__ */ once(() => {
+  const setting = config.webhookSecrets;
+  return 'aws' in setting
+    ? kmsSealer(
+        underFailurePolicy('KMS', (transport) => new KMSClient(transport)),
+        setting.aws,
+      )
+    : localSealer(setting.local);
+});
+/** Where a receiver's name is resolved, and which addresses it may have. */
+export const webhookReceivers = /* @__PURE__ */ once(() => ({
+  policy: { allowLoopback: config.webhookAllowLoopback },
+  resolve: systemResolver,
+}));
+/** The queue deliveries go through: SQS in AWS, the local runtime's in-process queue otherwise. */
+export const webhookQueue = /* @__PURE__ */ once((): Enqueue => {
+  const url = config.webhookQueueUrl;
+  if (url === undefined) return inProcessEnqueue;
+  const queue = sqsEnqueue(
+    underFailurePolicy('webhook queue', (transport) => new SQSClient(transport)),
+    url,
+  );
+  return (delivery) => queue.enqueue(delivery);
+});
+/** What creating a webhook needs: its store, the sealer of its secret (built on first use), the URL rules. */
+export const webhookCreation = /* @__PURE__ */ once(() => ({
+  hooks: webhooks(),
+  sealer: {
+    seal: (secret: string) => webhookSealer().seal(secret),
+    open: (sealed: string) => webhookSealer().open(sealed),
+  },
+  receivers: webhookReceivers(),
+  now,
+}));
+/** What a test event needs: the webhook, its deliveries and the delivery queue. */
+export const webhookTesting = /* @__PURE__ */ once(() => ({
+  hooks: webhooks(),
+  deliveries: webhooks(),
+  enqueue: webhookQueue(),
+  now,
+}));
+/** The verdict log as the webhook event generator reads it. */
+export const webhookChangeLog = /* @__PURE__ */ table(changeLogReader);
+/** What one delivery attempt needs: the webhook, its sealed secret, the checked sender, the stage's timing. */
+export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
+  const { policy, resolve } = webhookReceivers();
+  const timeoutMs = config.webhookTimeoutMs;
+  return {
+    // A disabled or deleted webhook stops getting deliveries within a second.
+    hooks: cachedHooks(webhooks(), 1000),
+    deliveries: webhooks(),
+    sealer: rememberingSealer(webhookSealer()),
+    send: (url, body, headers) => sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
+    now,
+    backoffBaseMs: config.webhookBackoffMs,
+    leaseMs: 2 * timeoutMs + 1000,
+  };
+});
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
 export const disputeDeps = /* @__PURE__ */ once(() => ({
   disputes: disputeRepository(documentClient(), config.tableName),

@@ -24,6 +24,7 @@ import { BLOCKLIST_USAGE } from './blocklist-commands.ts';
 import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
+import { WEBHOOK_USAGE } from './webhook-listen.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
 
@@ -57,7 +58,8 @@ ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
 ${BLOCKLIST_USAGE}
-${INSIGHTS_USAGE}`;
+${INSIGHTS_USAGE}
+${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
 const fail = (message: string): never => {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { blocklistCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
+import { listenForWebhooks } from '../admin/webhook-listen.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
 
@@ -24,12 +25,21 @@ const main = async () => {
       copy: { type: 'boolean' },
       base: { type: 'string' },
       key: { type: 'string' },
+      port: { type: 'string' },
+      secret: { type: 'string' },
       note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || positionals.length === 0) {
     console.log(USAGE);
+    return;
+  }
+  if (positionals[0] === 'webhook' && positionals[1] === 'listen') {
+    const port = Number(values.port ?? 4000);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error('--port must be a port number');
+    await listenForWebhooks({ port, ...(values.secret ? { secret: values.secret } : {}) }, (line) => console.log(line));
+    console.log(`Listening on http://127.0.0.1:${port}/ (Ctrl-C stops)`);
     return;
   }
   const flags = values as Record<string, string>;

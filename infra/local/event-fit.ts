@@ -15,6 +15,8 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'sync-lists': 'schedule',
   'snapshot-verdicts': 'schedule',
   'resume-interrupted-writes': 'schedule',
+  'generate-webhook-events': 'schedule',
+  'deliver-webhooks': 'queue',
   'run-scans': 'queue',
 };
 

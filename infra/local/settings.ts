@@ -16,6 +16,8 @@ export const LOCAL = {
   blocklistDir: process.env.BLOCKLIST_DIR ?? resolve(import.meta.dirname, '../../.data/blocklist'),
   /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
   snapshotEveryMs: 5 * 60_000,
+  /** The AES-256 key that seals webhook signing secrets in the local table, created on first use. */
+  webhookKeyFile: resolve(import.meta.dirname, '../../.data/webhook-secrets.key'),
 };
 
 const CHECKOUT = resolve(import.meta.dirname, '../..');
@@ -36,4 +38,6 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.LISTS_DIR = LOCAL.listsDir;
   process.env.VERDICTS_DIR = LOCAL.verdictsDir;
   process.env.BLOCKLIST_DIR = LOCAL.blocklistDir;
+  process.env.WEBHOOK_SECRETS_KEY_FILE = LOCAL.webhookKeyFile;
+  process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
 };

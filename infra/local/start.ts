@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
@@ -18,6 +19,7 @@ import { loadFixture, parseFixture } from './fixture.ts';
 import { createGateway } from './gateway.ts';
 import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL, OWNER_TABLE } from './settings.ts';
+import { startLocalWebhooks } from './webhooks.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
@@ -81,6 +83,18 @@ const main = async () => {
       });
   }, RESUME_EVERY_MS);
 
+  // The webhook workers, in-process: events from the verdict log, deliveries through an in-process queue.
+  const webhooks = await asWorker('generate-webhook-events', async () =>
+    startLocalWebhooks({
+      db,
+      tableName: LOCAL.tableName,
+      keyFile: LOCAL.webhookKeyFile,
+      policy: { allowLoopback: config.webhookAllowLoopback },
+      backoffBaseMs: config.webhookBackoffMs,
+      timeoutMs: config.webhookTimeoutMs,
+    }),
+  );
+
   if (process.stdout.isTTY) prettyLogs();
   const server = createGateway({ cors: corsSettings(LOCAL.corsOrigins) });
   await new Promise<void>((done, fail) => {
@@ -108,6 +122,7 @@ const main = async () => {
     stopping = true;
     console.log('\nStopping ...');
     clearInterval(resumer);
+    await webhooks.stop();
     server.close();
     server.closeAllConnections();
     await dynamo.stop();

@@ -5,6 +5,7 @@ import { INSIGHTS_OPERATIONS } from './insights-operations.ts';
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import { BODY } from './responses.ts';
+import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 const { metrics: METRICS_EXAMPLE, asset: ASSET_EXAMPLE, checkResult: CHECK_EXAMPLE } = EXAMPLES;
 
@@ -25,7 +26,8 @@ export type OperationDoc = {
     | 'Threat lifecycle'
     | 'Description and pages'
     | 'Insights'
-    | 'Account';
+    | 'Account'
+    | 'Webhooks';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -46,6 +48,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
   ...BLOCKLIST_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
   ...INTAKE_OPERATIONS,
   ...INSIGHTS_OPERATIONS,
   'list-asset-groups': {

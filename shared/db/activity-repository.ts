@@ -14,7 +14,7 @@ import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/life
 import { batchGetAll } from './batch.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
-import { verdictChange, verdictItemNames } from './verdict-log.ts';
+import { type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
@@ -150,6 +150,24 @@ const typesOf = (writes: readonly RecordWrite[]): Map<string, AssetType> => {
   return types;
 };
 
+/** The organizations whose threats move each check-index key, for the verdict log. */
+const originsOf = (writes: readonly RecordWrite[]): Map<string, VerdictOrigin[]> => {
+  const origins = new Map<string, VerdictOrigin[]>();
+  for (const { previous, next } of writes) {
+    const record = next ?? previous;
+    if (record?.kind !== 'threat' || record.checkKey === undefined) continue;
+    const list = origins.get(record.checkKey) ?? [];
+    if (list.some((origin) => origin.orgId === record.organization)) continue;
+    list.push({
+      orgId: record.organization,
+      content: record.content,
+      ...(record.assetId === undefined ? {} : { assetId: record.assetId }),
+    });
+    origins.set(record.checkKey, list);
+  }
+  return origins;
+};
+
 /** Organizations and brands are never deleted, so what was seen to exist is remembered (for a while). */
 const REFERENCE_TTL_MS = 60_000;
 const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
@@ -162,11 +180,13 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     guards: CommitGuards = {},
   ): Promise<CommitOutcome> => {
     const types = typesOf(writes);
+    const origins = originsOf(writes);
     const checks = effects.checks.map(({ checkKey, block, watch }) => ({
       checkKey,
       type: types.get(checkKey),
       block,
       watch,
+      origins: origins.get(checkKey),
     }));
     // The insight counters move with the metrics counters, in the same items where they share a day.
     const counters = mergeDeltas(effects.counters, insightDeltas(writes));

@@ -17,7 +17,7 @@ import { queryPages } from './batch.ts';
 import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { decodePosition } from './position.ts';
 import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
-import { type VerdictDelta, verdictChange, verdictItemNames } from './verdict-log.ts';
+import { type VerdictDelta, type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
 
 /** An asset moves at most one check-index entry. */
 const VERDICT_ITEMS = verdictItemNames(1);
@@ -40,6 +40,7 @@ const MAX_PAGES = 4;
 const FILTERED_PAGE_SIZE = 500;
 
 /** Time-ordered, collision-checked ids: no hot counter item, and safe integers until the 23rd century. */
+const originOf = (asset: Asset): VerdictOrigin => ({ orgId: asset.orgId, assetId: asset.id, content: asset.content });
 const newAssetId = (): number => Date.now() * 1000 + randomInt(1000);
 
 /** Search is case-insensitive: the stored text and every query are lower-cased here, and only here. */
@@ -158,8 +159,10 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     oldRemoval: failedBefore.has('oldGroup') && !failedBefore.has('oldRemoval') ? removalCount(orgId, id) : undefined,
   });
   /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
-  const allowEntry = (checkKey: string | undefined, type: AssetType, allow: 1 | -1): Promise<NamedItems> =>
-    checkKey === undefined ? Promise.resolve({}) : verdictChange(db, TableName, [{ checkKey, type, allow }]);
+  const allowEntry = (checkKey: string | undefined, asset: Asset, allow: 1 | -1): Promise<NamedItems> =>
+    checkKey === undefined
+      ? Promise.resolve({})
+      : verdictChange(db, TableName, [{ checkKey, type: asset.type, allow, origins: [originOf(asset)] }]);
   /** Writes `next` over the asset version `current` was read at, keeping it in the live indexes. */
   const replaceLive = (current: AssetItem, next: Asset): TransactItem => {
     const keys = liveKeys(next);
@@ -243,7 +246,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       });
       items[`identity${index}`] = putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id });
       if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
-      if (checkKey !== undefined) verdicts.push({ checkKey, type: asset.type, allow: 1 });
+      if (checkKey !== undefined) verdicts.push({ checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
       written.set(index, asset);
     }
     for (const [group, delta] of groupDeltas) items[`group${group}`] = groupCount(orgId, group, delta);
@@ -420,7 +423,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             },
           },
           ...leaveGroup(current.orgId, groupId(current), failedBefore),
-          ...(await allowEntry(current.checkKey, current.type, -1)),
+          ...(await allowEntry(current.checkKey, current, -1)),
         };
       };
       try {

@@ -87,6 +87,12 @@ export const PARTITIONS = {
   claim: 'CLAIM#*',
   budget: 'BUDGET#*',
   metrics: 'METRICS#*',
+  /** Every organization's webhooks, their per-organization counts and the event generator's position. */
+  webhooks: 'WEBHOOKS',
+  /** One partition per webhook: its deliveries, newest last. */
+  webhookDelivery: 'WEBHOOKDLV#*',
+  /** One partition per webhook: its deliveries not yet SUCCESS or FAILURE. */
+  webhookOpen: 'WEBHOOKOPEN#*',
   /** Disputes of false positives, their one-per-requester markers and the service's allowlistings. */
   dispute: 'DISPUTE#*',
   /** Scans of submitted content, and the marks of the reports they filed. */
@@ -154,6 +160,19 @@ export const key = {
    * its own partition; a partition's days sort chronologically. Shard 0 is the partition every
    * record was counted in before counters were sharded.
    */
+  /**
+   * Webhooks share one partition (at most 10 per organization), so the event generator reads
+   * every subscription with one Query; the sort key puts an organization's together.
+   */
+  webhook: (orgId: string, id: string): Key => ({ PK: 'WEBHOOKS', SK: `HOOK#${orgId}#${id}` }),
+  webhooks: { PK: 'WEBHOOKS', prefix: (orgId?: string) => (orgId === undefined ? 'HOOK#' : `HOOK#${orgId}#`) },
+  webhookCount: (orgId: string): Key => ({ PK: 'WEBHOOKS', SK: `COUNT#${orgId}` }),
+  webhookCursor: { PK: 'WEBHOOKS', SK: 'CURSOR' } as Key,
+  /** A delivery sorts by the position of its change in the verdict log, then by its own id. */
+  webhookDelivery: (hookId: string, sort: string): Key => ({ PK: `WEBHOOKDLV#${hookId}`, SK: sort }),
+  webhookDeliveryPartition: (hookId: string): string => `WEBHOOKDLV#${hookId}`,
+  webhookOpen: (hookId: string, sort: string): Key => ({ PK: `WEBHOOKOPEN#${hookId}`, SK: sort }),
+  webhookOpenPartition: (hookId: string): string => `WEBHOOKOPEN#${hookId}`,
   orgDay: (orgId: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}`, shard),
     SK: `DAY#${day}`,

@@ -35,8 +35,22 @@ const ENTRY_NAMES = {
   '#lastChange': 'lastChange',
 };
 
+/**
+ * Who made a change: the organization whose allowlisting or threat moved the counter, with its
+ * asset id and the content as it wrote them. Kept on the log entry, so a reader knows whose
+ * change it was even once the record that caused it is gone (a deleted asset, a withdrawn threat).
+ */
+export type VerdictOrigin = { orgId: string; assetId?: number; content?: string };
+
 /** A change of one check-index entry's counters, as its writer knows it. */
-export type VerdictDelta = { checkKey: string; type?: AssetType; allow?: number; block?: number; watch?: number };
+export type VerdictDelta = {
+  checkKey: string;
+  type?: AssetType;
+  allow?: number;
+  block?: number;
+  watch?: number;
+  origins?: readonly VerdictOrigin[];
+};
 
 const COUNTERS = ['allow', 'block', 'watch'] as const;
 const ENTRY_PROJECTION = {
@@ -79,8 +93,10 @@ export const verdictItemNames = (count: number): string[] =>
 const merged = (deltas: readonly VerdictDelta[]): VerdictDelta[] => {
   const byKey = new Map<string, Required<Omit<VerdictDelta, 'type'>> & { type?: AssetType }>();
   for (const delta of deltas) {
-    const entry = byKey.get(delta.checkKey) ?? { checkKey: delta.checkKey, allow: 0, block: 0, watch: 0 };
+    const entry = byKey.get(delta.checkKey) ?? { checkKey: delta.checkKey, allow: 0, block: 0, watch: 0, origins: [] };
     for (const counter of COUNTERS) entry[counter] += delta[counter] ?? 0;
+    const known = new Set(entry.origins.map((origin) => origin.orgId));
+    entry.origins = [...entry.origins, ...(delta.origins ?? []).filter((origin) => !known.has(origin.orgId))];
     if (delta.type !== undefined) entry.type = delta.type;
     byKey.set(delta.checkKey, entry);
   }
@@ -181,6 +197,7 @@ export const verdictChange = async (
           previousBits: bitsOf(before),
           seq,
           changedAt: new Date(stamp).toISOString(),
+          ...(change.origins !== undefined && change.origins.length > 0 ? { origins: change.origins } : {}),
           [ATTR.ttl]: Math.ceil((stamp + LOG_TIMING.retentionMs) / 1000),
         },
       },

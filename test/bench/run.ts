@@ -375,6 +375,12 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     section('cost per million requests by route class');
     await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));
   },
+  webhooks: async (endpoint) => {
+    section('webhooks (local runtime workers on DynamoDB Local, to a receiver on 127.0.0.1 answering 200)');
+    await optional<{ benchWebhooks: (endpoint: string) => Promise<Row[]> }>('./webhooks.ts', (m) =>
+      m.benchWebhooks(endpoint),
+    );
+  },
   dispute: async (endpoint) => {
     section('upheld disputes (time until the check answers ALLOWED, local gateway on DynamoDB Local)');
     await optional<{ benchDispute: (endpoint: string) => Promise<Row[]> }>('./dispute.ts', (m) =>

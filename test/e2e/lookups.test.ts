@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { loadRoutes, type RouteDeclaration } from '../../infra/openapi/document.ts';
@@ -13,6 +16,8 @@ const server = createGateway();
 let base = '';
 let routes: RouteDeclaration[] = [];
 
+process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
+process.env.WEBHOOK_SECRETS_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'lookups-')), 'webhook-secrets.key');
 const call = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -98,15 +103,21 @@ describe('a null cursor', () => {
   it('asks for the first page on every listing, as no cursor does', async () => {
     // The seeded changes settle first, so both calls of the changelog read the same log.
     await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
+    const hook = await call('POST', '/webhook/config', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['asset.status-updated'],
+    });
+    // A listing under one record names it in its path: the webhook just created.
+    const pathOf = (path: string) => path.replace('{id}', String(hook.body.id));
     for (const { route, part, field } of cursorRoutes()) {
       const first =
         part === 'body'
-          ? await call(route.method, route.path, { ...REQUIRED[route.name] })
-          : await call(route.method, route.path);
+          ? await call(route.method, pathOf(route.path), { ...REQUIRED[route.name] })
+          : await call(route.method, pathOf(route.path));
       const withNull =
         part === 'body'
-          ? await call(route.method, route.path, { ...REQUIRED[route.name], [field]: null })
-          : await call(route.method, `${route.path}?${field}=null`);
+          ? await call(route.method, pathOf(route.path), { ...REQUIRED[route.name], [field]: null })
+          : await call(route.method, `${pathOf(route.path)}?${field}=null`);
 
       expect({ route: route.name, status: first.status }).toEqual({ route: route.name, status: 200 });
       // The changelog's version is the end of what the page covers: now, less the settle window.

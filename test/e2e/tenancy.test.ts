@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
 import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
 import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
@@ -16,6 +17,7 @@ import { createTestTable } from '../fixtures/table.ts';
  * changelog publishes) are not Globex's records and may show.
  */
 const table = await createTestTable('e2e-tenancy');
+const ACME_WEBHOOK = '0123456789abcdef';
 const ACME = 'acme-tenancy-key-0123456789abcdef';
 const GLOBEX = 'globex-tenancy-key-0123456789abcdef';
 const STATUSES = ['pending', 'rejected', 'approved', 'watchlisted'] as const;
@@ -53,6 +55,8 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-threats', 'POST', '/threats/list', { startDate: '2020-01-01' }],
   ['list-takedowns', 'POST', '/takedowns/list', { startDate: '2020-01-01' }],
   ['get-metrics', 'GET', '/organization/metrics?startDate=2020-01-01'],
+  ['list-webhooks', 'GET', '/webhook/config'],
+  ['list-webhook-deliveries', 'GET', `/webhook/config/${ACME_WEBHOOK}/deliveries`],
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'acme' }],
   ['list-assets', 'GET', '/organization/assets'],
   ['list-asset-groups', 'GET', '/organization/asset-groups'],
@@ -127,6 +131,18 @@ beforeAll(async () => {
       { key: ACME, organization: 'acme' },
       { key: GLOBEX, organization: 'globex' },
     ],
+  });
+  // Acme's webhook, whose (empty) delivery log is one of its own answers.
+  await webhookRepository(table.db, table.tableName).create({
+    id: ACME_WEBHOOK,
+    orgId: 'acme',
+    url: 'https://hooks.acme.example/',
+    description: null,
+    events: ['asset.status-updated'],
+    headers: {},
+    enabled: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    sealedSecret: 'sealed',
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;

@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
@@ -9,7 +12,10 @@ const table = await createTestTable('e2e-text-fields');
 const KEY = 'text-fields-org-key-0123456789abcdef';
 const server = createGateway();
 let base = '';
-const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0 };
+const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0, webhook: '' };
+process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
+process.env.WEBHOOK_SECRETS_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'text-fields-')), 'webhook-secrets.key');
+const WEBHOOK = { url: 'http://127.0.0.1:9/hook', events: ['asset.status-updated'] };
 
 const GENEROUS = { perSecond: 1000, burst: 1000 };
 
@@ -54,6 +60,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
   ids.group = ((await call('GET', '/organization/asset-groups')).body.groups as { id: number }[])[0]?.id ?? 0;
   ids.asset = ((await call('GET', '/organization/assets')).body.assets as { id: number }[])[0]?.id ?? 0;
+  ids.webhook = (await call('POST', '/webhook/config', WEBHOOK)).body.id as string;
   const created = await call('POST', '/report/create', {
     title: 'A scam page',
     description: 'Seen in chat',
@@ -76,6 +83,18 @@ type Case = { path: () => string; body: () => Record<string, unknown>; fields: s
  * path). A route added to the table without a case here fails the coverage test below.
  */
 const CASES: Record<string, Case> = {
+  'create-webhook': {
+    path: () => '/webhook/config',
+    body: () => ({ ...WEBHOOK, description: 'SIEM', headers: { 'X-Webhook-Access-Key': 'access' } }),
+    fields: ['url', 'description', 'headers.X-Webhook-Access-Key'],
+  },
+  'update-webhook': {
+    path: () => `/webhook/config/${ids.webhook}`,
+    body: () => ({ description: 'SIEM feed' }),
+    fields: ['description'],
+  },
+  'test-webhook': { path: () => `/webhook/config/${ids.webhook}/test`, body: () => ({}), fields: [] },
+  'delete-webhook': { path: () => `/webhook/config/${ids.webhook}`, body: () => ({}), fields: [] },
   'create-asset-group': {
     path: () => '/organization/asset-groups',
     body: () => ({ name: 'Bridges' }),
@@ -203,6 +222,10 @@ const ACCEPTANCE_ORDER = [
   'update-asset-group',
   'delete-asset',
   'delete-asset-group',
+  'create-webhook',
+  'update-webhook',
+  'test-webhook',
+  'delete-webhook',
 ];
 const HOSTILE = { 'a lone surrogate': '\ud800', NUL: '\u0000' };
 const writeRoutes = ROUTES.filter((route) => route.access === 'write');

@@ -37,7 +37,7 @@ const packagesOf = async (entry: string): Promise<Set<string>> => (await content
 
 describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
-    '$name holds no S3, Secrets Manager or SQS client, and the signed requests only when it reads snapshots or the cursor key',
+    '$name holds no S3 or Secrets Manager client, SQS only when it queues deliveries, and the signed requests only when it reads snapshots or the cursor key',
     async (route) => {
       const { packages, modules } = await contentsOf(route.entry);
 
@@ -48,7 +48,7 @@ describe('the bundle of each route, as deployed', () => {
         s3: modules.has('shared/db/s3.ts'),
         secretsManager: modules.has('shared/db/cursor-key-secret.ts'),
       }).toEqual({
-        clients: [],
+        clients: route.queuesWebhookDeliveries ? ['@aws-sdk/client-sqs'] : [],
         s3: Boolean(route.readsCheckLists || route.readsVerdicts || route.blocklistArtifacts !== undefined),
         secretsManager: Boolean(route.readsCursorKey),
       });

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +12,16 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
+import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
+import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { createReport } from '../../shared/domain/reports.ts';
+import { sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
+import { startReceiver } from '../fixtures/webhook-receiver.ts';
 import { asWorker } from '../fixtures/workers.ts';
 
 /**
@@ -24,6 +31,8 @@ import { asWorker } from '../fixtures/workers.ts';
  * exactly the ones it declares: none missing (the guard would refuse it) and none declared in vain.
  */
 const table = await createTestTable('declared-writes');
+process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
+process.env.WEBHOOK_SECRETS_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'declared-writes-')), 'webhook-secrets.key');
 // After the table: the functions' modules build their stores over the configured table as they load.
 const { createHandler: ingestHandler } = await import('../../functions/activity/ingest.ts');
 const { createHandler: resumeHandler } = await import('../../functions/maintenance/resume-writes.ts');
@@ -277,6 +286,64 @@ describe('the partitions each function writes, driven down every path that write
 
     expect(response.status).toBe(200);
     expect(partitionsWritten('update-current-user')).toEqual(declared('update-current-user'));
+  });
+
+  it('the webhook routes and workers: exactly what they declare, from creation to a delivery recorded', async () => {
+    const receiver = await startReceiver();
+    const store = webhookRepository(table.db, table.tableName);
+    const { createHandler: generateHandler } = await import('../../functions/webhooks/generate.ts');
+    const { createHandler: deliverHandler } = await import('../../functions/webhooks/deliver.ts');
+    const created = await send('POST', '/webhook/config', { url: receiver.url(), events: ['asset.status-updated'] });
+    await send('PATCH', `/webhook/config/${created.id}`, { description: 'SIEM' });
+    const tested = await send('POST', `/webhook/config/${created.id}/test`);
+    await send('POST', '/organization/assets', { assets: [{ content: 'https://webhooks-declared.example/' }] });
+    const queued: { hookId: string; sort: string }[] = [];
+    const generate = asWorker(
+      'generate-webhook-events',
+      generateHandler({
+        hooks: store,
+        deliveries: store,
+        open: store,
+        log: changeLogReader(table.db, table.tableName),
+        records: lifecycleRepository(table.db, table.tableName),
+        now: Date.now,
+        enqueue: (delivery) => {
+          queued.push({ hookId: delivery.hookId, sort: delivery.sort });
+        },
+      }),
+    );
+    // Two polls: the first records the deliveries, the second moves the saved position past them.
+    let remaining = 13_000;
+    await generate({}, { getRemainingTimeInMillis: () => (remaining -= 1000) });
+    const deliver = asWorker(
+      'deliver-webhooks',
+      deliverHandler({
+        hooks: store,
+        deliveries: store,
+        sealer: localSealer(process.env.WEBHOOK_SECRETS_KEY_FILE as string),
+        send: (url, body, headers) =>
+          sendWebhook(url, body, headers, {
+            policy: { allowLoopback: true },
+            resolve: systemResolver,
+            timeoutMs: 5000,
+          }),
+        now: Date.now,
+        backoffBaseMs: 1000,
+        leaseMs: 11_000,
+        retryLater: async () => undefined,
+      }),
+    );
+    const records = queued.map((message, i) => ({ messageId: String(i), body: JSON.stringify(message) }));
+
+    expect(await deliver({ Records: records } as unknown as SQSEvent)).toEqual({ batchItemFailures: [] });
+    expect(queued.map((message) => message.sort)).toContainEqual(expect.stringContaining(tested.id ? '#evt_' : ''));
+    await send('DELETE', `/webhook/config/${created.id}`);
+    await receiver.close();
+    for (const name of ['create-webhook', 'update-webhook', 'test-webhook', 'delete-webhook']) {
+      expect(partitionsWritten(name), name).toEqual(declared(name));
+    }
+    expect(partitionsWritten('generate-webhook-events')).toEqual(declared('generate-webhook-events'));
+    expect(partitionsWritten('deliver-webhooks')).toEqual(declared('deliver-webhooks'));
   });
 
   it('leaves no function that declares writes undriven', () => {

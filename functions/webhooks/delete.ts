@@ -1,0 +1,26 @@
+import { actingOrganization } from '../../shared/domain/access.ts';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { json } from '../../shared/http/json.ts';
+import { organizationQuery, webhookId } from '../../shared/http/webhook-schemas.ts';
+import * as runtime from '../../shared/runtime.ts';
+import { deleteWebhook, type ManageDeps } from '../../shared/webhooks/manage.ts';
+
+export const request = { pathParameters: webhookId, queryStringParameters: organizationQuery };
+type Deps = Pick<ManageDeps, 'hooks'> & { keys: KeyResolver; directory: Pick<DirectoryStore, 'findMembership'> };
+
+export const createHandler = ({ keys, directory, ...deps }: Deps) =>
+  apiHandler(
+    { request, caller: 'any', scope: 'write', rateClass: 'write', keys },
+    async ({ auth, pathParameters, queryStringParameters }) => {
+      const orgId = await actingOrganization(directory, auth, queryStringParameters.organizationSlug, 'webhooks');
+      return json(200, await deleteWebhook(deps, orgId, pathParameters.id));
+    },
+  );
+
+export const handler = createHandler({
+  keys: runtime.keys(),
+  directory: runtime.directory(),
+  hooks: runtime.webhooks(),
+});

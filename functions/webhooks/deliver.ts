@@ -1,0 +1,58 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { config } from '../../shared/config.ts';
+import { underFailurePolicy } from '../../shared/db/client.ts';
+import { logger } from '../../shared/logger.ts';
+import * as runtime from '../../shared/runtime.ts';
+import { attemptDelivery, type DeliveryDeps } from '../../shared/webhooks/dispatch.ts';
+import { type DeliveryMessage, sqsEnqueue } from '../../shared/webhooks/queue.ts';
+
+type Deps = DeliveryDeps & { retryLater: (message: DeliveryMessage, delayMs: number) => Promise<void> };
+
+const parse = (body: string): DeliveryMessage | undefined => {
+  try {
+    const message = JSON.parse(body) as Partial<DeliveryMessage>;
+    return typeof message.hookId === 'string' && typeof message.sort === 'string'
+      ? { hookId: message.hookId, sort: message.sort }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The delivery queue's worker: one attempt per message, the messages of a batch side by side (a
+ * receiver that does not answer holds its own message for at most the send timeout). A retry is
+ * a new message delayed by its backoff; a message whose attempt failed to record is returned to
+ * the queue (and after a few receives goes to the dead-letter queue, which an alarm watches).
+ */
+export const createHandler =
+  (deps: Deps) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failures = await Promise.all(
+      event.Records.map(async (record) => {
+        const message = parse(record.body);
+        if (message === undefined) {
+          logger.error('Webhook delivery message not understood', { messageId: record.messageId });
+          return [];
+        }
+        try {
+          const outcome = await attemptDelivery(deps, message.hookId, message.sort);
+          if (outcome.state === 'retry') await deps.retryLater(message, outcome.at - deps.now());
+          // One line per finished delivery: the delivery-failure alarm counts them (infra/webhooks.ts).
+          if (outcome.state === 'finished') logger.info('Webhook delivery finished', { outcome: outcome.status });
+          return [];
+        } catch (error) {
+          logger.warn('Webhook delivery not recorded', { messageId: record.messageId, error });
+          return [{ itemIdentifier: record.messageId }];
+        }
+      }),
+    );
+    return { batchItemFailures: failures.flat() };
+  };
+
+const queue = sqsEnqueue(
+  underFailurePolicy('webhook queue', (transport) => new SQSClient(transport)),
+  config.webhookQueueUrl ?? '',
+);
+export const handler = createHandler({ ...runtime.webhookDelivery(), retryLater: queue.enqueue });

@@ -1,0 +1,180 @@
+/**
+ * Webhooks through the local runtime's workers (the event generator over the verdict log, the
+ * in-process delivery queue) on DynamoDB Local, to a receiver on 127.0.0.1 that answers 200 at once:
+ * - drain: changes written first (allowlistings of 10 organizations with a webhook each), then
+ *   the workers started: events generated and delivered per second;
+ * - steady: changes written at a fixed rate with the workers running: change-to-delivery latency
+ *   (the change's time in the verdict log to the request's arrival at the receiver).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../../infra/local/dynamo.ts';
+import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
+import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { createDocumentClient } from '../../shared/db/client.ts';
+import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
+import { localSealer } from '../../shared/db/webhook-secrets.ts';
+import { addAssets } from '../../shared/domain/assets.ts';
+import { positionAt } from '../../shared/domain/check/verdicts.ts';
+import { mapConcurrently } from '../../shared/domain/concurrency.ts';
+import { newWebhookId } from '../../shared/domain/webhooks.ts';
+
+type Row = { name: string; value: string };
+
+const ORGANIZATIONS = 10;
+const DRAIN_CHANGES_PER_ORGANIZATION = 200;
+const STEADY_RATE_PER_SECOND = 100;
+const STEADY_SECONDS = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+};
+
+export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
+  // A shared, loaded machine: the production call budget would time DynamoDB Local out before it measures anything.
+  process.env.STORE_CONNECTION_TIMEOUT_MS = '20000';
+  process.env.STORE_ATTEMPT_TIMEOUT_MS = '20000';
+  process.env.STORE_CALL_BUDGET_MS = '45000';
+  const tableName = `bench-webhooks-${randomUUID()}`;
+  await ensureTable(endpoint, tableName);
+  const db = createDocumentClient(endpoint);
+  const store = webhookRepository(db, tableName);
+  const assets = assetRepository(db, tableName);
+  const groups = assetGroupRepository(db, tableName);
+  const sealer = localSealer(join(await mkdtemp(join(tmpdir(), 'bench-webhooks-')), 'key'));
+
+  const arrivals: { at: number; changedAt: number }[] = [];
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { created_at: string };
+      arrivals.push({ at: Date.now(), changedAt: Date.parse(body.created_at) });
+      response.writeHead(200).end();
+    });
+  });
+  receiver.keepAliveTimeout = 1;
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+
+  const orgs = Array.from({ length: ORGANIZATIONS }, (_, i) => `bench-${i}`);
+  for (const orgId of orgs) {
+    await store.create({
+      id: newWebhookId(),
+      orgId,
+      url: `http://127.0.0.1:${port}/${orgId}`,
+      description: null,
+      events: ['asset.status-updated'],
+      headers: {},
+      enabled: true,
+      createdAt: new Date().toISOString(),
+      sealedSecret: await sealer.seal('b'.repeat(64)),
+    });
+  }
+  let counter = 0;
+  const allowlist = (orgId: string, count: number) =>
+    addAssets(
+      assets,
+      groups,
+      orgId,
+      Array.from({ length: count }, () => ({
+        content: `https://bench-${counter++}.webhooks.example/`,
+        status: 'ALLOWED' as const,
+      })),
+    );
+  /** Waits until `count` deliveries arrived, or none arrived for 30 s (then what is missing is reported). */
+  const waitFor = async (count: number) => {
+    let seen = arrivals.length;
+    let progressed = Date.now();
+    while (arrivals.length < count && Date.now() - progressed < 30_000) {
+      await sleep(20);
+      if (arrivals.length !== seen) {
+        seen = arrivals.length;
+        progressed = Date.now();
+      }
+    }
+  };
+
+  // Drain: the whole backlog is in the log before the workers start (from a position before it).
+  await changeLogReader(db, tableName).saveCursor(positionAt(Date.now() - 1000));
+  await Promise.all(
+    orgs.map(async (orgId) => {
+      for (let i = 0; i < DRAIN_CHANGES_PER_ORGANIZATION; i += 50) await allowlist(orgId, 50);
+    }),
+  );
+  const backlog = ORGANIZATIONS * DRAIN_CHANGES_PER_ORGANIZATION;
+  const started = Date.now();
+  const workers = startLocalWebhooks({
+    db,
+    tableName,
+    sealer,
+    policy: { allowLoopback: true },
+    onError: (error) => console.error(`webhooks bench: ${String(error)}`),
+  });
+  await waitFor(backlog);
+  const drainMs = Date.now() - started;
+
+  // Steady: one allowlisting at a time, spread over the organizations, at a fixed rate.
+  const before = arrivals.length;
+  const steady = STEADY_RATE_PER_SECOND * STEADY_SECONDS;
+  const steadyStart = Date.now();
+  const writes: Promise<boolean>[] = [];
+  for (let i = 0; i < steady; i++) {
+    const due = steadyStart + (i * 1000) / STEADY_RATE_PER_SECOND;
+    if (due > Date.now()) await sleep(due - Date.now());
+    writes.push(
+      allowlist(orgs[i % ORGANIZATIONS] as string, 1).then(
+        () => true,
+        () => false,
+      ),
+    );
+  }
+  const written = (await Promise.all(writes)).filter(Boolean).length;
+  await waitFor(before + written);
+  const missing = before + written - arrivals.length;
+  const latencies = arrivals.slice(before).map((arrival) => arrival.at - arrival.changedAt);
+  await workers.stop();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+
+  // The floor: the four single-item writes an event costs (delivery + marker, claim, outcome), with nothing else, 10 at a time.
+  const floorStart = Date.now();
+  await mapConcurrently(
+    Array.from({ length: backlog }, (_, i) => i),
+    ORGANIZATIONS,
+    async (i) => {
+      for (let write = 0; write < 4; write++) {
+        await db.send(
+          new PutCommand({ TableName: tableName, Item: { PK: `FLOOR#${i % ORGANIZATIONS}`, SK: `${i}#${write}` } }),
+        );
+      }
+    },
+  );
+  const floorMs = Date.now() - floorStart;
+
+  return [
+    {
+      name: `drain: ${backlog} changes (${ORGANIZATIONS} organizations, a webhook each) generated and delivered`,
+      value: `${((backlog * 1000) / drainMs).toFixed(0)} events/s (${drainMs} ms)`,
+    },
+    {
+      name: 'floor: 4 single-item writes per event on the same DynamoDB Local, 10 at a time',
+      value: `${((backlog * 1000) / floorMs).toFixed(0)} events/s`,
+    },
+    {
+      name: `steady ${STEADY_RATE_PER_SECOND} changes/s for ${STEADY_SECONDS} s: change-to-delivery latency`,
+      value: `p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${Math.max(...latencies)} ms`,
+    },
+    {
+      name: 'steady: changes committed / delivered (refused writes are not changes)',
+      value: `${written} / ${arrivals.length - before}${missing > 0 ? ` (${missing} NOT DELIVERED)` : ''}`,
+    },
+  ];
+};
