@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
+import { changeLogReader } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
+import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver, verifySignature } from '../fixtures/webhook-receiver.ts';
@@ -32,6 +34,7 @@ const webhooks = startLocalWebhooks({
   onError: (error) => console.error('WEBHOOK ERROR', error),
 });
 let base = '';
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const threat = (id: string, content: string) => ({
   organization: 'acme',
@@ -59,6 +62,12 @@ beforeAll(async () => {
       threat('1790000000000803', REJECTED),
     ],
   });
+  // The seeded threats' own changes (each content BLOCKED) are logged too: the generator passes them
+  // before the webhook exists, so the receiver gets only what the disputes and the unblock change.
+  const seeded = positionAt(Date.now());
+  const log = changeLogReader(table.db, table.tableName);
+  for (let i = 0; i < 600 && ((await log.cursor()) ?? '') < seeded; i++) await pause(50);
+  if (((await log.cursor()) ?? '') < seeded) throw new Error('The webhook generator never passed the seeded changes');
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
 });
@@ -94,16 +103,17 @@ describe('disputes and unblocks reach the webhooks of the organization that owns
       url: receiver.url(),
       events: ['asset.status-updated'],
     });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
     secret = created.body.secret;
 
     const dispute = await call('POST', '/dispute/create', GLOBEX, {
       content: `https://${UPHELD}`,
       email: 'owner@wrongly-blocked-dh.xyz',
     });
+    expect(dispute.status, JSON.stringify(dispute.body)).toBe(200);
     await admin('disputes', 'uphold', dispute.body.id);
     await receiver.waitFor(1);
 
-    expect([created.status, dispute.status]).toEqual([200, 200]);
     expect(events()).toEqual([
       {
         type: 'asset.status-updated',
@@ -122,12 +132,13 @@ describe('disputes and unblocks reach the webhooks of the organization that owns
       content: `https://${REJECTED}`,
       email: 'owner@rightly-blocked-dh.xyz',
     });
+    expect(dispute.status, JSON.stringify(dispute.body)).toBe(200);
     await admin('disputes', 'reject', dispute.body.id);
     const unblocked = await call('POST', '/asset/unblock', ACME, { content: UNBLOCKED });
     // The unblock's change follows the rejection in the log: once its event is in, the rejection made none.
     await receiver.waitFor(2);
 
-    expect([dispute.status, unblocked.status]).toEqual([200, 200]);
+    expect(unblocked.status).toBe(200);
     expect(unblocked.body).toEqual({ status: 'UNBLOCKED', content: UNBLOCKED });
     expect(events().slice(1)).toEqual([
       {
