@@ -128,6 +128,14 @@ export const config = {
   get scanQueueUrl(): string | undefined {
     return optional('SCAN_QUEUE_URL');
   },
+  /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
+  get detectionDnsFixture(): string | undefined {
+    return optional('DETECTION_DNS_FIXTURE');
+  },
+  /** Locally, a recorded certificate-transparency log replayed for every CERTSTREAM log; unset in AWS. */
+  get detectionCtRecording(): string | undefined {
+    return optional('DETECTION_CT_RECORDING');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');

@@ -34,4 +34,7 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.CURSOR_SECRET = LOCAL.cursorSecret;
   process.env.LISTS_DIR = LOCAL.listsDir;
   process.env.VERDICTS_DIR = LOCAL.verdictsDir;
+  // The demo's DNS and certificate-transparency recordings, unless a test points at its own.
+  process.env.DETECTION_DNS_FIXTURE ??= resolve(import.meta.dirname, 'detections/dns-fixture.json');
+  process.env.DETECTION_CT_RECORDING ??= resolve(import.meta.dirname, 'detections/ct-sample.json');
 };

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { DETECTION_OPERATIONS } from './detection-operations.ts';
 import EXAMPLES from './examples.json' with { type: 'json' };
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
@@ -15,7 +16,14 @@ export type ResponseDoc =
 export type OperationDoc = {
   summary: string;
   description: string;
-  tag: 'Metrics' | 'Assets' | 'Asset groups' | 'Asset check' | 'Threat lifecycle' | 'Description and pages';
+  tag:
+    | 'Metrics'
+    | 'Assets'
+    | 'Asset groups'
+    | 'Asset check'
+    | 'Threat lifecycle'
+    | 'Detections'
+    | 'Description and pages';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -36,6 +44,7 @@ const namedGroup = (description: string, name: string): ResponseDoc => ({
 export const OPERATIONS: Record<string, OperationDoc> = {
   ...LIFECYCLE_OPERATIONS,
   ...INTAKE_OPERATIONS,
+  ...DETECTION_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:
