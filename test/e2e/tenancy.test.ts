@@ -55,6 +55,10 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-assets', 'GET', '/organization/assets'],
   ['list-asset-groups', 'GET', '/organization/asset-groups'],
   ['list-brands', 'GET', '/organization/brands'],
+  ['list-detection-sources', 'GET', '/detection/sources'],
+  ['list-detection-configs', 'POST', '/detection/configs/list', { slug: 'acme' }],
+  ['list-detections', 'POST', '/detection/list', { slug: 'acme' }],
+  ['get-detection-drift', 'POST', '/detection/drift', { slug: 'acme' }],
 ];
 
 /** Acme's calls about the service's knowledge of a content (or about everything it knows). */
@@ -75,6 +79,7 @@ const lookupCalls = (
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
   ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],
   ['list-takedowns', 'POST', '/takedowns/list', { organizationSlug: 'globex' }],
+  ['list-detections', 'POST', '/detection/list', { slug: 'globex' }],
 ];
 
 const ownBefore = new Map<string, Answer>();

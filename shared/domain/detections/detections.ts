@@ -8,6 +8,7 @@ import { orderedBounds } from '../dates.ts';
 import { assetIdOf, newRecordId } from '../ids.ts';
 import type { DirectoryStore } from '../organizations.ts';
 import { createReport, type ReportDeps } from '../reports.ts';
+import { brandIdOf } from '../reviews.ts';
 import { brandProfile, evaluateThreat } from '../threat-engine/engine.ts';
 import { matchNames } from './certstream.ts';
 import { mapBounded, permutations, type Resolver } from './dnstwist.ts';
@@ -141,8 +142,6 @@ export const confidenceOf = (score: number, { low, medium, high }: Thresholds): 
 
 const configView = ({ orgId: _org, deletedAt: _deleted, ...config }: DetectionConfig) => config;
 
-const brandIdOf = (orgId: string, slug: string) => assetIdOf(`brand:${orgId}:${slug}`);
-
 const findLive = async (store: DetectionStore, orgId: string, configId: number) => {
   const config = await store.findConfig(orgId, configId);
   if (config === undefined || config.deletedAt !== null)
@@ -197,7 +196,7 @@ export const createConfig = async (
   const config = validateConfig(source, body.config);
   if (body.brandId !== undefined) {
     const brands = await deps.directory.listBrands(orgId);
-    if (!brands.some((brand) => brandIdOf(orgId, brand.slug) === body.brandId)) {
+    if (!brands.some((brand) => brandIdOf(brand) === body.brandId)) {
       throw new ForbiddenError('Brand does not belong to your organization');
     }
   }
@@ -465,21 +464,19 @@ type Brand = Awaited<ReturnType<PipelineDeps['directory']['listBrands']>>[number
 /** What a run matches against: the organization's (or the config's brand's) terms and own domains. */
 export const profileOf = async (deps: PipelineDeps, orgId: string, brandId: number | null) => {
   const [allBrands, domains] = await Promise.all([deps.directory.listBrands(orgId), ownDomains(deps.assets, orgId)]);
-  const brands = allBrands.filter(
-    (brand) => !brand.deleted && (brandId === null || brandIdOf(orgId, brand.slug) === brandId),
-  );
+  const brands = allBrands.filter((brand) => !brand.deleted && (brandId === null || brandIdOf(brand) === brandId));
   const tickers = brands.flatMap((brand) => brand.tickers ?? []);
   return { brands, domains, profile: brandProfile(orgId, brands, domains, tickers) };
 };
 
-const matchedBrands = (orgId: string, content: string, brands: readonly Brand[], domains: readonly string[]) =>
+const matchedBrands = (content: string, brands: readonly Brand[], domains: readonly string[]) =>
   brands
     .filter((brand) =>
       evaluateThreat(content, brandProfile('', [brand], domains, brand.tickers ?? [])).signals.some((s) =>
         ['homoglyph', 'edit-distance', 'brand-term', 'tld-swap'].includes(s.name),
       ),
     )
-    .map((brand) => ({ id: brandIdOf(orgId, brand.slug), name: brand.name, slug: brand.slug }));
+    .map((brand) => ({ id: brandIdOf(brand), name: brand.name, slug: brand.slug }));
 
 /**
  * The pipeline of one run's candidates: each becomes an asset (skipped when ALLOWED), is scored by
@@ -520,7 +517,7 @@ export const processCandidates = async (
       reportStatus: 'NOT_REPORTED',
       reportedAt: null,
       asset: { id: assetIdOf(checkKey), content: candidate.content, type, status: known.status },
-      brands: matchedBrands(run.orgId, candidate.content, brands, domains),
+      brands: matchedBrands(candidate.content, brands, domains),
     };
     if (!(await deps.store.record(detection))) continue;
     recorded.push(detection);
@@ -607,7 +604,13 @@ export const executeRun = async (deps: PipelineDeps, run: DetectionRun, now: num
   let status: DetectionRun['status'] = 'SUCCEEDED';
   try {
     const candidates = await candidatesOf(deps, config);
-    const minScore = typeof config.config.minScore === 'number' ? config.config.minScore : undefined;
+    // A registered permutation of a brand's domain is a finding whatever its score; its confidence says how strong.
+    const minScore =
+      config.source === 'DNS_TWIST'
+        ? 0
+        : typeof config.config.minScore === 'number'
+          ? config.config.minScore
+          : undefined;
     resultCount = (
       await processCandidates(
         deps,
