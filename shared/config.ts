@@ -128,6 +128,10 @@ export const config = {
   get scanQueueUrl(): string | undefined {
     return optional('SCAN_QUEUE_URL');
   },
+  /** Whether this process is a Lambda container, which may freeze once it has answered. */
+  get inLambda(): boolean {
+    return optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined;
+  },
   /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
   get detectionDnsFixture(): string | undefined {
     return optional('DETECTION_DNS_FIXTURE');

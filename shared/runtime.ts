@@ -208,4 +208,10 @@ export const runDetections = async (runs: readonly DetectionRun[]) => {
     );
   }
 };
-export const detectionQueue = /* @__PURE__ */ once(() => inProcessRunQueue(runDetections));
+/**
+ * Locally the runs start once the request has answered; a Lambda container may freeze as soon as it
+ * answers, so there the request runs them before it answers.
+ */
+export const detectionQueue = /* @__PURE__ */ once(() =>
+  config.inLambda ? { send: runDetections } : inProcessRunQueue(runDetections),
+);
