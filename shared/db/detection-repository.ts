@@ -164,8 +164,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async record(detection) {
-    return !(await failed(
-      db.send(
+    try {
+      await db.send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -188,8 +188,15 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
             },
           ],
         }),
-      ),
-    ));
+      );
+      return 'recorded';
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [marker, item] = error.CancellationReasons ?? [];
+      if (marker?.Code === 'ConditionalCheckFailed') return 'duplicate';
+      if (item?.Code === 'ConditionalCheckFailed') return 'id-taken';
+      throw error;
+    }
   },
 
   async claimReport(orgId, id) {

@@ -77,8 +77,11 @@ export interface DetectionStore {
   putRun(run: DetectionRun): Promise<void>;
   /** Runs queued at or after `since`, oldest first. */
   listRuns(orgId: string, since: string): Promise<DetectionRun[]>;
-  /** Records a detection unless one of the same asset and source exists for the organization; false then. */
-  record(detection: Detection): Promise<boolean>;
+  /**
+   * Records a detection unless one of the same asset and source exists for the organization
+   * (`duplicate`); `id-taken` when another detection holds its id (nothing is written then).
+   */
+  record(detection: Detection): Promise<'recorded' | 'duplicate' | 'id-taken'>;
   /** Takes the one report of a detection; false when it was taken already. */
   claimReport(orgId: string, id: number): Promise<boolean>;
   releaseReport(orgId: string, id: number): Promise<void>;
@@ -505,8 +508,10 @@ export const processCandidates = async (
     const result = evaluateThreat(candidate.content, profile, { status: known.status, source: known.source });
     const score = result.score / 100;
     if (score < minScore) continue;
+    // A hundred ids a millisecond at most, so a long run never exhausts the ids of one moment.
+    const idTime = now + Math.floor(recorded.length / IDS_PER_MS);
     const detection: Detection = {
-      id: newRecordId(now),
+      id: newRecordId(idTime),
       orgId: run.orgId,
       source: run.source,
       configId: run.configId,
@@ -519,13 +524,24 @@ export const processCandidates = async (
       asset: { id: assetIdOf(checkKey), content: candidate.content, type, status: known.status },
       brands: matchedBrands(candidate.content, brands, domains),
     };
-    if (!(await deps.store.record(detection))) continue;
+    if (!(await recordOnce(deps.store, detection, idTime))) continue;
     recorded.push(detection);
     if (settings.autoReport && score >= settings.thresholds.medium && known.status !== 'BLOCKED') {
       await fileReport(deps, detection, now);
     }
   }
   return recorded;
+};
+
+const IDS_PER_MS = 100;
+/** Ids of one moment may meet (a run's detections share its time): a taken id is drawn again. */
+const MAX_ID_DRAWS = 8;
+const recordOnce = async (store: DetectionStore, detection: Detection, now: number): Promise<boolean> => {
+  for (let draw = 0; draw < MAX_ID_DRAWS; draw++) {
+    const outcome = await store.record(draw === 0 ? detection : Object.assign(detection, { id: newRecordId(now) }));
+    if (outcome !== 'id-taken') return outcome === 'recorded';
+  }
+  throw new Error(`No free detection id at ${now} after ${MAX_ID_DRAWS} draws`);
 };
 
 const fileReport = async (deps: PipelineDeps, detection: Detection, now: number) => {
