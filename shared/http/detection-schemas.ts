@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 import { SOURCE_KEYS } from '../domain/detections/sources.ts';
 import { metricsDate } from '../domain/metrics.ts';
-import { boundedText, searchQuery, slug } from './schemas.ts';
+import { boundedText, nullable, searchQuery, slug } from './schemas.ts';
 
 const positive = (field: string) => {
   const message = `${field} must be a positive integer`;
@@ -56,7 +56,7 @@ export const listFilter = v.object(
 export const listBody = v.object(
   {
     slug: detectionSlug,
-    cursor: v.optional(positive('cursor')),
+    cursor: nullable(positive('cursor')),
     limit: v.optional(
       v.pipe(
         v.number('limit must be an integer between 1 and 100'),

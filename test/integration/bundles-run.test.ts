@@ -22,6 +22,8 @@ const EXPECTED_STATUS: Record<string, number> = {
   'review-proposal': 404,
   'get-report-page': 404,
   'get-scan-result': 404,
+  'update-detection-config': 404,
+  'delete-detection-config': 404,
 };
 
 const CONTEXT = {
