@@ -141,6 +141,18 @@ export const config = {
   get scanQueueUrl(): string | undefined {
     return optional('SCAN_QUEUE_URL');
   },
+  /** Whether this process is a Lambda container, which may freeze once it has answered. */
+  get inLambda(): boolean {
+    return optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined;
+  },
+  /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
+  get detectionDnsFixture(): string | undefined {
+    return optional('DETECTION_DNS_FIXTURE');
+  },
+  /** Locally, a recorded certificate-transparency log replayed for every CERTSTREAM log; unset in AWS. */
+  get detectionCtRecording(): string | undefined {
+    return optional('DETECTION_CT_RECORDING');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');

@@ -11,6 +11,14 @@ import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
+import { detectionRepository } from './db/detection-repository.ts';
+import {
+  dnsResolver,
+  fixtureResolver,
+  httpLogClient,
+  inProcessRunQueue,
+  recordedLogClient,
+} from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
@@ -33,6 +41,8 @@ import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
+import { certificateNames } from './domain/detections/certstream.ts';
+import { type DetectionRun, executeRun, type PipelineDeps } from './domain/detections/detections.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
@@ -255,3 +265,38 @@ export const scanQueue = /* @__PURE__ */ once(() => {
     localScans.run(scanIds).catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
   );
 });
+
+export const detections = /* @__PURE__ */ table(detectionRepository);
+export const detectionDeps = /* @__PURE__ */ once(() => ({ store: detections(), directory: directory() }));
+/** DNS lookups a DNS_TWIST run keeps in flight at once. */
+const RESOLVER_CONCURRENCY = 32;
+/** What a detection run needs: the check, the organization's brands and assets, DNS, CT logs, and the lifecycle to file reports. */
+export const detectionPipeline = /* @__PURE__ */ once(
+  (): PipelineDeps => ({
+    ...detectionDeps(),
+    checker: disputeDeps().checker,
+    assets: assets(),
+    reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+    resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
+    certificates:
+      config.detectionCtRecording === undefined
+        ? certificateNames(httpLogClient())
+        : certificateNames(recordedLogClient(config.detectionCtRecording), { replay: true }),
+    resolverConcurrency: RESOLVER_CONCURRENCY,
+  }),
+);
+/** Runs the queued detection runs one after another in this process; a failed run is recorded FAILED and logged. */
+export const runDetections = async (runs: readonly DetectionRun[]) => {
+  for (const run of runs) {
+    await executeRun(detectionPipeline(), run, now()).catch((error: unknown) =>
+      logger.error('Detection run failed', { error, configId: run.configId, runId: run.runId }),
+    );
+  }
+};
+/**
+ * Locally the runs start once the request has answered; a Lambda container may freeze as soon as it
+ * answers, so there the request runs them before it answers.
+ */
+export const detectionQueue = /* @__PURE__ */ once(() =>
+  config.inLambda ? { send: runDetections } : inProcessRunQueue(runDetections),
+);

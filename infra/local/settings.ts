@@ -40,4 +40,7 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.BLOCKLIST_DIR = LOCAL.blocklistDir;
   process.env.WEBHOOK_SECRETS_KEY_FILE = LOCAL.webhookKeyFile;
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
+  // The demo's DNS and certificate-transparency recordings, unless a test points at its own.
+  process.env.DETECTION_DNS_FIXTURE ??= resolve(import.meta.dirname, 'detections/dns-fixture.json');
+  process.env.DETECTION_CT_RECORDING ??= resolve(import.meta.dirname, 'detections/ct-sample.json');
 };

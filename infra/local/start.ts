@@ -23,6 +23,28 @@ import { startLocalWebhooks } from './webhooks.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
+
+/**
+ * The demo organization's first detection configs (DNS_TWIST over its domains, CERTSTREAM over the
+ * recorded log in infra/local/detections), created through the API once and run, so its detections
+ * are there to list.
+ */
+const startDemoDetections = async (base: string, key: string) => {
+  const post = async (path: string, body: object) =>
+    (
+      await fetch(`${base}${path}`, { method: 'POST', headers: { 'X-API-KEY': key }, body: JSON.stringify(body) })
+    ).json();
+  const listed = (await post('/detection/configs/list', { slug: 'acme' })) as { sources?: unknown[] };
+  if ((listed.sources ?? []).length > 0) return;
+  await post('/detection/configs/create', { slug: 'acme', source: 'DNS_TWIST', config: { domains: ['acme.com'] } });
+  await post('/detection/configs/create', {
+    slug: 'acme',
+    source: 'CERTSTREAM',
+    config: { logs: ['https://ct.example.net/demo'] },
+  });
+  await post('/detection/configs/run', { slug: 'acme' });
+  console.log('  detections: DNS_TWIST and CERTSTREAM configs created and run for acme');
+};
 const RESUME_EVERY_MS = 2000;
 const RESUME_BUDGET_MS = 10_000;
 
@@ -108,12 +130,14 @@ const main = async () => {
     console.log(`  ${apiKey.key}  (${owner}; ${apiKey.scopes.join(', ')})`);
   }
   const key = fixture.apiKeys[0]?.key ?? '<key>';
+  await startDemoDetections(base, key);
   console.log(`\nTry:
   curl -s -H 'X-API-KEY: ${key}' ${base}/organization/asset-groups
   curl -s -H 'X-API-KEY: ${key}' '${base}/organization/assets?per_page=5'
   curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"name":"Campaigns"}' ${base}/organization/asset-groups
   curl -s -H 'X-API-KEY: ${key}' '${base}/organization/metrics?brandSlug=acme-wallet'
   curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"content":"https://app.acme.com/login"}' ${base}/asset/check
+  curl -s -X POST -H 'X-API-KEY: ${key}' -d '{"slug":"acme","limit":5}' ${base}/detection/list
 \nCtrl-C stops the API and DynamoDB Local.`);
 
   let stopping = false;

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import { BLOCKLIST_OPERATIONS } from './blocklist-operations.ts';
+import { DETECTION_OPERATIONS } from './detection-operations.ts';
 import EXAMPLES from './examples.json' with { type: 'json' };
 import { INSIGHTS_OPERATIONS } from './insights-operations.ts';
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
@@ -27,7 +28,8 @@ export type OperationDoc = {
     | 'Description and pages'
     | 'Insights'
     | 'Account'
-    | 'Webhooks';
+    | 'Webhooks'
+    | 'Detections';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
@@ -51,6 +53,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ...WEBHOOK_OPERATIONS,
   ...INTAKE_OPERATIONS,
   ...INSIGHTS_OPERATIONS,
+  ...DETECTION_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:

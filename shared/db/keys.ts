@@ -99,6 +99,8 @@ export const PARTITIONS = {
   scan: 'SCAN#*',
   /** A user's own profile (name, avatar): written by the user's requests, unlike `USER#`. */
   profile: 'PROFILE#*',
+  /** Detections of one organization: configs, their runs and stream positions, findings, settings. */
+  detection: 'DETECT#*',
 } as const;
 export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
@@ -191,6 +193,32 @@ export const key = {
   scanReport: (orgId: string, checkKey: string): Key => ({
     PK: `SCAN#${digest(`${orgId}\n${checkKey}`)}`,
     SK: 'REPORTED',
+  }),
+  detectionSettings: (orgId: string): Key => ({ PK: `DETECT#${orgId}`, SK: 'SETTINGS' }),
+  detectionConfig: (orgId: string, id: number): Key => ({ PK: `DETECT#${orgId}`, SK: `CONFIG#${id}` }),
+  detectionConfigs: { PK: (orgId: string) => `DETECT#${orgId}`, prefix: 'CONFIG#' },
+  /** A config's history row: one per change, so automation can tell a customer's choice from a default. */
+  detectionConfigHistory: (orgId: string, id: number, at: string): Key => ({
+    PK: `DETECT#${orgId}`,
+    SK: `CONFIGHIST#${id}#${at}`,
+  }),
+  /** Runs sort by the time they were queued. */
+  detectionRun: (orgId: string, queuedAt: string, runId: number): Key => ({
+    PK: `DETECT#${orgId}`,
+    SK: `RUN#${queuedAt}#${runId}`,
+  }),
+  detectionRuns: { PK: (orgId: string) => `DETECT#${orgId}`, prefix: 'RUN#' },
+  /** Detections sort by id (time-ordered, 16 digits), so the newest are read first. */
+  detection: (orgId: string, id: number): Key => ({ PK: `DETECT#${orgId}`, SK: `DET#${String(id).padStart(16, '0')}` }),
+  detections: { PK: (orgId: string) => `DETECT#${orgId}`, prefix: 'DET#' },
+  /** Held by the one detection of an asset from a source. */
+  detectionMarker: (orgId: string, source: string, assetId: number): Key => ({
+    PK: `DETECT#${orgId}`,
+    SK: `DETKEY#${source}#${assetId}`,
+  }),
+  detectionPosition: (orgId: string, configId: number, stream: string): Key => ({
+    PK: `DETECT#${orgId}`,
+    SK: `POS#${configId}#${digest(stream)}`,
   }),
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),

@@ -391,6 +391,10 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     section('threat engine (offline scoring of one content, no I/O)');
     await optional<{ benchEngine: () => Promise<Row[]> }>('./engine.ts', (m) => m.benchEngine());
   },
+  detections: async () => {
+    section('detections (CT prefilter and parsing, DNS_TWIST permutations; no I/O)');
+    await optional<{ benchDetections: () => Promise<Row[]> }>('./detections.ts', (m) => m.benchDetections());
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);

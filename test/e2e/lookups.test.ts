@@ -28,7 +28,10 @@ const call = async (method: string, path: string, body?: unknown) => {
 };
 
 /** The least each listing needs besides its cursor. */
-const REQUIRED: Record<string, Record<string, unknown>> = { 'list-verdicts': { type: 'URL' } };
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  'list-verdicts': { type: 'URL' },
+  'list-detections': { slug: 'acme' },
+};
 const CURSOR_FIELDS = ['next_page', 'cursor'];
 
 beforeAll(async () => {

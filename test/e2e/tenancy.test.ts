@@ -76,6 +76,10 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-user-organizations', 'POST', '/user/orgs', {}],
   ['get-user-organization', 'GET', '/user/orgs/acme'],
   ['validate-key', 'GET', '/validate'],
+  ['list-detection-sources', 'GET', '/detection/sources'],
+  ['list-detection-configs', 'POST', '/detection/configs/list', { slug: 'acme' }],
+  ['list-detections', 'POST', '/detection/list', { slug: 'acme' }],
+  ['get-detection-drift', 'POST', '/detection/drift', { slug: 'acme' }],
 ];
 
 /** Acme's calls about the service's knowledge of a content (or about everything it knows). */
@@ -110,6 +114,7 @@ const lookupCalls = (
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
   ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],
   ['list-takedowns', 'POST', '/takedowns/list', { organizationSlug: 'globex' }],
+  ['list-detections', 'POST', '/detection/list', { slug: 'globex' }],
 ];
 
 const ownBefore = new Map<string, Answer>();

@@ -12,7 +12,7 @@ const table = await createTestTable('e2e-text-fields');
 const KEY = 'text-fields-org-key-0123456789abcdef';
 const server = createGateway();
 let base = '';
-const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0, webhook: '' };
+const ids = { group: 0, asset: 0, proposal: 0, proposalAsset: 0, webhook: '', detectionConfig: 0 };
 process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
 process.env.WEBHOOK_SECRETS_KEY_FILE = join(mkdtempSync(join(tmpdir(), 'text-fields-')), 'webhook-secrets.key');
 const WEBHOOK = { url: 'http://127.0.0.1:9/hook', events: ['asset.status-updated'] };
@@ -72,6 +72,8 @@ beforeAll(async () => {
   }[];
   ids.proposal = reports[0]?.proposals[0]?.id ?? 0;
   ids.proposalAsset = reports[0]?.proposals[0]?.asset.id ?? 0;
+  const config = await call('POST', '/detection/configs/create', { slug: 'acme', source: 'EXTERNAL' });
+  ids.detectionConfig = config.body.id as number;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -183,6 +185,38 @@ const CASES: Record<string, Case> = {
     fields: ['fullName', 'avatarUrl'],
     key: USER_KEY,
   },
+  'create-detection-config': {
+    path: () => '/detection/configs/create',
+    body: () => ({
+      slug: 'acme',
+      source: 'DNS_TWIST',
+      config: { domains: ['acme.com'] },
+      cron: '0 6 * * *',
+      title: 'Typosquats',
+      description: 'Lookalikes of acme.com',
+    }),
+    fields: ['slug', 'source', 'config.domains.0', 'cron', 'title', 'description'],
+  },
+  'update-detection-config': {
+    path: () => '/detection/configs/update',
+    body: () => ({ slug: 'acme', configId: ids.detectionConfig, title: 'Pushed', description: 'From the API' }),
+    fields: ['slug', 'title', 'description'],
+  },
+  'delete-detection-config': {
+    path: () => '/detection/configs/delete',
+    body: () => ({ slug: 'acme', configId: ids.detectionConfig }),
+    fields: ['slug'],
+  },
+  'run-detection-configs': {
+    path: () => '/detection/configs/run',
+    body: () => ({ slug: 'acme', source: 'ASSET_CHECK' }),
+    fields: ['slug', 'source'],
+  },
+  'validate-detection-configs': {
+    path: () => '/detection/configs/validate',
+    body: () => ({ slug: 'acme', source: 'EXTERNAL' }),
+    fields: ['slug', 'source'],
+  },
   'review-proposal': {
     path: () => `/organization/proposals/${ids.proposal}/review`,
     body: () => ({
@@ -226,6 +260,11 @@ const ACCEPTANCE_ORDER = [
   'update-webhook',
   'test-webhook',
   'delete-webhook',
+  'create-detection-config',
+  'update-detection-config',
+  'run-detection-configs',
+  'validate-detection-configs',
+  'delete-detection-config',
 ];
 const HOSTILE = { 'a lone surrogate': '\ud800', NUL: '\u0000' };
 const writeRoutes = ROUTES.filter((route) => route.access === 'write');

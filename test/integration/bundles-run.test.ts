@@ -33,6 +33,8 @@ const EXPECTED_STATUS: Record<string, number> = {
   'delete-webhook': 404,
   'test-webhook': 404,
   'list-webhook-deliveries': 404,
+  'update-detection-config': 404,
+  'delete-detection-config': 404,
 };
 
 const CONTEXT = {

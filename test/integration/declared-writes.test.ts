@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
@@ -12,12 +12,14 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import { sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
+import { logEntry } from '../fixtures/certificates.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -344,6 +346,82 @@ describe('the partitions each function writes, driven down every path that write
     }
     expect(partitionsWritten('generate-webhook-events')).toEqual(declared('generate-webhook-events'));
     expect(partitionsWritten('deliver-webhooks')).toEqual(declared('deliver-webhooks'));
+  });
+
+  it('the detection routes: exactly what they declare, auto-reports that roll back abandoned reports included', async () => {
+    await seed(table.db, table.tableName, {
+      organizations: [
+        {
+          slug: 'acme',
+          name: 'Acme',
+          featureFlags: ['brands-metrics'],
+          brands: [
+            { slug: 'acme-wallet', name: 'W' },
+            { slug: 'zeta', name: 'Zeta', includedTerms: ['zeta'] },
+          ],
+        },
+      ],
+    });
+    await table.db.send(
+      new PutCommand({ TableName: table.tableName, Item: { ...key.detectionSettings('acme'), autoReport: true } }),
+    );
+    const [reviewedA, pendingA] = await abandonReport('acme-login-detect');
+    await approve(reviewedA as { id: string; assetId: number });
+    const [reviewedB, pendingB] = await abandonReport('zeta-login-detect');
+    await approve(reviewedB as { id: string; assetId: number });
+    const dir = mkdtempSync(join(tmpdir(), 'declared-ct-'));
+    writeFileSync(
+      join(dir, 'ct.json'),
+      JSON.stringify({
+        entries: [logEntry([pendingA?.content as string], 1), logEntry([pendingB?.content as string], 2, true)],
+      }),
+    );
+    process.env.DETECTION_CT_RECORDING = join(dir, 'ct.json');
+    const brands = (await send('GET', '/organization/brands')).brands as { id: number; slug: string }[];
+    const brandOf = (slug: string) => brands.find((brand) => brand.slug === slug)?.id;
+    const logs = ['https://ct.example.net/log'];
+
+    const a = await send('POST', '/detection/configs/create', {
+      slug: 'acme',
+      source: 'CERTSTREAM',
+      brandId: brandOf('acme-wallet'),
+      config: { logs },
+    });
+    await send('POST', '/detection/configs/update', { slug: 'acme', configId: a.id, title: 'Acme names' });
+    await send('POST', '/detection/configs/run', { slug: 'acme', configId: a.id });
+    for (let i = 0; i < 400; i++) {
+      const listed = await send('POST', '/detection/configs/list', { slug: 'acme' });
+      if (listed.sources[0]?.configs[0]?.lastRunAt) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await send('POST', '/detection/configs/create', {
+      slug: 'acme',
+      source: 'CERTSTREAM',
+      brandId: brandOf('zeta'),
+      config: { logs },
+    });
+    const validated = await send('POST', '/detection/configs/validate', {
+      slug: 'acme',
+      source: 'CERTSTREAM',
+      run: true,
+    });
+    await send('POST', '/detection/configs/delete', { slug: 'acme', configId: a.id });
+    const detections = await send('POST', '/detection/list', { slug: 'acme' });
+
+    expect(validated.failures).toEqual([]);
+    expect(detections.detections.map((d: { reportStatus: string }) => d.reportStatus)).toEqual([
+      'REPORTED',
+      'REPORTED',
+    ]);
+    for (const name of [
+      'create-detection-config',
+      'update-detection-config',
+      'run-detection-configs',
+      'validate-detection-configs',
+      'delete-detection-config',
+    ]) {
+      expect(partitionsWritten(name), name).toEqual(declared(name));
+    }
   });
 
   it('leaves no function that declares writes undriven', () => {

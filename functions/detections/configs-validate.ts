@@ -1,0 +1,39 @@
+import * as v from 'valibot';
+import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type DetectionDeps, type DetectionRun, validateConfigs } from '../../shared/domain/detections/detections.ts';
+import { apiHandler } from '../../shared/http/api-handler.ts';
+import { detectionSlug, includeDisabled, lookbackHours, sourceKey } from '../../shared/http/detection-schemas.ts';
+import { json } from '../../shared/http/json.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+const MIN_RESULTS = 'minResults must be a non-negative integer';
+
+export const request = {
+  body: v.object(
+    {
+      slug: detectionSlug,
+      source: v.optional(sourceKey),
+      minResults: v.optional(v.pipe(v.number(MIN_RESULTS), v.safeInteger(MIN_RESULTS), v.minValue(0, MIN_RESULTS))),
+      lookbackHours,
+      run: v.optional(v.boolean('run must be a boolean')),
+      includeDisabled,
+    },
+    'Request body must be an object with slug',
+  ),
+};
+
+export const createHandler = ({
+  keys,
+  now,
+  ...deps
+}: DetectionDeps & { runNow: (runs: DetectionRun[]) => Promise<void>; keys: KeyResolver; now: () => number }) =>
+  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) =>
+    json(200, await validateConfigs(deps, auth, body, now())),
+  );
+
+export const handler = createHandler({
+  keys: runtime.keys(),
+  now: runtime.now,
+  runNow: runtime.runDetections,
+  ...runtime.detectionDeps(),
+});
