@@ -196,6 +196,14 @@ export const key = {
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
     SK: `DAY#${day}`,
   }),
+  /**
+   * The insight counters of one organization day (breakdowns, histograms, open work), sharded like
+   * `orgDay` but in partitions of their own, so reads of the metrics counters never carry them.
+   */
+  insightDay: (orgId: string, day: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#INSIGHTS`, shard),
+    SK: `DAY#${day}`,
+  }),
 };
 
 /**

@@ -65,7 +65,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(undefined, threat, effectsOf(undefined, threat));
 
     expect(committed).toBe(true);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightsCounted: true });
+    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
       brand: { threats_URL: 1, total: 1 },
@@ -94,7 +94,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(stale, withdrawn, effectsOf(stale, withdrawn));
 
     expect(committed).toBe(false);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightsCounted: true });
+    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });
 
