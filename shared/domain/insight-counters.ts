@@ -222,21 +222,5 @@ export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] =>
   });
 };
 
-/** Adds `extra` into the counter deltas of the same items, so each item is updated once per transaction. */
-export const mergeDeltas = (base: readonly CounterDelta[], extra: readonly CounterDelta[]): CounterDelta[] => {
-  const idOf = (delta: CounterDelta) =>
-    `${delta.orgId}\u0000${delta.brandSlug ?? ''}\u0000${delta.day}\u0000${delta.shard}`;
-  const merged = new Map(base.map((delta) => [idOf(delta), { ...delta, deltas: { ...delta.deltas } }]));
-  for (const delta of extra) {
-    const entry = merged.get(idOf(delta));
-    if (entry === undefined) {
-      merged.set(idOf(delta), { ...delta, deltas: { ...delta.deltas } });
-      continue;
-    }
-    for (const [name, value] of Object.entries(delta.deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + value;
-  }
-  return [...merged.values()];
-};
-
 /** Whether an attribute is an insight counter (earlier versions kept them in the metrics day items). */
 export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);
