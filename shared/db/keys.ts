@@ -86,6 +86,7 @@ export const PARTITIONS = {
   activity: 'ACTIVITY#*',
   claim: 'CLAIM#*',
   budget: 'BUDGET#*',
+  /** Day counters: the metrics of organizations and of brands, and organizations' insight counters (`#INSIGHTS`). */
   metrics: 'METRICS#*',
   /** Every organization's webhooks, their per-organization counts and the event generator's position. */
   webhooks: 'WEBHOOKS',
