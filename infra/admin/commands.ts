@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
+import { dropLegacyInsightCounters, migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
@@ -121,8 +121,13 @@ export const runAdminCommand = async (
   }
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
-    const { rewritten, current, changedMeanwhile } = await migrateActivityItems(db, table, progress);
-    return `Lifecycle records: ${rewritten} rewritten, ${current} already current, ${changedMeanwhile} changed by a writer meanwhile`;
+    const { rewritten, current, changedMeanwhile, insightsCounted } = await migrateActivityItems(db, table, progress);
+    const cleaned = await dropLegacyInsightCounters(db, table);
+    return (
+      `Lifecycle records: ${rewritten} rewritten (${insightsCounted} counted into the insight day items), ` +
+      `${current} already current, ${changedMeanwhile} changed by a writer meanwhile; ` +
+      `${cleaned} metrics day items cleared of insight counters`
+    );
   };
   if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();
   if (noun === 'migrate' && verb === undefined) {

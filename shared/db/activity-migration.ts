@@ -1,11 +1,36 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { INSIGHTS_COUNTED, insightDeltas, isInsightCounter } from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
+import { key } from './keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
 const SEGMENTS = 4;
 
-export type ActivityMigration = { scanned: number; rewritten: number; current: number; changedMeanwhile: number };
+export type ActivityMigration = {
+  scanned: number;
+  rewritten: number;
+  current: number;
+  changedMeanwhile: number;
+  /** Records counted into the insight day items by this run (stored before those items existed). */
+  insightsCounted: number;
+};
+
+/** ADDs of counters (all positive) to one item. */
+const adds = (deltas: Record<string, number>) => {
+  const entries = Object.entries(deltas);
+  return {
+    UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#a${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:a${i}`, value])),
+  };
+};
 
 const canonical = (item: Record<string, unknown>): string =>
   JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))));
@@ -25,7 +50,7 @@ export const migrateActivityItems = async (
   table: string,
   progress: (line: string) => void = () => undefined,
 ): Promise<ActivityMigration> => {
-  const totals: ActivityMigration = { scanned: 0, rewritten: 0, current: 0, changedMeanwhile: 0 };
+  const totals: ActivityMigration = { scanned: 0, rewritten: 0, current: 0, changedMeanwhile: 0, insightsCounted: 0 };
   await Promise.all(
     Array.from({ length: SEGMENTS }, async (_, segment) => {
       let startKey: Record<string, unknown> | undefined;
@@ -44,24 +69,43 @@ export const migrateActivityItems = async (
         );
         totals.scanned += page.ScannedCount ?? 0;
         for (const item of page.Items ?? []) {
-          const next = activityItem(toRecord(item));
+          const record = toRecord(item);
+          const next = { ...activityItem(record), [INSIGHTS_COUNTED]: true };
           if (canonical(next) === canonical(item)) {
             totals.current++;
             continue;
           }
+          const put = {
+            TableName: table,
+            Item: next,
+            ConditionExpression: '#updatedAt = :seen',
+            ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+            ExpressionAttributeValues: { ':seen': item.updatedAt },
+          };
+          // A version not yet counted in the insight day items is counted there with the write that marks it.
+          const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
           try {
-            await db.send(
-              new PutCommand({
-                TableName: table,
-                Item: next,
-                ConditionExpression: '#updatedAt = :seen',
-                ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
-                ExpressionAttributeValues: { ':seen': item.updatedAt },
-              }),
-            );
+            if (counts.length === 0) await db.send(new PutCommand(put));
+            else {
+              await db.send(
+                new TransactWriteCommand({
+                  TransactItems: [
+                    { Put: put },
+                    ...counts.map(({ orgId, day, shard, deltas }) => ({
+                      Update: { TableName: table, Key: key.insightDay(orgId, day, shard), ...adds(deltas) },
+                    })),
+                  ],
+                }),
+              );
+              totals.insightsCounted++;
+            }
             totals.rewritten++;
           } catch (error) {
-            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+            const conflict =
+              error instanceof ConditionalCheckFailedException ||
+              (error instanceof TransactionCanceledException &&
+                (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed'));
+            if (!conflict) throw error;
             totals.changedMeanwhile++;
           }
         }
@@ -74,4 +118,44 @@ export const migrateActivityItems = async (
     }),
   );
   return totals;
+};
+
+/** The partitions of the insight day items, which keep their counters (the `i.` names) by design. */
+const INSIGHT_PARTITION = /#INSIGHTS(#S\d+)?$/;
+
+/**
+ * Removes the insight counters earlier versions kept in the metrics day items (of organizations and
+ * brands): nothing reads or writes them there any more, and they made every metrics read larger.
+ * Each removal is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished
+ * by the next and a second run removes nothing. Returns the day items cleaned.
+ */
+export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, table: string): Promise<number> => {
+  let cleaned = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'begins_with(PK, :metrics)',
+        ExpressionAttributeValues: { ':metrics': 'METRICS#' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (INSIGHT_PARTITION.test(item.PK as string)) continue;
+      const names = Object.keys(item).filter(isInsightCounter);
+      if (names.length === 0) continue;
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: `REMOVE ${names.map((_, i) => `#r${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
+        }),
+      );
+      cleaned++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return cleaned;
 };

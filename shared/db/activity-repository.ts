@@ -9,7 +9,7 @@ import {
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
-import { INSIGHTS_COUNTED, insightDeltas, isInsightCounter, mergeDeltas } from '../domain/insight-counters.ts';
+import { INSIGHTS_COUNTED, insightDeltas, LEGACY_INSIGHTS_COUNTED } from '../domain/insight-counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
@@ -46,7 +46,7 @@ const addAll = (deltas: Record<string, number>) => {
 };
 
 const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas }: CounterDelta): TransactItem => {
-  const total = Object.entries(deltas).reduce((sum, [name, delta]) => (isInsightCounter(name) ? sum : sum + delta), 0);
+  const total = Object.values(deltas).reduce((sum, delta) => sum + delta, 0);
   const expression = addAll(total === 0 ? deltas : { ...deltas, [TOTAL]: total });
   return {
     Update: {
@@ -60,11 +60,26 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas
   };
 };
 
+/** The insight counters of an organization day and shard, in their own item (no total: nothing probes them). */
+const insightUpdate = (TableName: string, { orgId, day, shard, deltas }: CounterDelta): TransactItem => {
+  const expression = addAll(deltas);
+  return {
+    Update: {
+      TableName,
+      Key: key.insightDay(orgId, day, shard),
+      UpdateExpression: expression.add,
+      ConditionExpression: expression.condition,
+      ExpressionAttributeNames: expression.names,
+      ExpressionAttributeValues: expression.values,
+    },
+  };
+};
+
 const INDEX_ATTRIBUTES = /^(list\dPK|list\dSK|assetPK|assetSK|search)$/;
 
 /** A stored item as a record; a takedown stored under an earlier status name reads as its published one. */
 export const toRecord = (item: Record<string, unknown>): ActivityRecord => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
+  const { PK: _pk, SK: _sk, entity: _entity, [LEGACY_INSIGHTS_COUNTED]: _legacy, ...rest } = item;
   const record = Object.fromEntries(
     Object.entries(rest).filter(([name]) => !INDEX_ATTRIBUTES.test(name)),
   ) as ActivityRecord;
@@ -188,11 +203,12 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       watch,
       origins: origins.get(checkKey),
     }));
-    // The insight counters move with the metrics counters, in the same items where they share a day.
-    const counters = mergeDeltas(effects.counters, insightDeltas(writes));
+    // The insight counters move with the records they count, in the same transaction as the metrics counters.
+    const insights = insightDeltas(writes);
     const build = async () => ({
       ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
-      ...Object.fromEntries(counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+      ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
+      ...Object.fromEntries(insights.map((delta, i) => [`insight${i}`, insightUpdate(table, delta)])),
       ...(await verdictChange(db, table, checks)),
       ...guardItems(table, guards),
     });

@@ -86,6 +86,7 @@ export const PARTITIONS = {
   activity: 'ACTIVITY#*',
   claim: 'CLAIM#*',
   budget: 'BUDGET#*',
+  /** Day counters: the metrics of organizations and of brands, and organizations' insight counters (`#INSIGHTS`). */
   metrics: 'METRICS#*',
   /** Every organization's webhooks, their per-organization counts and the event generator's position. */
   webhooks: 'WEBHOOKS',
@@ -222,6 +223,14 @@ export const key = {
   }),
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
+    SK: `DAY#${day}`,
+  }),
+  /**
+   * The insight counters of one organization day (breakdowns, histograms, open work), sharded like
+   * `orgDay` but in partitions of their own, so reads of the metrics counters never carry them.
+   */
+  insightDay: (orgId: string, day: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#INSIGHTS`, shard),
     SK: `DAY#${day}`,
   }),
 };

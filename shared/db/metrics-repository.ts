@@ -9,8 +9,10 @@ const PROBE_PAGE = 32;
 
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
-const dayKey = ({ orgId, brandSlug }: MetricsScope, day: string, shard: number): Key =>
-  brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard);
+const dayKey = ({ orgId, brandSlug, insights }: MetricsScope, day: string, shard: number): Key => {
+  if (insights) return key.insightDay(orgId, day, shard);
+  return brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard);
+};
 
 /** One shard's day items of the range, ascending. */
 const shardDays = async (

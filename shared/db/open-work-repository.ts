@@ -8,8 +8,8 @@ import { key } from './keys.ts';
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
- * The open-work gauges of every day item of an organization, each shard's partition read whole but
- * only the named counters returned (the day items also hold the metrics and the breakdowns).
+ * The open-work gauges of every insight day item of an organization, each shard's partition read
+ * whole but only the named counters returned (the items also hold the breakdowns and histograms).
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
   async days(orgId, names) {
@@ -21,13 +21,13 @@ export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): O
         KeyConditionExpression: 'PK = :pk',
         ProjectionExpression: ['SK', ...Object.keys(attributes)].join(', '),
         ExpressionAttributeNames: attributes,
-        ExpressionAttributeValues: { ':pk': key.orgDay(orgId, '', index).PK },
+        ExpressionAttributeValues: { ':pk': key.insightDay(orgId, '', index).PK },
       })) {
         items.push(...page);
       }
       return items;
     };
-    const prefix = key.orgDay(orgId, '', 0).SK.length;
+    const prefix = key.insightDay(orgId, '', 0).SK.length;
     const byDay = new Map<string, Record<string, number>>();
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
       const day = (item.SK as string).slice(prefix);

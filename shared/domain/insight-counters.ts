@@ -3,10 +3,10 @@ import { COUNTED_THREAT_STATUSES, counterShardOf } from './activity.ts';
 import type { AssetType } from './asset-types.ts';
 
 /**
- * Counters of the insights (breakdowns, time-to histograms, open work), kept in the same day items
- * as the metrics counters, by the same transactions: a record adds them to the day item of its own
- * counter shard (`counterShardOf`), so a change of one record moves no item the metrics do not
- * already move, except the day of its last update for the counters keyed by it.
+ * Counters of the insights (breakdowns, time-to histograms, open work), kept in insight day items of
+ * their own (sharded like the metrics day items, so the metrics reads never carry them) and moved by
+ * the same transactions as the records they count: a record adds them to the insight day item of its
+ * own counter shard (`counterShardOf`).
  */
 const PREFIX = 'i.';
 
@@ -186,8 +186,13 @@ export const insightCounts = (record: ActivityRecord): Count[] => {
   return counts;
 };
 
-/** Marks a stored version as counted in the insight counters (versions stored before them are not). */
-export const INSIGHTS_COUNTED = 'insightsCounted';
+/**
+ * Marks a stored version as counted in the insight day items (versions stored before them are not).
+ * The earlier marker named versions counted in the metrics day items, whose insight counters are no
+ * longer read: a version carrying only that one withdraws nothing from the insight day items.
+ */
+export const INSIGHTS_COUNTED = 'insightItemsCounted';
+export const LEGACY_INSIGHTS_COUNTED = 'insightsCounted';
 const counted = (record: ActivityRecord | undefined): boolean =>
   record !== undefined && (record as Record<string, unknown>)[INSIGHTS_COUNTED] === true;
 
@@ -217,21 +222,5 @@ export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] =>
   });
 };
 
-/** Adds `extra` into the counter deltas of the same items, so each item is updated once per transaction. */
-export const mergeDeltas = (base: readonly CounterDelta[], extra: readonly CounterDelta[]): CounterDelta[] => {
-  const idOf = (delta: CounterDelta) =>
-    `${delta.orgId}\u0000${delta.brandSlug ?? ''}\u0000${delta.day}\u0000${delta.shard}`;
-  const merged = new Map(base.map((delta) => [idOf(delta), { ...delta, deltas: { ...delta.deltas } }]));
-  for (const delta of extra) {
-    const entry = merged.get(idOf(delta));
-    if (entry === undefined) {
-      merged.set(idOf(delta), { ...delta, deltas: { ...delta.deltas } });
-      continue;
-    }
-    for (const [name, value] of Object.entries(delta.deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + value;
-  }
-  return [...merged.values()];
-};
-
-/** Whether a day item's attribute is an insight counter rather than a metrics counter (they stay out of its total). */
+/** Whether an attribute is an insight counter (earlier versions kept them in the metrics day items). */
 export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);

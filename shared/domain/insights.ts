@@ -159,13 +159,20 @@ export const metricsSummary = async (
 ): Promise<MetricsSummary> => {
   assertOrdered(query);
   const brand = query.brandSlug;
-  const totals = sumOf(await readDays(stores.metrics, { orgId }, query, today));
-  const counters =
-    brand === undefined
-      ? totals
-      : sumOf(await readDays(stores.metrics, await brandScope(stores.directory, orgId, brand), query, today));
+  const [counters, histograms] = await Promise.all([
+    (async () =>
+      sumOf(
+        await readDays(
+          stores.metrics,
+          brand === undefined ? { orgId } : await brandScope(stores.directory, orgId, brand),
+          query,
+          today,
+        ),
+      ))(),
+    (async () => sumOf(await readDays(stores.metrics, { orgId, insights: true }, query, today)))(),
+  ]);
   const value = (metric: BreakdownMetric) => metricValue(counters, metric);
-  const toTakedown = median(totals, 'timeToTakedown', brand);
+  const toTakedown = median(histograms, 'timeToTakedown', brand);
   return {
     reports: value('reports'),
     newThreats: value('newThreats'),
@@ -179,7 +186,7 @@ export const metricsSummary = async (
     otherThreats: value('otherThreats'),
     detections: value('detections'),
     disputes: value('disputes'),
-    medianTimeToBlockMinutes: median(totals, 'timeToBlock', brand),
+    medianTimeToBlockMinutes: median(histograms, 'timeToBlock', brand),
     medianTimeToTakedownHours: toTakedown === null ? null : Math.round((toTakedown / 60) * 100) / 100,
   };
 };
@@ -198,7 +205,8 @@ export const metricsBreakdown = async (
   today: string,
 ): Promise<{ rows: BreakdownRow[] }> => {
   assertOrdered(query);
-  const days = await readDays(stores.metrics, { orgId }, query, today);
+  const scope: MetricsScope = query.by === 'day' ? { orgId } : { orgId, insights: true };
+  const days = await readDays(stores.metrics, scope, query, today);
   if (query.by === 'day') {
     const rows = days
       .map(({ day, counters }) => ({ key: day, value: metricValue(counters, query.metric) }))

@@ -22,7 +22,8 @@ export const metricsDate = v.pipe(
 );
 
 export type DayCounters = { day: string; counters: Readonly<Record<string, number>> };
-export type MetricsScope = { orgId: string; brandSlug?: string };
+/** An organization's metrics counters, a brand's (`brandSlug`), or the organization's insight counters (`insights`). */
+export type MetricsScope = { orgId: string; brandSlug?: string; insights?: true };
 
 export interface MetricsStore {
   /** The scope's day items from `from` (or its first one) to `to`, inclusive and ascending. */

@@ -41,8 +41,11 @@ export const organizationIdOf = (slug: string): number => stableId(`organization
 export const pendingClaim = (orgId: string, checkKey: string, status: string): string =>
   `pending#${orgId}#${status}#${checkKey}`;
 
-/** Proposal records and their claims per transaction, leaving room for the report and its day counter (2 × 49 + 2 = 100). */
-const PROPOSALS_PER_TRANSACTION = 49;
+/**
+ * Proposal records and their claims per transaction, leaving room for the report, its day counter
+ * and its insight day item (2 × 48 + 3 = 99).
+ */
+const PROPOSALS_PER_TRANSACTION = 48;
 const ID_ATTEMPTS = 3;
 
 const NO_REPORT_ACCESS = 'You do not have permission to access reports for this organization';
@@ -261,10 +264,10 @@ const withdrawn = (record: ActivityRecord): ActivityRecord => ({
 /**
  * Items a proposal's withdrawal may take in a transaction: a pending one its record and its claim; a
  * reviewed one also the check-index entry and verdict-log item of the block it lifts and its share
- * of the day counters it leaves. Chunks are cut so their sum stays within `ROLLBACK_ITEMS`.
+ * of the day counters and insight day items it leaves. Chunks are cut so their sum stays within `ROLLBACK_ITEMS`.
  */
 const withdrawalItems = (proposal: ActivityRecord): number =>
-  proposal.kind === 'threat' && proposal.status !== 'PENDING' ? 6 : 2;
+  proposal.kind === 'threat' && proposal.status !== 'PENDING' ? 7 : 2;
 /** 100 items less a margin: the weights above are per proposal, and a chunk's day counters are shared between them. */
 const ROLLBACK_ITEMS = 96;
 

@@ -31,7 +31,7 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
-import { insightDeltas, mergeDeltas } from '../../shared/domain/insight-counters.ts';
+import { insightDeltas } from '../../shared/domain/insight-counters.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
 
 const DAYS = 365;
@@ -96,20 +96,24 @@ const recordOf = (orgId: string, i: number, firstDay: number): ActivityChange =>
 
 type Item = Map<string, number>;
 
-/** The counter deltas the transactions of these records would ADD, summed per day item. */
+/** The counter deltas the transactions of these records would ADD, summed per day item (metrics, insights). */
 const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>) => {
   const writes = records.map((next) => ({ previous: undefined, next }));
-  for (const delta of mergeDeltas(effectsOfAll(writes).counters, insightDeltas(writes))) {
-    const id = `${delta.day}|${delta.shard}`;
-    const item = items.get(id) ?? new Map<string, number>();
-    let total = 0;
-    for (const [name, value] of Object.entries(delta.deltas)) {
-      item.set(name, (item.get(name) ?? 0) + value);
-      if (!name.startsWith('i.')) total += value;
+  const add = (part: 'metrics' | 'insights', deltas: ReturnType<typeof insightDeltas>) => {
+    for (const delta of deltas) {
+      const id = `${part}|${delta.day}|${delta.shard}`;
+      const item = items.get(id) ?? new Map<string, number>();
+      let total = 0;
+      for (const [name, value] of Object.entries(delta.deltas)) {
+        item.set(name, (item.get(name) ?? 0) + value);
+        total += value;
+      }
+      if (part === 'metrics') item.set('total', (item.get('total') ?? 0) + total);
+      items.set(id, item);
     }
-    item.set('total', (item.get('total') ?? 0) + total);
-    items.set(id, item);
-  }
+  };
+  add('metrics', effectsOfAll(writes).counters);
+  add('insights', insightDeltas(writes));
 };
 
 export async function benchInsights(endpoint: string): Promise<Array<{ name: string; value: string }>> {
@@ -182,14 +186,14 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       countersOf(records, items);
     }
     for (const [id, item] of items) {
-      const [day, shard] = id.split('|') as [string, string];
+      const [partition, day, shard] = id.split('|') as [string, string, string];
       const entries = [...item];
       for (let start = 0; start < entries.length; start += ADDS_PER_UPDATE) {
         const part = entries.slice(start, start + ADDS_PER_UPDATE);
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: key.orgDay(orgs.large, day, Number(shard)),
+            Key: (partition === 'metrics' ? key.orgDay : key.insightDay)(orgs.large, day, Number(shard)),
             UpdateExpression: `ADD ${part.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
             ExpressionAttributeNames: Object.fromEntries(part.map(([name], i) => [`#a${i}`, name])),
             ExpressionAttributeValues: Object.fromEntries(part.map(([, value], i) => [`:a${i}`, value])),

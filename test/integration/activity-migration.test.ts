@@ -1,4 +1,4 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
@@ -133,16 +133,46 @@ describe('npm run admin -- migrate lifecycle', () => {
 
     expect(partial).not.toEqual(migrated);
     expect(first).toMatch(
-      /^Lifecycle records: [1-9]\d* rewritten, [1-9]\d* already current, 0 changed by a writer meanwhile$/,
+      /^Lifecycle records: [1-9]\d* rewritten \(0 counted into the insight day items\), [1-9]\d* already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters$/,
     );
     expect(migrated).toEqual(current);
     expect(migrated).toHaveLength(itemsBefore);
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten, ${COUNT * 2} already current, 0 changed by a writer meanwhile`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
     expect(await allThreatIds()).toEqual(expectedThreatIds);
     expect(await allTakedowns()).toEqual(takedownsBefore);
     expect(await todoTakedowns()).toBe(COUNT / 4);
+  });
+
+  it('counts records stored with their insight counters in the metrics day items into the insight day items', async () => {
+    const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
+    const insightItems = Items.filter((item) => /#INSIGHTS(#S\d+)?$/.test(item.PK as string));
+    const metricsItem = Items.find((item) => (item.PK as string) === 'METRICS#acme');
+    expect(insightItems.length).toBeGreaterThan(0);
+    expect(metricsItem).toBeDefined();
+    // The earlier layout: the old marker on every record, the insight counters inside a metrics day item.
+    for (const item of insightItems) {
+      await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
+    }
+    for (const item of await activityItems()) {
+      const { insightItemsCounted: _marker, ...rest } = item;
+      await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...rest, insightsCounted: true } }));
+    }
+    await table.db.send(
+      new PutCommand({ TableName: table.tableName, Item: { ...metricsItem, 'i.reports.source.direct': 3 } }),
+    );
+
+    const first = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+    const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+
+    expect(first).toBe(
+      `Lifecycle records: ${COUNT * 2} rewritten (${COUNT * 2} counted into the insight day items), 0 already current, 0 changed by a writer meanwhile; 1 metrics day items cleared of insight counters`,
+    );
+    expect(second).toBe(
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters`,
+    );
+    expect(await tableSnapshot(table)).toEqual(current);
   });
 });

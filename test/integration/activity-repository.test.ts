@@ -12,7 +12,6 @@ import {
   updateActivity,
 } from '../../shared/domain/activity.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
-import { isInsightCounter } from '../../shared/domain/insight-counters.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -65,7 +64,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(undefined, threat, effectsOf(undefined, threat));
 
     expect(committed).toBe(true);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightsCounted: true });
+    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
       brand: { threats_URL: 1, total: 1 },
@@ -94,7 +93,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(stale, withdrawn, effectsOf(stale, withdrawn));
 
     expect(committed).toBe(false);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightsCounted: true });
+    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });
 
@@ -142,13 +141,10 @@ const shardsHolding = async (orgId: string, brandSlug?: string) => {
   return held;
 };
 
-/** The metrics counters of each day (the insight counters the same items hold are left out). */
+/** The counters of each day item (the insight counters live in items of their own, so none are here). */
 const days = async (orgId: string, brandSlug?: string) =>
   (await metrics.days(brandSlug === undefined ? { orgId } : { orgId, brandSlug }, undefined, '2026-12-31')).map(
-    ({ day, counters }) => ({
-      day,
-      ...Object.fromEntries(Object.entries(counters).filter(([name]) => !isInsightCounter(name))),
-    }),
+    ({ day, counters }) => ({ day, ...counters }),
   );
 
 describe('day counters in shards, on DynamoDB Local', () => {

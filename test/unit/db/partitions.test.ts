@@ -39,16 +39,24 @@ describe('the partitions of the table, as IAM patterns', () => {
   it.each([...Array(COUNTER_SHARDS).keys()])(
     'puts counter shard %i of an organization and of a brand in the metrics pattern, each its own partition',
     (shard) => {
-      const shardKeys = [key.orgDay('acme', '2026-03-01', shard), key.brandDay('acme', 'wallet', '2026-03-01', shard)];
+      const shardKeys = [
+        key.orgDay('acme', '2026-03-01', shard),
+        key.brandDay('acme', 'wallet', '2026-03-01', shard),
+        key.insightDay('acme', '2026-03-01', shard),
+      ];
       const otherShards = [...Array(COUNTER_SHARDS).keys()]
         .filter((other) => other !== shard)
-        .flatMap((other) => [key.orgDay('acme', '2026-03-01', other).PK, key.brandDay('acme', 'wallet', '', other).PK]);
+        .flatMap((other) => [
+          key.orgDay('acme', '2026-03-01', other).PK,
+          key.brandDay('acme', 'wallet', '', other).PK,
+          key.insightDay('acme', '', other).PK,
+        ]);
 
       for (const { PK } of shardKeys) {
         expect(PATTERNS.filter((pattern) => matchesPattern(pattern, PK))).toEqual([PARTITIONS.metrics]);
         expect(otherShards).not.toContain(PK);
       }
-      expect(shardKeys[0]?.PK).not.toBe(shardKeys[1]?.PK);
+      expect(new Set(shardKeys.map(({ PK }) => PK)).size).toBe(shardKeys.length);
     },
   );
 
