@@ -213,7 +213,7 @@ type Written = { record: ReportRecord; proposals: ActivityRecord[]; checked: Che
 
 /**
  * Writes the proposals (with their pending claims) and the report, which is what the metrics
- * count. Up to 49 assets this is one transaction. A larger report takes one per 49 proposals: the
+ * count. Up to 48 assets this is one transaction. A larger report takes one per 48 proposals: the
  * report goes first, `incomplete` (counted nowhere, listed nowhere), with the first proposals, and
  * is completed (1 ms later, so no write meant for the incomplete one can apply to it) with the
  * last ones. A claim lost to a concurrent report rolls back what was written. A write that fails
