@@ -7,7 +7,7 @@ export type Permutation = { domain: string; family: PermutationFamily };
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const VOWELS = 'aeiou';
 /** Neighbours on a QWERTY keyboard: the replacement and insertion families (dnstwist's). */
-const KEYBOARD: Record<string, string> = {
+export const KEYBOARD: Record<string, string> = {
   '1': '2q',
   '2': '3wq1',
   '3': '4ew2',
