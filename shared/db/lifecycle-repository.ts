@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { ActivityRecord } from '../domain/activity.ts';
 import type { ListFilter, Listing, ListStore } from '../domain/lifecycle-lists.ts';
 import { toRecord } from './activity-repository.ts';
 import { ACTIVITY_INDEX, type ActivityIndex, assetPartition, listPartition } from './keys.ts';
@@ -6,6 +7,9 @@ import { decodePosition } from './position.ts';
 
 /** Query calls one page request may make before it answers with what it has: reads stay within 4 × the page size. */
 const MAX_QUERIES = 4;
+/** One organization's records of an asset are looked for in at most 8 pages of 100 of the asset's records. */
+const OWN_RECORD_PAGES = 8;
+const OWN_RECORD_PAGE_SIZE = 100;
 /** Sorts after every character a sort key continues with, so `to + END` includes all of `to`. */
 const END = '\uffff';
 
@@ -118,5 +122,29 @@ export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: strin
       }),
     );
     return Items.map(toRecord);
+  },
+  async byAssetOf(assetId, organization, limit) {
+    const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
+    const found: ActivityRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    for (let page = 0; page < OWN_RECORD_PAGES && found.length < limit; page++) {
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          TableName,
+          IndexName: name,
+          KeyConditionExpression: '#pk = :pk',
+          FilterExpression: '#org = :org',
+          ExpressionAttributeNames: { '#pk': partitionKey, '#org': 'organization' },
+          ExpressionAttributeValues: { ':pk': assetPartition(assetId), ':org': organization },
+          ScanIndexForward: false,
+          Limit: OWN_RECORD_PAGE_SIZE,
+          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+        }),
+      );
+      found.push(...Items.map(toRecord));
+      start = LastEvaluatedKey;
+      if (start === undefined) break;
+    }
+    return found.slice(0, limit);
   },
 });

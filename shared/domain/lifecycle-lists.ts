@@ -47,4 +47,9 @@ export interface ListStore {
   page(query: ListQuery): Promise<ListPage>;
   /** Threats and takedowns about one asset identity, newest change first (at most `limit`). */
   byAsset(assetId: number, limit: number): Promise<ActivityRecord[]>;
+  /**
+   * The newest records of an asset that one organization holds, however many other organizations
+   * hold newer ones (up to `limit`; the read is bounded, so a very popular asset may yield fewer).
+   */
+  byAssetOf(assetId: number, organization: string, limit: number): Promise<ActivityRecord[]>;
 }

@@ -32,7 +32,16 @@ export const assetDetails = async (deps: DetailsDeps, caller: Caller, content: s
   if (result.source === 'eth-phishing-detect') return { status: result.status, reason: 'eth-phishing-detect' };
   if (result.source !== 'service') return { status: result.status };
   const checkKey = entryKeyOf(content, detectAssetType(content));
-  const records = checkKey === undefined ? [] : await deps.lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
+  const assetId = checkKey === undefined ? undefined : assetIdOf(checkKey);
+  const newest = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
+  // Other organizations' newer records may hide the caller's own threat: read its own apart then.
+  const records =
+    assetId !== undefined &&
+    caller.kind === 'organization' &&
+    newest.length === RECORDS_PER_ASSET &&
+    !newest.some((record) => record.organization === caller.orgId && record.kind === 'threat')
+      ? [...newest, ...(await deps.lists.byAssetOf(assetId, caller.orgId, RECORDS_PER_ASSET))]
+      : newest;
   const blocking = records.filter((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);
   const visible = await visibleOrganizations(
     deps.directory,

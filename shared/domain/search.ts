@@ -82,7 +82,16 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const sentType = query.content === undefined ? undefined : detectAssetType(query.content);
   const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
   const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
-  const records = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
+  const newest = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
+  // A popular asset's newest records may hide some of the caller's own (its report behind a
+  // takedown, say): when the page is full, an organization's own are read apart and added.
+  const ownRecords =
+    assetId !== undefined && caller.kind === 'organization' && newest.length === RECORDS_PER_ASSET
+      ? await deps.lists.byAssetOf(assetId, caller.orgId, RECORDS_PER_ASSET)
+      : [];
+  const keyOf = (record: ActivityRecord) => `${record.organization}/${record.kind}/${record.id}`;
+  const seen = new Set(newest.map(keyOf));
+  const records = [...newest, ...ownRecords.filter((record) => !seen.has(keyOf(record)))];
   const recorded = records.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;

@@ -19,11 +19,7 @@ import { createTestTable } from '../fixtures/table.ts';
  * their tests are expected to fail, and one that starts to pass fails the suite, so an entry is
  * removed in the change that fixes its route.
  */
-const KNOWN_DIVERGENCES = new Set<string>([
-  // Every example organization reports this content, and search reads only the newest records
-  // of an asset (25): the caller's own report falls outside them.
-  'search-asset/byContent',
-]);
+const KNOWN_DIVERGENCES = new Set<string>([]);
 
 type Example = { summary?: string; value: unknown; 'x-without-key'?: boolean };
 type Media = { schema?: unknown; example?: unknown; examples?: Record<string, Example> };

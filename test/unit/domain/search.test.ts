@@ -43,8 +43,9 @@ const UNKNOWN: CheckResult = {
 };
 
 /** Acme and Globex each reported the content; a user is ACTIVE in Acme and INACTIVE in Globex. */
-const deps = (entry?: VerdictEntry): SearchDeps => {
+const deps = (entry?: VerdictEntry, newer: ActivityRecord[] = []): SearchDeps => {
   const records = [
+    ...newer,
     threat('globex', 't-2', '2026-03-02T10:00:00.000Z', 'REJECTED'),
     threat('acme', 't-1', '2026-03-01T10:00:00.000Z', 'PENDING'),
   ];
@@ -59,7 +60,12 @@ const deps = (entry?: VerdictEntry): SearchDeps => {
   return {
     checker: { check: () => UNKNOWN },
     verdicts: { find: async () => entry },
-    lists: { page: async () => ({ records: [] }), byAsset: async (id) => (id === ASSET_ID ? records : []) },
+    lists: {
+      page: async () => ({ records: [] }),
+      byAsset: async (id, limit) => (id === ASSET_ID ? records.slice(0, limit) : []),
+      byAssetOf: async (id, organization, limit) =>
+        id === ASSET_ID ? records.filter((record) => record.organization === organization).slice(0, limit) : [],
+    },
     store: { find: async (ref) => reports.find((r) => r.organization === ref.organization && r.id === ref.id) },
     directory: {
       findMembership: async (userId, orgId) => memberships.find((m) => m.userId === userId && m.orgId === orgId),
@@ -68,6 +74,27 @@ const deps = (entry?: VerdictEntry): SearchDeps => {
 };
 
 describe('searchAsset', () => {
+  it("finds an organization's own report of a content that many other organizations reported since", async () => {
+    const others = Array.from({ length: 30 }, (_, i) =>
+      threat(`org-${i}`, `t-o${i}`, `2026-03-10T10:00:${String(i).padStart(2, '0')}.000Z`, 'PENDING'),
+    );
+
+    const result = await searchAsset(
+      deps(undefined, others),
+      { kind: 'organization', orgId: 'acme' },
+      { content: CONTENT },
+    );
+
+    expect(result.reports).toEqual([
+      {
+        id: recordNumber('report', 'acme', 'r-t-1'),
+        title: 'acme report',
+        status: 'TODO',
+        createdAt: '2026-03-01T10:00:00.000Z',
+      },
+    ]);
+  });
+
   it('shows a user only the records of organizations where it is an ACTIVE member, and dates the asset by them', async () => {
     const result = await searchAsset(deps(), { kind: 'user', userId: 'u-1' }, { content: CONTENT });
 
