@@ -2,10 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
+import { workerQueues } from './worker-queue.ts';
 
 export type ActivityIngestProps = { table: ITable; settings: FunctionSettings };
 
@@ -24,18 +25,7 @@ export class ActivityIngest extends Construct {
 
   constructor(scope: Construct, id: string, { table, settings }: ActivityIngestProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'Queue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      // AWS's guidance for Lambda event sources: at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workerQueues(this, FUNCTION_TIMEOUT_SECONDS));
     this.function = serviceFunction(this, 'Function', {
       entry: WORKERS['ingest-activity'],
       memorySize: 256,

@@ -3,13 +3,14 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
+import { workerQueues } from './worker-queue.ts';
 
 export type ScanQueueProps = {
   table: ITable;
@@ -33,18 +34,7 @@ export class ScanQueue extends Construct {
 
   constructor(scope: Construct, id: string, { table, settings, lists }: ScanQueueProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'Queue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      // AWS's guidance for Lambda event sources: at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(6 * FUNCTION_TIMEOUT_SECONDS),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workerQueues(this, FUNCTION_TIMEOUT_SECONDS));
     this.function = serviceFunction(this, 'Function', {
       entry: WORKERS['run-scans'],
       memorySize: 512,

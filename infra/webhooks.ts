@@ -8,13 +8,14 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ACTIVITY_INDEX } from '../shared/db/keys.ts';
 import { METRICS_NAMESPACE } from '../shared/metric-names.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
 import { logicalId } from './scheduled-job.ts';
+import { workerQueues } from './worker-queue.ts';
 
 export type WebhookDeliveryProps = { table: ITable; settings: FunctionSettings; alarmAction: IAlarmAction };
 
@@ -49,18 +50,7 @@ export class WebhookDelivery extends Construct {
       enableKeyRotation: true,
       description: `${settings.serviceName} webhook signing secrets`,
     });
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'Queue', {
-      enforceSSL: true,
-      encryption: QueueEncryption.SQS_MANAGED,
-      // AWS's guidance for Lambda event sources: at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(6 * DELIVER_TIMEOUT_SECONDS),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workerQueues(this, DELIVER_TIMEOUT_SECONDS));
     const environment = {
       TABLE_NAME: table.tableName,
       WEBHOOK_QUEUE_URL: this.queue.queueUrl,

@@ -7,10 +7,7 @@ import { assetIdOf } from './ids.ts';
 import type { ListStore } from './lifecycle-lists.ts';
 import { publicId } from './lifecycle-views.ts';
 import type { DirectoryStore } from './organizations.ts';
-import { visibleOrganizations } from './search.ts';
-
-/** Records read to find the report behind a block: the newest changes of the asset. */
-const RECORDS_PER_ASSET = 25;
+import { recordsOfAsset, visibleOrganizations } from './search.ts';
 
 export type DetailsDeps = {
   checker: Checker;
@@ -33,15 +30,7 @@ export const assetDetails = async (deps: DetailsDeps, caller: Caller, content: s
   if (result.source !== 'service') return { status: result.status };
   const checkKey = entryKeyOf(content, detectAssetType(content));
   const assetId = checkKey === undefined ? undefined : assetIdOf(checkKey);
-  const newest = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
-  // Other organizations' newer records may hide the caller's own threat: read its own apart then.
-  const records =
-    assetId !== undefined &&
-    caller.kind === 'organization' &&
-    newest.length === RECORDS_PER_ASSET &&
-    !newest.some((record) => record.organization === caller.orgId && record.kind === 'threat')
-      ? [...newest, ...(await deps.lists.byAssetOf(assetId, caller.orgId, RECORDS_PER_ASSET))]
-      : newest;
+  const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
   const blocking = records.filter((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);
   const visible = await visibleOrganizations(
     deps.directory,

@@ -89,10 +89,16 @@ const checkAssets = async (
   deps: ReportDeps,
   orgId: string,
   assets: NewReport['assets'],
-): Promise<{ errors: ReportAssetError[]; checked: Checked[]; holders: ReadonlyMap<string, string> }> => {
+): Promise<{
+  errors: ReportAssetError[];
+  checked: Checked[];
+  holders: ReadonlyMap<string, string>;
+  /** How many assets share their content with another one of the report. */
+  duplicated: number;
+}> => {
   const errors: ReportAssetError[] = [];
   const checked: Checked[] = [];
-  const seen = new Set<string>();
+  const occurrences = new Map<string, number>();
   for (const { content, status } of assets) {
     const target = canonicalize(content);
     if (
@@ -109,11 +115,12 @@ const checkAssets = async (
       errors.push(failure(content, 'INVALID_FORMAT'));
       continue;
     }
-    if (seen.has(checkKey)) {
+    const seen = occurrences.get(checkKey) ?? 0;
+    occurrences.set(checkKey, seen + 1);
+    if (seen > 0) {
       errors.push(failure(content, 'DUPLICATE_ASSETS'));
       continue;
     }
-    seen.add(checkKey);
     checked.push({ content, type, checkKey, status });
   }
   const keys = checked.map((asset) => asset.checkKey);
@@ -129,33 +136,21 @@ const checkAssets = async (
       errors.push(failure(asset.content, 'ALREADY_PENDING_REVIEW'));
     }
   });
-  return { errors, checked, holders };
+  const duplicated = [...occurrences.values()].reduce((sum, count) => (count > 1 ? sum + count : sum), 0);
+  return { errors, checked, holders, duplicated };
 };
 
 /**
  * The answer to a report with invalid assets. Duplicates are named first, as the published API
  * does: how many submitted assets share their content with another.
  */
-const rejection = (errors: ReportAssetError[], assets: readonly string[]) => {
-  const duplicated = new Set(errors.filter((error) => error.errorType === 'DUPLICATE_ASSETS').map((e) => e.asset));
-  if (duplicated.size === 0) {
-    return new UnprocessableContentError(
-      `Report creation failed: ${errors.length} of ${assets.length} assets are invalid. All assets must be valid to create a report.`,
-      { data: { errors } },
-    );
-  }
-  const keyOf = (content: string) => {
-    const type = detectAssetType(content);
-    const typed = type === undefined ? undefined : canonicalize(content, type);
-    return typed?.kind === 'keys' ? typed.keys[0] : content;
-  };
-  const duplicatedKeys = new Set([...duplicated].map(keyOf));
-  const involved = assets.filter((content) => duplicatedKeys.has(keyOf(content))).length;
-  return new UnprocessableContentError(
-    `Report creation failed: Duplicate assets found. ${involved} asset(s) appear multiple times in the same report.`,
+const rejection = (errors: ReportAssetError[], total: number, duplicated: number) =>
+  new UnprocessableContentError(
+    duplicated > 0
+      ? `Report creation failed: Duplicate assets found. ${duplicated} asset(s) appear multiple times in the same report.`
+      : `Report creation failed: ${errors.length} of ${total} assets are invalid. All assets must be valid to create a report.`,
     { data: { errors } },
   );
-};
 
 export type ReportIds = { reportId: number; proposalIds: number[] };
 type ReportRecord = Extract<ActivityRecord, { kind: 'report' }>;
@@ -403,15 +398,11 @@ export const createReport = async (
   const organization = await deps.directory.findOrganization(orgId);
   if (!organization) throw new ForbiddenError(NO_REPORT_ACCESS);
   for (let attempt = 1; ; attempt++) {
-    let { errors, checked, holders } = await checkAssets(deps, orgId, report.assets);
+    let { errors, checked, holders, duplicated } = await checkAssets(deps, orgId, report.assets);
     if (holders.size > 0 && (await recoverAbandoned(deps.store, orgId, holders, now))) {
-      ({ errors, checked, holders } = await checkAssets(deps, orgId, report.assets));
+      ({ errors, checked, holders, duplicated } = await checkAssets(deps, orgId, report.assets));
     }
-    if (errors.length > 0)
-      throw rejection(
-        errors,
-        report.assets.map((asset) => asset.content),
-      );
+    if (errors.length > 0) throw rejection(errors, report.assets.length, duplicated);
     const reportIds = ids ?? idsFor(checked.length);
     const { record, proposals } = buildRecords(orgId, report, checked, reportIds, now);
     const outcome = await writeReport(deps.store, orgId, { record, proposals, checked });

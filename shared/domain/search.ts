@@ -68,6 +68,20 @@ const contentOf = (record: ActivityRecord): { content: string; type: AssetType }
 };
 
 /**
+ * The newest records of an asset, in every organization. A popular asset's newest may hide some of
+ * the caller's own (its report behind a takedown, say): when the page is full, an organization's
+ * own are read apart and added.
+ */
+export const recordsOfAsset = async (lists: ListStore, assetId: number, caller: Caller) => {
+  const newest = await lists.byAsset(assetId, RECORDS_PER_ASSET);
+  if (caller.kind !== 'organization' || newest.length < RECORDS_PER_ASSET) return newest;
+  const keyOf = (record: ActivityRecord) => `${record.organization}/${record.kind}/${record.id}`;
+  const seen = new Set(newest.map(keyOf));
+  const own = await lists.byAssetOf(assetId, caller.orgId, RECORDS_PER_ASSET);
+  return [...newest, ...own.filter((record) => !seen.has(keyOf(record)))];
+};
+
+/**
  * `POST /asset/search`: what the service knows of one asset (by content or id). The asset is
  * answered whenever anything knows the content: a verdict (allowlisted or blocked, by the service
  * or an external list), or a lifecycle record of any organization. Its times are only ones the
@@ -82,16 +96,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const sentType = query.content === undefined ? undefined : detectAssetType(query.content);
   const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
   const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
-  const newest = assetId === undefined ? [] : await deps.lists.byAsset(assetId, RECORDS_PER_ASSET);
-  // A popular asset's newest records may hide some of the caller's own (its report behind a
-  // takedown, say): when the page is full, an organization's own are read apart and added.
-  const ownRecords =
-    assetId !== undefined && caller.kind === 'organization' && newest.length === RECORDS_PER_ASSET
-      ? await deps.lists.byAssetOf(assetId, caller.orgId, RECORDS_PER_ASSET)
-      : [];
-  const keyOf = (record: ActivityRecord) => `${record.organization}/${record.kind}/${record.id}`;
-  const seen = new Set(newest.map(keyOf));
-  const records = [...newest, ...ownRecords.filter((record) => !seen.has(keyOf(record)))];
+  const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
   const recorded = records.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;
