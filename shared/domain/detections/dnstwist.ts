@@ -75,6 +75,33 @@ const GLYPHS: Record<string, string[]> = {
 export const DEFAULT_TLDS = ['com', 'net', 'org', 'io', 'co', 'app', 'xyz', 'info', 'online', 'site', 'dev', 'finance'];
 const SUBDOMAIN_MIN = 2;
 
+/**
+ * Every name made by swapping one letter for a lookalike throughout a window of the name (so
+ * `aaa` gives `àaa`, `ààa` and `ààà`), windows of every length short of the whole name: dnstwist's
+ * first homoglyph pass.
+ */
+const glyphSwaps = (name: string): string[] => {
+  const out = new Set<string>();
+  for (let width = 1; width < name.length; width++) {
+    for (let start = 0; start + width <= name.length; start++) {
+      const window = name.slice(start, start + width);
+      for (const letter of new Set(window)) {
+        for (const glyph of GLYPHS[letter] ?? []) {
+          out.add(name.slice(0, start) + window.replaceAll(letter, glyph) + name.slice(start + width));
+        }
+      }
+    }
+  }
+  return [...out];
+};
+
+/** dnstwist's second homoglyph pass: a swap on top of each first-pass swap (two kinds of lookalike in one name). */
+const doubleGlyphSwaps = (name: string): Set<string> => {
+  const out = new Set<string>();
+  for (const once of glyphSwaps(name)) for (const twice of glyphSwaps(once)) out.add(twice);
+  return out;
+};
+
 const families = {
   addition: (name) => [...LETTERS].map((char) => name + char),
   bitsquatting: (name) => {
@@ -87,13 +114,7 @@ const families = {
     }
     return out;
   },
-  homoglyph: (name) => {
-    const out: string[] = [];
-    for (let i = 0; i < name.length; i++) {
-      for (const glyph of GLYPHS[name[i] as string] ?? []) out.push(name.slice(0, i) + glyph + name.slice(i + 1));
-    }
-    return out;
-  },
+  homoglyph: (name) => glyphSwaps(name),
   hyphenation: (name) =>
     [...Array(Math.max(0, name.length - 1)).keys()].map((i) => `${name.slice(0, i + 1)}-${name.slice(i + 1)}`),
   insertion: (name) => {
@@ -173,6 +194,10 @@ export const permutations = (
       continue;
     }
     for (const variant of families[family](name)) add(toHost(variant, suffix), family);
+  }
+  // Last, so that a `max` cuts these many two-lookalike names before any simpler typo.
+  if (wanted.has('homoglyph') && out.length < max) {
+    for (const variant of doubleGlyphSwaps(name)) add(toHost(variant, suffix), 'homoglyph');
   }
   return out;
 };

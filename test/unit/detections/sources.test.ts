@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { matchNames, namesOf } from '../../../shared/domain/detections/certstream.ts';
 import { permutations } from '../../../shared/domain/detections/dnstwist.ts';
@@ -38,6 +39,19 @@ describe('DNS_TWIST permutations', () => {
     ]) {
       expect(names, typo).toContain(typo);
     }
+  });
+
+  it('swaps lookalikes across a window and in two kinds at once, the two-kind names last so a cap cuts them first', () => {
+    const names = all.map((p) => p.domain);
+    const twoKinds = domainToASCII('àcmé.com');
+    const window = permutations('aaa.com').map((p) => p.domain);
+
+    expect(window).toContain(domainToASCII('ààa.com'));
+    expect(names).toContain(twoKinds);
+    const firstTwoKind = names.indexOf(twoKinds);
+    const singles = permutations('acme.com', { families: PERMUTATION_FAMILIES.filter((f) => f !== 'homoglyph') });
+    expect(firstTwoKind).toBeGreaterThan(names.indexOf(singles.at(-1)?.domain ?? ''));
+    expect(permutations('acme.com', { max: firstTwoKind }).map((p) => p.domain)).not.toContain(twoKinds);
   });
 });
 
