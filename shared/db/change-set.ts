@@ -272,6 +272,28 @@ export const planParts = (
   return plan;
 };
 
+/**
+ * Cuts `count` units, in order, into runs whose change-sets (`set` of units `[start, end)`) each fit
+ * one transaction, each run as long as fits: for units that are written independently of each other.
+ */
+export const packUnits = (
+  count: number,
+  set: (start: number, end: number) => ChangeSet<unknown, unknown>,
+): { start: number; end: number }[] => {
+  const runs: { start: number; end: number }[] = [];
+  let start = 0;
+  while (start < count) {
+    if (sizeOf(set(start, start + 1)) > MAX_ITEMS) {
+      throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
+    }
+    let end = start + 1;
+    while (end < count && sizeOf(set(start, end + 1)) <= MAX_ITEMS) end++;
+    runs.push({ start, end });
+    start = end;
+  }
+  return runs;
+};
+
 /** Writes change-sets of one table: each in one transaction, or a declared sequence of them. */
 export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
   /**
