@@ -6,12 +6,13 @@ export type BudgetState = { uses: number[]; version: number };
 /**
  * What a lifecycle commit holds besides records and their effects: claims (names at most one
  * holder may take; a proposal awaiting review holds its content's), claims to let go, and the new
- * uses of a budget, written only while it is still at the version they were computed from.
+ * uses of a budget, written only while it is still at the version they were computed from; a use
+ * counts for `windowMs`, so the store keeps the budget at least that long after its newest use.
  */
 export type CommitGuards = {
   claims?: { name: string; holder: string }[];
   releases?: string[];
-  budget?: { name: string; uses: number[]; version: number; expiresAt: number };
+  budget?: { name: string; uses: number[]; version: number; windowMs: number };
 };
 
 /**

@@ -238,8 +238,7 @@ export const reviewProposal = async (
           retryAfterSeconds: spent.retryAfterSeconds,
         });
       }
-      const expiresAt = Math.ceil((now + 2 * BUDGET_WINDOW_MS) / 1000);
-      budget = { name, uses: spent.uses, version: state.version, expiresAt };
+      budget = { name, uses: spent.uses, version: state.version, windowMs: BUDGET_WINDOW_MS };
     }
     const outcome = await deps.store.commitMany(writes, effectsOfAll(writes), {
       releases: [pendingClaim(orgId, entryKeyOf(proposal.content, proposal.assetType) ?? '', 'BLOCKED')],
