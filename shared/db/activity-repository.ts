@@ -18,6 +18,7 @@ import {
   changeWriter,
   claim,
   counter,
+  type Outcome,
   record,
   refuse,
   release,
@@ -165,11 +166,12 @@ const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
 export const activityRepository = (db: DynamoDBDocumentClient, table: string): LifecycleStore => {
   const changes = changeWriter(db, table);
   const seen = new Map<string, { brands: Set<string>; expires: number }>();
-  const commitMany = async (
+  /** The change-set of one lifecycle commit. */
+  const lifecycleSet = (
     writes: readonly RecordWrite[],
     effects: ActivityEffects,
     guards: CommitGuards = {},
-  ): Promise<CommitOutcome> => {
+  ): ChangeSet<Refusal, never> => {
     const types = typesOf(writes);
     const origins = originsOf(writes);
     const checks = effects.checks.map(({ checkKey, block, watch }) => ({
@@ -181,22 +183,40 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     }));
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
-    // Another change of the same check-index entry committed first: the verdicts change reads it again.
-    const outcome = await changes.commit(
-      (): ChangeSet<Refusal, never> => [
-        ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
-        ...effects.counters.map(counterChange),
-        ...insights.map(insightChange),
-        ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),
-        ...guardChanges(guards),
-      ],
-      { maxAttempts: MAX_CONFLICT_ATTEMPTS },
-    );
+    return [
+      ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
+      ...effects.counters.map(counterChange),
+      ...insights.map(insightChange),
+      // Another change of the same check-index entry committed first: the verdicts change reads it again.
+      ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),
+      ...guardChanges(guards),
+    ];
+  };
+  const outcomeOf = (outcome: Outcome<Refusal>): CommitOutcome => {
     if (outcome.committed) return 'committed';
     for (const reason of ['stale', 'claimed', 'budget-moved'] as const) {
       if (outcome.reasons.includes(reason)) return reason;
     }
     throw new Error('Applying this change would take a counter below zero: records and counters disagree');
+  };
+  const commitMany = async (
+    writes: readonly RecordWrite[],
+    effects: ActivityEffects,
+    guards: CommitGuards = {},
+  ): Promise<CommitOutcome> =>
+    outcomeOf(
+      await changes.commit(() => lifecycleSet(writes, effects, guards), { maxAttempts: MAX_CONFLICT_ATTEMPTS }),
+    );
+  const commitInParts: LifecycleStore['commitInParts'] = async (count, part) => {
+    const { outcome, written } = await changes.commitInParts(
+      count,
+      (start, end, position) => {
+        const { writes, effects, guards } = part(start, end, position);
+        return lifecycleSet(writes, effects, guards);
+      },
+      { maxAttempts: MAX_CONFLICT_ATTEMPTS },
+    );
+    return { outcome: outcomeOf(outcome), written };
   };
   return {
     async find({ organization, kind, id }) {
@@ -240,6 +260,8 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     },
 
     commitMany,
+
+    commitInParts,
 
     async claimHolders(names) {
       const byPk = new Map(names.map((name) => [key.claim(name).PK, name]));

@@ -240,36 +240,37 @@ export type PartPlan = { start: number; end: number; position: PartPosition };
 
 /**
  * Cuts `count` units into parts of at most MAX_ITEMS items each, in order: one `whole` part when
- * everything fits, otherwise a `first`, as many `middle` and one `last` part, each as large as fits.
- * `part` declares the changes of units `[start, end)` at a position (a part's fixed changes,
- * such as a record opened by the first part and closed by the last, depend on it).
+ * everything fits, otherwise a `first`, as many `middle` and one `last` part. `part` declares the
+ * changes of units `[start, end)` at a position (a part's fixed changes, such as a record opened
+ * by the first part and closed by the last, depend on it). Each part is as long as fits at any
+ * position, so where a part falls in the sequence never changes where it is cut.
  */
 export const planParts = (
   count: number,
   part: (start: number, end: number, position: PartPosition) => ChangeSet<unknown, unknown>,
 ): PartPlan[] => {
-  const fits = (start: number, end: number, position: PartPosition) => sizeOf(part(start, end, position)) <= MAX_ITEMS;
+  const fits = (start: number, end: number) =>
+    (['first', 'middle', 'last'] as const).every((position) => sizeOf(part(start, end, position)) <= MAX_ITEMS);
   if (count === 0) return [];
-  if (fits(0, count, 'whole')) return [{ start: 0, end: count, position: 'whole' }];
-  if (count === 1) throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
-  const plan: PartPlan[] = [];
-  let start = 0;
-  while (start < count) {
-    if (start > 0 && fits(start, count, 'last')) {
-      plan.push({ start, end: count, position: 'last' });
-      break;
-    }
-    const position: PartPosition = start === 0 ? 'first' : 'middle';
-    if (!fits(start, start + 1, position)) {
-      throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
-    }
+  if (sizeOf(part(0, count, 'whole')) <= MAX_ITEMS) return [{ start: 0, end: count, position: 'whole' }];
+  const cuts: { start: number; end: number }[] = [];
+  for (let start = 0; start < count; ) {
+    if (!fits(start, start + 1)) throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
     let end = start + 1;
-    // The last unit is left for the `last` part, which may need room the others do not.
-    while (end < count - 1 && fits(start, end + 1, position)) end++;
-    plan.push({ start, end, position });
+    while (end < count && fits(start, end + 1)) end++;
+    cuts.push({ start, end });
     start = end;
   }
-  return plan;
+  // Everything fits one part, but not as a whole: the last unit closes the sequence on its own.
+  if (cuts.length === 1) {
+    if (count === 1) throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
+    cuts.splice(0, 1, { start: 0, end: count - 1 }, { start: count - 1, end: count });
+  }
+  return cuts.map(({ start, end }, i) => ({
+    start,
+    end,
+    position: i === 0 ? 'first' : i === cuts.length - 1 ? 'last' : 'middle',
+  }));
 };
 
 /**

@@ -21,12 +21,28 @@ export type CommitGuards = {
  */
 export type CommitOutcome = 'committed' | 'stale' | 'claimed' | 'budget-moved';
 
+/** Where a part stands in a sequence of commits: the only one, or the first, a middle or the last of several. */
+export type PartPosition = 'whole' | 'first' | 'middle' | 'last';
+
+/** One commit: records, their effects and guards. */
+export type LifecycleCommit = { writes: RecordWrite[]; effects: ActivityEffects; guards?: CommitGuards };
+
 export interface LifecycleStore extends ActivityStore {
   /**
    * One transaction: every write (each only while its record is still `previous`), their
    * effects and the guards. Nothing changes unless the outcome is `committed`.
    */
   commitMany(writes: readonly RecordWrite[], effects: ActivityEffects, guards?: CommitGuards): Promise<CommitOutcome>;
+  /**
+   * Commits `count` units, each atomic, in order: in one commit when they fit one, otherwise in a
+   * sequence of commits (a first, middle ones, a last) that the store cuts. `part` declares the
+   * commit of units `[start, end)` at its position. It stops at the first commit not made;
+   * `written` is how many units the commits before it made.
+   */
+  commitInParts(
+    count: number,
+    part: (start: number, end: number, position: PartPosition) => LifecycleCommit,
+  ): Promise<{ outcome: CommitOutcome; written: number }>;
   /** A budget's recent uses, read consistently. */
   readBudget(name: string): Promise<BudgetState>;
   /** The holders of those claims that are held. */
