@@ -10,7 +10,7 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
 import { INSIGHTS_COUNTED, insightDeltas, LEGACY_INSIGHTS_COUNTED } from '../domain/insight-counters.ts';
-import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
+import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import {
   type Change,
@@ -101,8 +101,8 @@ const budgetExpiry = ({ uses, windowMs }: { uses: number[]; windowMs: number }):
   Math.ceil((Math.max(0, ...uses) + 2 * windowMs) / 1000);
 
 const guardChanges = ({ claims = [], releases = [], budget }: CommitGuards): Change<Refusal, never>[] => [
-  ...claims.map(({ name, holder }) => claim<Refusal>(key.claim(name), { holder }, refuse('claimed'))),
-  ...releases.map((name) => release(key.claim(name))),
+  ...claims.map(({ name, holder }) => claim<Refusal>(key.pendingClaim(name), { holder }, refuse('claimed'))),
+  ...releases.map((name) => release(key.pendingClaim(name))),
   ...(budget === undefined
     ? []
     : [
@@ -264,13 +264,13 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     commitInParts,
 
     async claimHolders(names) {
-      const byPk = new Map(names.map((name) => [key.claim(name).PK, name]));
+      const byPk = new Map(names.map((name) => [key.pendingClaim(name).PK, name]));
       const items = await batchGetAll(
         db,
         table,
-        names.map((name) => key.claim(name)),
+        names.map((name) => key.pendingClaim(name)),
       );
-      return new Map(items.map((item) => [byPk.get(item.PK as string) as string, item.holder as string]));
+      return new Map(items.map((item) => [byPk.get(item.PK as string) as ClaimName, item.holder as string]));
     },
 
     async incompleteReports(before, limit) {

@@ -3,6 +3,11 @@ import type { ActivityEffects, ActivityStore, RecordWrite } from './activity.ts'
 /** The recent uses of a budget (epoch milliseconds) as read, and the version they were read at (0: never used). */
 export type BudgetState = { uses: number[]; version: number };
 
+/** A name at most one holder may take: the pending proposal of one content (and requested status) in one organization. */
+export type ClaimName = { kind: 'pending'; orgId: string; checkKey: string; status: string };
+/** A budget of uses: one organization's reviews. */
+export type BudgetName = { kind: 'reviews'; orgId: string };
+
 /**
  * What a lifecycle commit holds besides records and their effects: claims (names at most one
  * holder may take; a proposal awaiting review holds its content's), claims to let go, and the new
@@ -10,9 +15,9 @@ export type BudgetState = { uses: number[]; version: number };
  * counts for `windowMs`, so the store keeps the budget at least that long after its newest use.
  */
 export type CommitGuards = {
-  claims?: { name: string; holder: string }[];
-  releases?: string[];
-  budget?: { name: string; uses: number[]; version: number; windowMs: number };
+  claims?: { name: ClaimName; holder: string }[];
+  releases?: ClaimName[];
+  budget?: { name: BudgetName; uses: number[]; version: number; windowMs: number };
 };
 
 /**
@@ -44,9 +49,9 @@ export interface LifecycleStore extends ActivityStore {
     part: (start: number, end: number, position: PartPosition) => LifecycleCommit,
   ): Promise<{ outcome: CommitOutcome; written: number }>;
   /** A budget's recent uses, read consistently. */
-  readBudget(name: string): Promise<BudgetState>;
-  /** The holders of those claims that are held. */
-  claimHolders(names: readonly string[]): Promise<Map<string, string>>;
+  readBudget(name: BudgetName): Promise<BudgetState>;
+  /** The holders of those claims that are held, by the names as given. */
+  claimHolders(names: readonly ClaimName[]): Promise<Map<ClaimName, string>>;
   /** Reports still being written that were created before `before` (ISO 8601), oldest first, at most `limit`. */
   incompleteReports(before: string, limit: number): Promise<{ organization: string; id: string }[]>;
 }

@@ -5,7 +5,7 @@ import type { AssetType } from './asset-types.ts';
 import { canonicalize } from './check/canonical.ts';
 import type { CheckIndexStore } from './check/types.ts';
 import { assetIdOf, newRecordIds, stableId } from './ids.ts';
-import type { LifecycleStore } from './lifecycle-store.ts';
+import type { ClaimName, LifecycleStore } from './lifecycle-store.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 export type ReportErrorType =
@@ -38,8 +38,12 @@ export { assetIdOf };
 export const organizationIdOf = (slug: string): number => stableId(`organization:${slug}`);
 
 /** The name a pending proposal of this content (and requested status) holds in its organization. */
-export const pendingClaim = (orgId: string, checkKey: string, status: string): string =>
-  `pending#${orgId}#${status}#${checkKey}`;
+export const pendingClaim = (orgId: string, checkKey: string, status: string): ClaimName => ({
+  kind: 'pending',
+  orgId,
+  checkKey,
+  status,
+});
 
 const ID_ATTEMPTS = 3;
 
@@ -87,7 +91,7 @@ const checkAssets = async (
 ): Promise<{
   errors: ReportAssetError[];
   checked: Checked[];
-  holders: ReadonlyMap<string, string>;
+  holders: ReadonlyMap<ClaimName, string>;
   /** How many assets share their content with another one of the report. */
   duplicated: number;
 }> => {
@@ -119,15 +123,16 @@ const checkAssets = async (
     checked.push({ content, type, checkKey, status });
   }
   const keys = checked.map((asset) => asset.checkKey);
+  const claims = checked.map((asset) => pendingClaim(orgId, asset.checkKey, asset.status));
   const [entries, holders] = await Promise.all([
     keys.length > 0 ? deps.verdicts.lookup(keys) : [],
-    deps.store.claimHolders(checked.map((asset) => pendingClaim(orgId, asset.checkKey, asset.status))),
+    deps.store.claimHolders(claims),
   ]);
   checked.forEach((asset, i) => {
     const entry = entries[i];
     if (entry !== undefined && entry.block > 0 && entry.allow === 0) {
       errors.push(failure(asset.content, 'ASSET_ALREADY_CORRECT'));
-    } else if (holders.has(pendingClaim(orgId, asset.checkKey, asset.status))) {
+    } else if (holders.has(claims[i] as ClaimName)) {
       errors.push(failure(asset.content, 'ALREADY_PENDING_REVIEW'));
     }
   });
@@ -314,7 +319,7 @@ const rollBackIfAbandoned = async (
 const recoverAbandoned = async (
   store: LifecycleStore,
   orgId: string,
-  holders: ReadonlyMap<string, string>,
+  holders: ReadonlyMap<ClaimName, string>,
   now: string,
 ): Promise<boolean> => {
   const holding = await Promise.all(

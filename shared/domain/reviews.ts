@@ -230,7 +230,7 @@ export const reviewProposal = async (
     if (decided.takedown) writes.push({ previous: undefined, next: decided.takedown });
     let budget: NonNullable<CommitGuards['budget']> | undefined;
     if (deps.dailyLimit > 0) {
-      const name = `reviews#${orgId}`;
+      const name = { kind: 'reviews', orgId } as const;
       const state = await deps.store.readBudget(name);
       const spent = spendReview(state.uses, deps.dailyLimit, now);
       if ('retryAfterSeconds' in spent) {
