@@ -1,13 +1,8 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  PutCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INSIGHTS_COUNTED, insightDeltas, isInsightCounter } from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
+import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import { key } from './keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
@@ -20,16 +15,6 @@ export type ActivityMigration = {
   changedMeanwhile: number;
   /** Records counted into the insight day items by this run (stored before those items existed). */
   insightsCounted: number;
-};
-
-/** ADDs of counters (all positive) to one item. */
-const adds = (deltas: Record<string, number>) => {
-  const entries = Object.entries(deltas);
-  return {
-    UpdateExpression: `ADD ${entries.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#a${i}`, name])),
-    ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:a${i}`, value])),
-  };
 };
 
 const canonical = (item: Record<string, unknown>): string =>
@@ -50,6 +35,7 @@ export const migrateActivityItems = async (
   table: string,
   progress: (line: string) => void = () => undefined,
 ): Promise<ActivityMigration> => {
+  const changes = changeWriter(db, table);
   const totals: ActivityMigration = { scanned: 0, rewritten: 0, current: 0, changedMeanwhile: 0, insightsCounted: 0 };
   await Promise.all(
     Array.from({ length: SEGMENTS }, async (_, segment) => {
@@ -87,25 +73,19 @@ export const migrateActivityItems = async (
           try {
             if (counts.length === 0) await db.send(new PutCommand(put));
             else {
-              await db.send(
-                new TransactWriteCommand({
-                  TransactItems: [
-                    { Put: put },
-                    ...counts.map(({ orgId, day, shard, deltas }) => ({
-                      Update: { TableName: table, Key: key.insightDay(orgId, day, shard), ...adds(deltas) },
-                    })),
-                  ],
-                }),
-              );
+              const outcome = await changes.commit(() => [
+                write({ Put: put }, refuse('changedMeanwhile')),
+                ...counts.map(({ orgId, day, shard, deltas }) => counter(key.insightDay(orgId, day, shard), deltas)),
+              ]);
+              if (!outcome.committed) {
+                totals.changedMeanwhile++;
+                continue;
+              }
               totals.insightsCounted++;
             }
             totals.rewritten++;
           } catch (error) {
-            const conflict =
-              error instanceof ConditionalCheckFailedException ||
-              (error instanceof TransactionCanceledException &&
-                (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed'));
-            if (!conflict) throw error;
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
             totals.changedMeanwhile++;
           }
         }

@@ -10,70 +10,43 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { TOTAL } from '../domain/counters.ts';
 import { INSIGHTS_COUNTED, insightDeltas, LEGACY_INSIGHTS_COUNTED } from '../domain/insight-counters.ts';
-import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
+import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
+import {
+  type Change,
+  type ChangeSet,
+  changeWriter,
+  claim,
+  counter,
+  type Outcome,
+  record,
+  refuse,
+  release,
+  verdicts,
+  type Write,
+} from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
-import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
-import { type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
+import type { VerdictOrigin } from './verdict-log.ts';
+
+/** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
+type Refusal = Exclude<CommitOutcome, 'committed'> | 'floor';
 
 /** Attempts of one transaction while other writers hold its (hot) day items. */
 const MAX_CONFLICT_ATTEMPTS = 12;
 
-/**
- * `ADD` for every delta; a decrement also requires the counter to hold at least that much,
- * so no counter can go below zero even if a stored record and its counters ever disagreed.
- */
-const addAll = (deltas: Record<string, number>) => {
-  const names: Record<string, string> = {};
-  const values: Record<string, number> = {};
-  const adds: string[] = [];
-  const floors: string[] = [];
-  Object.entries(deltas).forEach(([name, delta], i) => {
-    names[`#a${i}`] = name;
-    values[`:a${i}`] = delta;
-    adds.push(`#a${i} :a${i}`);
-    if (delta < 0) {
-      values[`:f${i}`] = -delta;
-      floors.push(`#a${i} >= :f${i}`);
-    }
-  });
-  return {
-    names,
-    values,
-    add: `ADD ${adds.join(', ')}`,
-    ...(floors.length > 0 ? { condition: floors.join(' AND ') } : {}),
-  };
-};
-
-const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas }: CounterDelta): TransactItem => {
+/** A record's day counters, with their total (what a metrics read probes) unless the deltas cancel out. */
+const counterChange = ({ orgId, brandSlug, day, shard, deltas }: CounterDelta): Change<Refusal, never> => {
   const total = Object.values(deltas).reduce((sum, delta) => sum + delta, 0);
-  const expression = addAll(total === 0 ? deltas : { ...deltas, [TOTAL]: total });
-  return {
-    Update: {
-      TableName,
-      Key: brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard),
-      UpdateExpression: expression.add,
-      ConditionExpression: expression.condition,
-      ExpressionAttributeNames: expression.names,
-      ExpressionAttributeValues: expression.values,
-    },
-  };
+  return counter(
+    brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard),
+    total === 0 ? deltas : { ...deltas, [TOTAL]: total },
+    refuse('floor'),
+  );
 };
 
 /** The insight counters of an organization day and shard, in their own item (no total: nothing probes them). */
-const insightUpdate = (TableName: string, { orgId, day, shard, deltas }: CounterDelta): TransactItem => {
-  const expression = addAll(deltas);
-  return {
-    Update: {
-      TableName,
-      Key: key.insightDay(orgId, day, shard),
-      UpdateExpression: expression.add,
-      ConditionExpression: expression.condition,
-      ExpressionAttributeNames: expression.names,
-      ExpressionAttributeValues: expression.values,
-    },
-  };
-};
+const insightChange = ({ orgId, day, shard, deltas }: CounterDelta): Change<Refusal, never> =>
+  counter(key.insightDay(orgId, day, shard), deltas, refuse('floor'));
 
 const INDEX_ATTRIBUTES = /^(list\dPK|list\dSK|assetPK|assetSK|search)$/;
 
@@ -108,9 +81,8 @@ export const activityItem = (record: ActivityRecord): Record<string, unknown> =>
 };
 
 /** Every write of a record goes through here, so each stored version names the shard it is counted in. */
-const recordPut = (TableName: string, write: RecordWrite): TransactItem => ({
+const recordPut = (write: RecordWrite): Write => ({
   Put: {
-    TableName,
     Item: { ...activityItem({ ...write.next, counterShard: counterShardOf(write) }), [INSIGHTS_COUNTED]: true },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
@@ -121,38 +93,42 @@ const recordPut = (TableName: string, write: RecordWrite): TransactItem => ({
   },
 });
 
-const guardItems = (TableName: string, { claims = [], releases = [], budget }: CommitGuards) => ({
-  ...Object.fromEntries(
-    claims.map(({ name, holder }, i) => [
-      `claim${i}`,
-      { Put: { TableName, Item: { ...key.claim(name), holder }, ConditionExpression: 'attribute_not_exists(PK)' } },
-    ]),
-  ),
-  ...Object.fromEntries(releases.map((name, i) => [`release${i}`, { Delete: { TableName, Key: key.claim(name) } }])),
+/**
+ * A budget is kept while a use of it counts, and as long again: its item expires (TTL, epoch
+ * seconds) two windows after its newest use.
+ */
+const budgetExpiry = ({ uses, windowMs }: { uses: number[]; windowMs: number }): number =>
+  Math.ceil((Math.max(0, ...uses) + 2 * windowMs) / 1000);
+
+const guardChanges = ({ claims = [], releases = [], budget }: CommitGuards): Change<Refusal, never>[] => [
+  ...claims.map(({ name, holder }) => claim<Refusal>(key.pendingClaim(name), { holder }, refuse('claimed'))),
+  ...releases.map((name) => release(key.pendingClaim(name))),
   ...(budget === undefined
-    ? {}
-    : {
-        budget: {
-          Put: {
-            TableName,
-            Item: {
-              ...key.budget(budget.name),
-              uses: budget.uses,
-              version: budget.version + 1,
-              [ATTR.ttl]: budget.expiresAt,
+    ? []
+    : [
+        record<Refusal>(
+          {
+            Put: {
+              Item: {
+                ...key.budget(budget.name),
+                uses: budget.uses,
+                version: budget.version + 1,
+                [ATTR.ttl]: budgetExpiry(budget),
+              },
+              ExpressionAttributeNames: { '#version': 'version' },
+              // Version 0: no item, or one of the earlier per-day counters (no version), which this replaces.
+              ...(budget.version === 0
+                ? { ConditionExpression: 'attribute_not_exists(#version)' }
+                : {
+                    ConditionExpression: '#version = :version',
+                    ExpressionAttributeValues: { ':version': budget.version },
+                  }),
             },
-            ExpressionAttributeNames: { '#version': 'version' },
-            // Version 0: no item, or one of the earlier per-day counters (no version), which this replaces.
-            ...(budget.version === 0
-              ? { ConditionExpression: 'attribute_not_exists(#version)' }
-              : {
-                  ConditionExpression: '#version = :version',
-                  ExpressionAttributeValues: { ':version': budget.version },
-                }),
           },
-        },
-      }),
-});
+          refuse('budget-moved'),
+        ),
+      ]),
+];
 
 /** The asset type of each check-index key the writes block or unblock, for the verdict log. */
 const typesOf = (writes: readonly RecordWrite[]): Map<string, AssetType> => {
@@ -188,12 +164,14 @@ const REFERENCE_TTL_MS = 60_000;
 const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
 
 export const activityRepository = (db: DynamoDBDocumentClient, table: string): LifecycleStore => {
+  const changes = changeWriter(db, table);
   const seen = new Map<string, { brands: Set<string>; expires: number }>();
-  const commitMany = async (
+  /** The change-set of one lifecycle commit. */
+  const lifecycleSet = (
     writes: readonly RecordWrite[],
     effects: ActivityEffects,
     guards: CommitGuards = {},
-  ): Promise<CommitOutcome> => {
+  ): ChangeSet<Refusal, never> => {
     const types = typesOf(writes);
     const origins = originsOf(writes);
     const checks = effects.checks.map(({ checkKey, block, watch }) => ({
@@ -205,32 +183,40 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     }));
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
-    const build = async () => ({
-      ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
-      ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
-      ...Object.fromEntries(insights.map((delta, i) => [`insight${i}`, insightUpdate(table, delta)])),
-      ...(await verdictChange(db, table, checks)),
-      ...guardItems(table, guards),
-    });
-    try {
-      await transactWithRetry(db, build, {
-        // Another change of the same check-index entry committed first: read it again.
-        retryOn: verdictItemNames(checks.length),
-        maxAttempts: MAX_CONFLICT_ATTEMPTS,
-      });
-      return 'committed';
-    } catch (error) {
-      const failed = [...failedConditions(error)];
-      if (failed.some((name) => name.startsWith('record'))) return 'stale';
-      if (failed.some((name) => name.startsWith('claim'))) return 'claimed';
-      if (failed.includes('budget')) return 'budget-moved';
-      if (failed.length > 0) {
-        throw new Error('Applying this change would take a counter below zero: records and counters disagree', {
-          cause: error,
-        });
-      }
-      throw error;
+    return [
+      ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
+      ...effects.counters.map(counterChange),
+      ...insights.map(insightChange),
+      // Another change of the same check-index entry committed first: the verdicts change reads it again.
+      ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),
+      ...guardChanges(guards),
+    ];
+  };
+  const outcomeOf = (outcome: Outcome<Refusal>): CommitOutcome => {
+    if (outcome.committed) return 'committed';
+    for (const reason of ['stale', 'claimed', 'budget-moved'] as const) {
+      if (outcome.reasons.includes(reason)) return reason;
     }
+    throw new Error('Applying this change would take a counter below zero: records and counters disagree');
+  };
+  const commitMany = async (
+    writes: readonly RecordWrite[],
+    effects: ActivityEffects,
+    guards: CommitGuards = {},
+  ): Promise<CommitOutcome> =>
+    outcomeOf(
+      await changes.commit(() => lifecycleSet(writes, effects, guards), { maxAttempts: MAX_CONFLICT_ATTEMPTS }),
+    );
+  const commitInParts: LifecycleStore['commitInParts'] = async (count, part) => {
+    const { outcome, written } = await changes.commitInParts(
+      count,
+      (start, end, position) => {
+        const { writes, effects, guards } = part(start, end, position);
+        return lifecycleSet(writes, effects, guards);
+      },
+      { maxAttempts: MAX_CONFLICT_ATTEMPTS },
+    );
+    return { outcome: outcomeOf(outcome), written };
   };
   return {
     async find({ organization, kind, id }) {
@@ -275,14 +261,16 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
 
     commitMany,
 
+    commitInParts,
+
     async claimHolders(names) {
-      const byPk = new Map(names.map((name) => [key.claim(name).PK, name]));
+      const byPk = new Map(names.map((name) => [key.pendingClaim(name).PK, name]));
       const items = await batchGetAll(
         db,
         table,
-        names.map((name) => key.claim(name)),
+        names.map((name) => key.pendingClaim(name)),
       );
-      return new Map(items.map((item) => [byPk.get(item.PK as string) as string, item.holder as string]));
+      return new Map(items.map((item) => [byPk.get(item.PK as string) as ClaimName, item.holder as string]));
     },
 
     async incompleteReports(before, limit) {

@@ -5,18 +5,27 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Group, GroupStore } from '../domain/groups.ts';
+import { type Group, type GroupRecords, type GroupStore, groupStore, type RemovalStep } from '../domain/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { batchGetAll, queryPages } from './batch.ts';
+import {
+  changeWriter,
+  claim,
+  MAX_ITEMS,
+  type Outcome,
+  record,
+  refuse,
+  release,
+  retry,
+  type Write,
+} from './change-set.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
-import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 
 const NAME_TAKEN = 'A group with this name already exists';
+/** Why a create or rename is refused: another group holds the name. */
+const nameTaken = 'nameTaken' as const;
 const notFound = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
-const putNew = (TableName: string, Item: Record<string, unknown>): TransactItem => ({
-  Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
-});
 
 /**
  * Group ids one counter update reserves. A create no longer writes the counter in its transaction,
@@ -28,14 +37,11 @@ const ID_BLOCK = 10;
 type GroupItem = { id: number; name: string; assetCount?: number };
 type RemovalItem = { orgId: string; groupId: number; assetCount: number; remaining: number };
 
-/** Assets per ungrouping transaction: DynamoDB's 100 items, less the removal's own count. */
-const UNGROUP_BATCH = 99;
-/** How long a delete request goes on ungrouping before it answers and leaves the rest to the sweeper. */
-const INLINE_BUDGET_MS = 1500;
-const LAG_PAUSE_MS = 200;
 const toGroup = (item: GroupItem): Group => ({ id: item.id, name: item.name, assetCount: item.assetCount ?? 0 });
 
-export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string): GroupStore => {
+/** The stored groups, their names and removals, as the steps of the domain's group process. */
+export const groupRecords = (db: DynamoDBDocumentClient, table: string): GroupRecords => {
+  const changes = changeWriter(db, table);
   /** Ids reserved by this container and not yet issued, per organization, smallest first. */
   const reserved = new Map<string, number[]>();
   /** The counter update under way for an organization: creates that find no id left wait for it. */
@@ -100,7 +106,7 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
   };
 
   /** Takes one asset out of the deleted group, provided it is still live and still in it. */
-  const ungroupAsset = (orgId: string, item: Record<string, unknown>): TransactItem => {
+  const ungroupAsset = (orgId: string, item: Record<string, unknown>): Write => {
     const live = liveKeys({
       orgId,
       id: item.id as number,
@@ -110,7 +116,6 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     });
     return {
       Update: {
-        TableName: table,
         Key: key.asset(item.id as number),
         UpdateExpression: 'SET groupId = :none, #lg = :lg, #ltg = :ltg, version = version + :one',
         ConditionExpression: 'groupId = :id AND attribute_exists(#live)',
@@ -127,11 +132,11 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
   };
 
   /**
-   * One step of a removal: ungroups up to 99 of the group's assets in one transaction that also
-   * lowers the removal's `remaining` by as many, so the count stays exact whatever is interrupted
-   * where; the removal item goes once nothing remains.
+   * One step of a removal: ungroups the group's assets that one transaction holds, in the change
+   * that also lowers the removal's `remaining` by as many, so the count stays exact whatever is
+   * interrupted where; the removal item goes once nothing remains.
    */
-  const ungroupBatch = async (orgId: string, id: number): Promise<'done' | 'progress' | 'lagging'> => {
+  const ungroupNext = async (orgId: string, id: number): Promise<RemovalStep> => {
     const removal = await findRemoval(orgId, id);
     if (!removal) return 'done';
     if (removal.remaining <= 0) {
@@ -152,48 +157,33 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': INDEX.byGroup.partitionKey },
         ExpressionAttributeValues: { ':pk': livePartition(orgId, { groupId: id }) },
-        Limit: UNGROUP_BATCH,
+        Limit: MAX_ITEMS - 1,
       }),
     );
     // The index is eventually consistent: an asset the removal counts may not be visible yet.
     if (Items.length === 0) return 'lagging';
-    const names = Items.map((_, i) => `asset${i}`);
-    await transactWithRetry(
-      db,
-      (failedBefore) => {
-        const left = Items.filter((_, i) => !failedBefore.has(`asset${i}`));
-        if (left.length === 0) return {};
-        const assets = Object.fromEntries(
-          Items.map((item, i) => [`asset${i}`, failedBefore.has(`asset${i}`) ? undefined : ungroupAsset(orgId, item)]),
-        );
-        return {
-          ...assets,
-          removal: failedBefore.has('removal')
-            ? undefined
-            : {
-                Update: {
-                  TableName: table,
-                  Key: key.groupRemoval(orgId, id),
-                  UpdateExpression: 'ADD remaining :minus',
-                  ConditionExpression: 'attribute_exists(PK)',
-                  ExpressionAttributeValues: { ':minus': -left.length },
-                },
-              },
-        };
-      },
-      { retryOn: [...names, 'removal'] },
-    );
+    // An asset that failed its condition left the group (or was deleted) meanwhile: it is not counted again.
+    await changes.commit<never, number | 'removal'>((retried) => {
+      const left = Items.filter((item) => !retried.has(item.id as number));
+      if (left.length === 0) return [];
+      const ungroup = left.map((item) => record(ungroupAsset(orgId, item), retry(item.id as number)));
+      if (retried.has('removal')) return ungroup;
+      return [
+        ...ungroup,
+        record(
+          {
+            Update: {
+              Key: key.groupRemoval(orgId, id),
+              UpdateExpression: 'ADD remaining :minus',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':minus': -left.length },
+            },
+          },
+          retry('removal'),
+        ),
+      ];
+    });
     return 'progress';
-  };
-
-  /** Works on the removal of group `id` until it is finished (true) or `deadline` (epoch ms) passes (false). */
-  const drain = async (orgId: string, id: number, deadline: number): Promise<boolean> => {
-    while (Date.now() < deadline) {
-      const step = await ungroupBatch(orgId, id);
-      if (step === 'done') return true;
-      if (step === 'lagging') await new Promise((resolve) => setTimeout(resolve, LAG_PAUSE_MS));
-    }
-    return false;
   };
 
   return {
@@ -211,121 +201,111 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
 
     async create(orgId, name) {
       let id = 0;
-      const build = async (failedBefore: ReadonlySet<string>) => {
+      const build = async (retried: ReadonlySet<'idTaken'>) => {
         // The group item already exists only if an id was issued twice (a counter restored from a backup).
-        if (id === 0 || failedBefore.has('group')) id = await takeId(orgId);
-        return {
-          group: putNew(table, { ...key.group(orgId, id), entity: 'GROUP', orgId, id, name, assetCount: 0 }),
-          name: putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
-        };
+        if (id === 0 || retried.has('idTaken')) id = await takeId(orgId);
+        return [
+          claim(key.group(orgId, id), { entity: 'GROUP', orgId, id, name, assetCount: 0 }, retry('idTaken')),
+          claim(key.groupName(orgId, name), { entity: 'GROUP_NAME', groupId: id, name }, refuse(nameTaken)),
+        ];
       };
+      let outcome: Outcome<typeof nameTaken>;
       try {
-        await transactWithRetry(db, build, { retryOn: ['group'] });
+        outcome = await changes.commit(build);
       } catch (error) {
-        if (id !== 0 && !failedConditions(error).has('group')) giveBack(orgId, id);
-        if (failedConditions(error).has('name')) throw new ConflictError(NAME_TAKEN, { cause: error });
+        if (id !== 0) giveBack(orgId, id);
         throw error;
+      }
+      if (!outcome.committed) {
+        giveBack(orgId, id);
+        throw new ConflictError(NAME_TAKEN);
       }
       return { id, name, assetCount: 0 };
     },
 
     async rename(orgId, id, name) {
       let assetCount = 0;
-      const build = async () => {
+      const outcome = await changes.commit(async () => {
         const group = await find(orgId, id);
         if (!group) throw notFound(id);
         assetCount = group.assetCount;
-        if (group.name === name) return {};
-        return {
-          group: {
-            Update: {
-              TableName: table,
-              Key: key.group(orgId, id),
-              UpdateExpression: 'SET #name = :name',
-              ConditionExpression: 'attribute_exists(PK) AND #name = :old',
-              ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: { ':name': name, ':old': group.name },
+        if (group.name === name) return [];
+        return [
+          record<typeof nameTaken, 'renamed'>(
+            {
+              Update: {
+                Key: key.group(orgId, id),
+                UpdateExpression: 'SET #name = :name',
+                ConditionExpression: 'attribute_exists(PK) AND #name = :old',
+                ExpressionAttributeNames: { '#name': 'name' },
+                ExpressionAttributeValues: { ':name': name, ':old': group.name },
+              },
             },
-          },
-          oldName: { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
-          newName: putNew(table, { ...key.groupName(orgId, name), entity: 'GROUP_NAME', groupId: id, name }),
-        };
-      };
-      try {
-        await transactWithRetry(db, build, { retryOn: ['group'] });
-      } catch (error) {
-        if (failedConditions(error).has('newName')) throw new ConflictError(NAME_TAKEN, { cause: error });
-        throw error;
-      }
+            retry('renamed'),
+          ),
+          release(key.groupName(orgId, group.name)),
+          claim(key.groupName(orgId, name), { entity: 'GROUP_NAME', groupId: id, name }, refuse(nameTaken)),
+        ];
+      });
+      if (!outcome.committed) throw new ConflictError(NAME_TAKEN);
       return { id, name, assetCount };
     },
 
-    async remove(orgId, id) {
-      let assetCount = 0;
-      let removed = false;
-      await transactWithRetry(
-        db,
-        async () => {
-          const group = await find(orgId, id);
-          // A concurrent delete that committed first leaves the group gone on this rebuild.
-          removed = group !== undefined;
-          if (!group) return {};
-          assetCount = group.assetCount;
-          return {
-            group: {
+    async delete(orgId, id) {
+      let assetCount: number | undefined;
+      // The group changed (renamed, assets added) or went since it was read: read it again.
+      await changes.commit<never, 'changed'>(async () => {
+        const group = await find(orgId, id);
+        // A concurrent delete that committed first leaves the group gone on this rebuild.
+        assetCount = group?.assetCount;
+        if (!group) return [];
+        return [
+          record(
+            {
               Delete: {
-                TableName: table,
                 Key: key.group(orgId, id),
                 ConditionExpression: '#name = :name AND (assetCount = :count OR attribute_not_exists(assetCount))',
                 ExpressionAttributeNames: { '#name': 'name' },
                 ExpressionAttributeValues: { ':name': group.name, ':count': group.assetCount },
               },
             },
-            name: { Delete: { TableName: table, Key: key.groupName(orgId, group.name) } },
-            removal:
-              assetCount === 0
-                ? undefined
-                : putNew(table, {
-                    ...key.groupRemoval(orgId, id),
+            retry('changed'),
+          ),
+          release(key.groupName(orgId, group.name)),
+          // The removal item exists only once the group is deleted: the rebuild then finds it gone.
+          ...(group.assetCount === 0
+            ? []
+            : [
+                claim(
+                  key.groupRemoval(orgId, id),
+                  {
                     entity: 'GROUP_REMOVAL',
                     orgId,
                     groupId: id,
-                    assetCount,
-                    remaining: assetCount,
+                    assetCount: group.assetCount,
+                    remaining: group.assetCount,
                     deletedAt: new Date().toISOString(),
-                  }),
-          };
-        },
-        // The removal item exists only once the group is deleted: the rebuild then finds it gone.
-        { retryOn: ['group', 'removal'] },
-      );
-      try {
-        await drain(orgId, id, Date.now() + INLINE_BUDGET_MS);
-      } catch (error) {
-        logger.warn('Group removal left to the sweeper', { orgId, groupId: id, error });
-      }
-      // Another delete (concurrent, or an earlier try of this one) removed it; this one resumed what it left.
-      if (!removed) throw notFound(id);
+                  },
+                  retry('changed'),
+                ),
+              ]),
+        ];
+      });
       return assetCount;
     },
 
-    async resumeRemovals(deadline) {
-      let finished = 0;
-      let unfinished = 0;
-      const removals = queryPages(db, {
+    ungroupNext,
+
+    async *unfinishedRemovals() {
+      const pages = queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk',
         ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
         ProjectionExpression: 'orgId, groupId',
       });
-      for await (const items of removals) {
-        for (const item of items) {
-          if (Date.now() < deadline && (await drain(item.orgId as string, item.groupId as number, deadline)))
-            finished++;
-          else unfinished++;
-        }
+      for await (const items of pages) {
+        yield items.map((item) => ({ orgId: item.orgId as string, groupId: item.groupId as number }));
       }
-      return { finished, unfinished };
     },
 
     async namesOf(orgId, ids) {
@@ -339,3 +319,10 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     },
   };
 };
+
+export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string): GroupStore =>
+  groupStore(groupRecords(db, table), undefined, {
+    inlineBudgetMs: 1500,
+    lagPauseMs: 200,
+    onDeferred: (orgId, groupId, error) => logger.warn('Group removal left to the sweeper', { orgId, groupId, error }),
+  });

@@ -14,13 +14,20 @@ import {
 import { mapConcurrently } from '../domain/concurrency.ts';
 import { NotFoundError } from '../errors.ts';
 import { queryPages } from './batch.ts';
+import {
+  type Change,
+  changeWriter,
+  claim,
+  packUnits,
+  record,
+  refuse,
+  retry,
+  verdicts,
+  type Write,
+} from './change-set.ts';
 import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
 import { decodePosition } from './position.ts';
-import { failedConditions, type NamedItems, type TransactItem, transactWithRetry } from './transactions.ts';
-import { type VerdictDelta, type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
-
-/** An asset moves at most one check-index entry. */
-const VERDICT_ITEMS = verdictItemNames(1);
+import type { VerdictDelta, VerdictOrigin } from './verdict-log.ts';
 
 type AssetItem = Asset & {
   version: number;
@@ -31,8 +38,6 @@ type AssetItem = Asset & {
 };
 
 const MAX_ATTEMPTS = 12;
-/** DynamoDB's limit of items in one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
 /** Transactions of one bulk add in flight at once: they share group and check-index items, so more only conflict. */
 const CHUNK_CONCURRENCY = 4;
 /** Query pages one list request may read before it returns what it has (with a cursor). */
@@ -80,34 +85,10 @@ const changed = (current: Asset, changes: AssetChanges): Asset => ({
 
 const groupId = (item: AssetItem): number | null => item.groupId ?? null;
 
-/**
- * Input positions split, in order, into transactions of at most 100 items: two per asset (the
- * asset and its identity), one per group and two per check-index entry the chunk touches (the
- * entry and its verdict-log record).
- */
-const packChunks = (inputs: readonly PreparedAsset[]): number[][] => {
-  const chunks: number[][] = [];
-  let chunk: number[] = [];
-  let groups = new Set<number>();
-  let checkKeys = new Set<string>();
-  inputs.forEach((input, index) => {
-    const group = input.groupId ?? null;
-    const newGroup = group !== null && !groups.has(group) ? 1 : 0;
-    const newCheck = input.checkKey !== undefined && !checkKeys.has(input.checkKey) ? 1 : 0;
-    const items = 2 * (chunk.length + 1) + groups.size + newGroup + 2 * (checkKeys.size + newCheck);
-    if (items > MAX_TRANSACTION_ITEMS) {
-      chunks.push(chunk);
-      chunk = [];
-      groups = new Set();
-      checkKeys = new Set();
-    }
-    chunk.push(index);
-    if (group !== null) groups.add(group);
-    if (input.checkKey !== undefined) checkKeys.add(input.checkKey);
-  });
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-};
+/** Why a change of an asset is retried: what another writer moved since it was read. */
+type Moved = 'asset' | 'identity' | 'oldGroup' | 'oldRemoval';
+/** Why an input of a bulk add is retried: its id taken, its identity held, its group gone (by input position or group id). */
+type AddRetry = `asset:${number}` | `identity:${number}` | `group:${number}`;
 
 export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): AssetStore => {
   const read = async (id: number): Promise<AssetItem | undefined> => {
@@ -122,53 +103,39 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
   };
   const groupGone = (id: number) => new NotFoundError(`Group with ID ${id} not found`);
 
-  const putNew = (Item: Record<string, unknown>): TransactItem => ({
-    Put: { TableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+  const changes = changeWriter(db, TableName);
+  const groupCount = (orgId: string, id: number, delta: number): Write => ({
+    Update: {
+      Key: key.group(orgId, id),
+      UpdateExpression: 'ADD assetCount :delta',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':delta': delta },
+    },
   });
-  const groupCount = (orgId: string, id: number | null, delta: number): TransactItem | undefined =>
-    id === null
-      ? undefined
-      : {
-          Update: {
-            TableName,
-            Key: key.group(orgId, id),
-            UpdateExpression: 'ADD assetCount :delta',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':delta': delta },
-          },
-        };
   /** An asset leaves a deleted group whose ungrouping is unfinished: one fewer left to ungroup. */
-  const removalCount = (orgId: string, id: number | null): TransactItem | undefined =>
-    id === null
-      ? undefined
-      : {
-          Update: {
-            TableName,
-            Key: key.groupRemoval(orgId, id),
-            UpdateExpression: 'ADD remaining :minus',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        };
+  const removalCount = (orgId: string, id: number): Write => ({
+    Update: {
+      Key: key.groupRemoval(orgId, id),
+      UpdateExpression: 'ADD remaining :minus',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':minus': -1 },
+    },
+  });
   /**
    * What leaving group `id` changes: its `assetCount`, or, once the group is deleted (its condition
    * failed before), the count of assets its removal has still to ungroup; nothing once both are gone.
    */
-  const leaveGroup = (orgId: string, id: number | null, failedBefore: ReadonlySet<string>) => ({
-    oldGroup: failedBefore.has('oldGroup') ? undefined : groupCount(orgId, id, -1),
-    oldRemoval: failedBefore.has('oldGroup') && !failedBefore.has('oldRemoval') ? removalCount(orgId, id) : undefined,
-  });
-  /** The asset's allowlisting in the check index and the verdict log (none for an asset that allows nothing). */
-  const allowEntry = (checkKey: string | undefined, asset: Asset, allow: 1 | -1): Promise<NamedItems> =>
-    checkKey === undefined
-      ? Promise.resolve({})
-      : verdictChange(db, TableName, [{ checkKey, type: asset.type, allow, origins: [originOf(asset)] }]);
+  const leaveGroup = <R>(orgId: string, id: number | null, retried: ReadonlySet<Moved>): Change<R, Moved>[] => {
+    if (id === null) return [];
+    if (!retried.has('oldGroup')) return [record(groupCount(orgId, id, -1), retry('oldGroup'))];
+    if (!retried.has('oldRemoval')) return [record(removalCount(orgId, id), retry('oldRemoval'))];
+    return [];
+  };
   /** Writes `next` over the asset version `current` was read at, keeping it in the live indexes. */
-  const replaceLive = (current: AssetItem, next: Asset): TransactItem => {
+  const replaceLive = (current: AssetItem, next: Asset): Write => {
     const keys = liveKeys(next);
     return {
       Update: {
-        TableName,
         Key: key.asset(next.id),
         UpdateExpression:
           'SET description = :description, groupId = :groupId, updatedAt = :updatedAt, ' +
@@ -197,11 +164,10 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     };
   };
   /** Marks the asset version `current` was read at deleted, taking it out of every live index. */
-  const markDeleted = (current: AssetItem): TransactItem => {
+  const markDeleted = (current: AssetItem): Write => {
     const now = new Date().toISOString();
     return {
       Update: {
-        TableName,
         Key: key.asset(current.id),
         UpdateExpression:
           'SET deletedAt = :now, updatedAt = :now, version = version + :one REMOVE #ls, #lo, #lt, #lg, #ltg',
@@ -218,71 +184,72 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     };
   };
 
-  /** Everything one chunk writes, keyed by item name; inputs named in `refused` are left out. */
-  const chunkItems = async (
+  /** Everything inputs `[start, end)` write in one transaction; inputs whose identity or group was refused are left out. */
+  const chunkChanges = (
     orgId: string,
     inputs: readonly PreparedAsset[],
-    chunk: readonly number[],
-    refused: ReadonlySet<string>,
+    start: number,
+    end: number,
+    retried: ReadonlySet<AddRetry>,
     idOf: (index: number) => number,
   ) => {
     const written = new Map<number, Asset>();
-    const items: NamedItems = {};
+    const set: Change<never, AddRetry>[] = [];
     const groupDeltas = new Map<number, number>();
-    const verdicts: VerdictDelta[] = [];
-    for (const index of chunk) {
+    const deltas: VerdictDelta[] = [];
+    for (let index = start; index < end; index++) {
       const input = inputs[index] as PreparedAsset;
       const group = input.groupId ?? null;
-      if (refused.has(`identity${index}`) || (group !== null && refused.has(`group${group}`))) continue;
+      if (retried.has(`identity:${index}`) || (group !== null && retried.has(`group:${group}`))) continue;
       const asset = newAsset(orgId, input, idOf(index), new Date().toISOString());
       const identity = key.assetIdentity(orgId, asset.type, input.identity);
       const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
       const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
-      items[`asset${index}`] = putNew({
-        ...key.asset(asset.id),
-        ...item,
-        search: searchText(asset),
-        ...liveKeys(asset),
-      });
-      items[`identity${index}`] = putNew({ ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id });
+      set.push(
+        claim(
+          key.asset(asset.id),
+          { ...item, search: searchText(asset), ...liveKeys(asset) },
+          retry(`asset:${index}` as const),
+        ),
+        claim(identity, { entity: 'ASSET_IDENTITY', assetId: asset.id }, retry(`identity:${index}` as const)),
+      );
       if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
-      if (checkKey !== undefined) verdicts.push({ checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
+      if (checkKey !== undefined) deltas.push({ checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
       written.set(index, asset);
     }
-    for (const [group, delta] of groupDeltas) items[`group${group}`] = groupCount(orgId, group, delta);
-    return { items: { ...items, ...(await verdictChange(db, TableName, verdicts)) }, written };
+    for (const [group, delta] of groupDeltas) {
+      set.push(record(groupCount(orgId, group, delta), retry(`group:${group}` as const)));
+    }
+    if (deltas.length > 0) set.push(verdicts(deltas));
+    return { set, written };
   };
 
   /** One transaction per chunk; identities already taken, and groups gone meanwhile, drop out and the rest retries. */
   const addChunk = async (
     orgId: string,
     inputs: readonly PreparedAsset[],
-    chunk: readonly number[],
+    { start, end }: { start: number; end: number },
     requestBase: number,
   ) => {
-    let refused: ReadonlySet<string> = new Set();
+    let refused: ReadonlySet<AddRetry> = new Set();
     let written = new Map<number, Asset>();
     let base = requestBase;
-    const build = async (failedBefore: ReadonlySet<string>) => {
-      // Ids are unique within the request; one taken by another request gets a fresh base on the retry.
-      if (chunk.some((index) => failedBefore.has(`asset${index}`))) base = newAssetId();
-      refused = failedBefore;
-      const built = await chunkItems(orgId, inputs, chunk, failedBefore, (index) => base + index);
-      written = built.written;
-      return built.items;
-    };
-    const groups = new Set(chunk.map((index) => inputs[index]?.groupId ?? null));
-    const retryOn = [
-      ...chunk.flatMap((index) => [`asset${index}`, `identity${index}`]),
-      ...[...groups].map((group) => `group${group}`),
-      // A check-index entry changed since it was read: read it again.
-      ...verdictItemNames(chunk.length),
-    ];
-    await transactWithRetry(db, build, { retryOn, maxAttempts: MAX_ATTEMPTS + chunk.length });
-    return chunk.map((index): AddOutcome => {
+    const indexes = Array.from({ length: end - start }, (_, i) => start + i);
+    await changes.commit(
+      (retried: ReadonlySet<AddRetry>) => {
+        // Ids are unique within the request; one taken by another request gets a fresh base on the retry.
+        if (indexes.some((index) => retried.has(`asset:${index}`))) base = newAssetId();
+        refused = retried;
+        const built = chunkChanges(orgId, inputs, start, end, retried, (index) => base + index);
+        written = built.written;
+        return built.set;
+      },
+      { maxAttempts: MAX_ATTEMPTS + indexes.length },
+    );
+    return indexes.map((index): AddOutcome => {
       const asset = written.get(index);
       if (asset) return { created: asset };
-      return { failed: refused.has(`identity${index}`) ? 'exists' : 'group-gone' };
+      return { failed: refused.has(`identity:${index}`) ? 'exists' : 'group-gone' };
     });
   };
 
@@ -378,64 +345,70 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
 
     async addMany(orgId, inputs) {
       const requestBase = newAssetId();
-      const chunks = packChunks(inputs);
+      const chunks = packUnits(
+        inputs.length,
+        (start, end) => chunkChanges(orgId, inputs, start, end, new Set(), (index) => requestBase + index).set,
+      );
       const outcomes = await mapConcurrently(chunks, CHUNK_CONCURRENCY, (chunk) =>
         addChunk(orgId, inputs, chunk, requestBase),
       );
       return outcomes.flat();
     },
 
-    async update(asset, changes) {
+    async update(asset, assetChanges) {
       let next = asset;
-      const build = async (failedBefore: ReadonlySet<string>) => {
-        const current = await readLive(asset.id);
-        next = changed(toAsset(current), changes);
-        const moves = next.groupId !== groupId(current);
-        return {
-          asset: replaceLive(current, next),
-          newGroup: moves ? groupCount(asset.orgId, next.groupId, 1) : undefined,
-          ...(moves ? leaveGroup(asset.orgId, groupId(current), failedBefore) : {}),
-        };
-      };
-      try {
-        await transactWithRetry(db, build, {
-          retryOn: ['asset', 'oldGroup', 'oldRemoval'],
-          maxAttempts: MAX_ATTEMPTS,
-        });
-        return next;
-      } catch (error) {
-        if (failedConditions(error).has('newGroup') && next.groupId !== null) throw groupGone(next.groupId);
-        throw error;
-      }
+      const outcome = await changes.commit(
+        async (retried: ReadonlySet<Moved>) => {
+          const current = await readLive(asset.id);
+          next = changed(toAsset(current), assetChanges);
+          const moves = next.groupId !== groupId(current);
+          return [
+            record<'groupGone', Moved>(replaceLive(current, next), retry('asset')),
+            ...(moves && next.groupId !== null
+              ? [record<'groupGone', Moved>(groupCount(asset.orgId, next.groupId, 1), refuse('groupGone'))]
+              : []),
+            ...(moves ? leaveGroup<'groupGone'>(asset.orgId, groupId(current), retried) : []),
+          ];
+        },
+        { maxAttempts: MAX_ATTEMPTS },
+      );
+      if (!outcome.committed && next.groupId !== null) throw groupGone(next.groupId);
+      return next;
     },
 
     async softDelete(asset) {
-      const build = async (failedBefore: ReadonlySet<string>) => {
-        const current = await readLive(asset.id);
-        return {
-          asset: markDeleted(current),
-          identity: {
-            Delete: {
-              TableName,
-              Key: key.storedAssetIdentity(current.orgId, current.identitySK),
-              ConditionExpression: 'assetId = :id',
-              ExpressionAttributeValues: { ':id': current.id },
-            },
-          },
-          ...leaveGroup(current.orgId, groupId(current), failedBefore),
-          ...(await allowEntry(current.checkKey, current, -1)),
-        };
-      };
-      try {
-        await transactWithRetry(db, build, {
-          retryOn: ['asset', 'identity', 'oldGroup', 'oldRemoval', ...VERDICT_ITEMS],
-          maxAttempts: MAX_ATTEMPTS,
-        });
-      } catch (error) {
-        // A concurrent delete that committed first also fails the check entry's floor (its count is already lowered).
-        if (failedConditions(error).has('asset')) await readLive(asset.id);
-        throw error;
-      }
+      const outcome = await changes.commit(
+        async (retried: ReadonlySet<Moved>) => {
+          const current = await readLive(asset.id);
+          return [
+            record<'floor', Moved>(markDeleted(current), retry('asset')),
+            record<'floor', Moved>(
+              {
+                Delete: {
+                  Key: key.storedAssetIdentity(current.orgId, current.identitySK),
+                  ConditionExpression: 'assetId = :id',
+                  ExpressionAttributeValues: { ':id': current.id },
+                },
+              },
+              retry('identity'),
+            ),
+            ...leaveGroup<'floor'>(current.orgId, groupId(current), retried),
+            ...(current.checkKey === undefined
+              ? []
+              : [
+                  verdicts<'floor', Moved>(
+                    [{ checkKey: current.checkKey, type: current.type, allow: -1, origins: [originOf(current)] }],
+                    { onFloor: refuse('floor') },
+                  ),
+                ]),
+          ];
+        },
+        { maxAttempts: MAX_ATTEMPTS },
+      );
+      if (outcome.committed) return;
+      // A concurrent delete that committed first also fails the check entry's floor (its count is already lowered).
+      await readLive(asset.id);
+      throw new Error('Deleting this asset would take its check-index entry below zero: records and index disagree');
     },
 
     async list(orgId, filter, limit, position) {

@@ -1,10 +1,9 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -15,6 +14,7 @@ import {
   type DetectionSettings,
   type DetectionStore,
 } from '../domain/detections/detections.ts';
+import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { key } from './keys.ts';
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -28,12 +28,6 @@ const failed = async (write: Promise<unknown>): Promise<boolean> => {
     return false;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return true;
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.some((r) => r.Code === 'ConditionalCheckFailed')
-    ) {
-      return true;
-    }
     throw error;
   }
 };
@@ -72,30 +66,19 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async createConfig(config) {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName,
-              Item: { ...key.detectionConfig(config.orgId, config.id), entity: 'DETECTION_CONFIG', ...config },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
+    await changeWriter(db, TableName).commit(() => [
+      claim(key.detectionConfig(config.orgId, config.id), { entity: 'DETECTION_CONFIG', ...config }),
+      record({
+        Put: {
+          Item: {
+            ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
+            entity: 'DETECTION_CONFIG_HISTORY',
+            status: config.status,
+            change: 'created',
           },
-          {
-            Put: {
-              TableName,
-              Item: {
-                ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
-                entity: 'DETECTION_CONFIG_HISTORY',
-                status: config.status,
-                change: 'created',
-              },
-            },
-          },
-        ],
+        },
       }),
-    );
+    ]);
   },
 
   async updateConfig(config, expected) {
@@ -104,9 +87,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       change === 'ran'
         ? []
         : [
-            {
+            record({
               Put: {
-                TableName,
                 Item: {
                   ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
                   entity: 'DETECTION_CONFIG_HISTORY',
@@ -114,25 +96,22 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
                   change,
                 },
               },
-            },
+            }),
           ];
-    return !(await failed(
-      db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: { ...key.detectionConfig(config.orgId, config.id), entity: 'DETECTION_CONFIG', ...config },
-                ConditionExpression: 'updatedAt = :expected AND attribute_type(deletedAt, :null)',
-                ExpressionAttributeValues: { ':expected': expected, ':null': 'NULL' },
-              },
-            },
-            ...history,
-          ],
-        }),
+    const outcome = await changeWriter(db, TableName).commit(() => [
+      record(
+        {
+          Put: {
+            Item: { ...key.detectionConfig(config.orgId, config.id), entity: 'DETECTION_CONFIG', ...config },
+            ConditionExpression: 'updatedAt = :expected AND attribute_type(deletedAt, :null)',
+            ExpressionAttributeValues: { ':expected': expected, ':null': 'NULL' },
+          },
+        },
+        refuse('changed'),
       ),
-    ));
+      ...history,
+    ]);
+    return outcome.committed;
   },
 
   async findConfig(orgId, id) {
@@ -164,39 +143,15 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async record(detection) {
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: {
-                  ...key.detectionMarker(detection.orgId, detection.source, detection.asset.id),
-                  entity: 'DETECTION_MARKER',
-                  detectionId: detection.id,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName,
-                Item: { ...key.detection(detection.orgId, detection.id), entity: 'DETECTION', ...detection },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
-      return 'recorded';
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [marker, item] = error.CancellationReasons ?? [];
-      if (marker?.Code === 'ConditionalCheckFailed') return 'duplicate';
-      if (item?.Code === 'ConditionalCheckFailed') return 'id-taken';
-      throw error;
-    }
+    const outcome = await changeWriter(db, TableName).commit(() => [
+      claim(
+        key.detectionMarker(detection.orgId, detection.source, detection.asset.id),
+        { entity: 'DETECTION_MARKER', detectionId: detection.id },
+        refuse('duplicate'),
+      ),
+      claim(key.detection(detection.orgId, detection.id), { entity: 'DETECTION', ...detection }, refuse('id-taken')),
+    ]);
+    return outcome.committed ? 'recorded' : outcome.refused;
   },
 
   async claimReport(orgId, id) {

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -6,14 +5,12 @@ import {
   type QueryCommandOutput,
   ScanCommand,
   type ScanCommandOutput,
-  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ActivityRecord } from '../domain/activity.ts';
 import type { Dispute, DisputeStore } from '../domain/intake/disputes.ts';
 import { toRecord } from './activity-repository.ts';
+import { type ChangeSet, changeWriter, claim, record, refuse, retry, verdicts } from './change-set.ts';
 import { ACTIVITY_INDEX, key, listPartition } from './keys.ts';
-import { failedConditions, transactWithRetry } from './transactions.ts';
-import { verdictChange, verdictItemNames } from './verdict-log.ts';
 
 const ENTITY = 'DISPUTE';
 
@@ -30,36 +27,13 @@ const toDispute = (item: Record<string, unknown>): Dispute => {
 export const disputeRepository = (db: DynamoDBDocumentClient, TableName: string): DisputeStore => ({
   async create(dispute) {
     const marker = key.disputeMarker(dispute.checkKey, dispute.requester);
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName,
-                Item: { ...marker, disputeId: dispute.id, status: dispute.status },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName,
-                Item: { ...key.dispute(dispute.id), entity: ENTITY, ...dispute },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
-      return { created: true };
-    } catch (error) {
-      const taken =
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-      if (!taken) throw error;
-      const { Item } = await db.send(new GetCommand({ TableName, Key: marker, ConsistentRead: true }));
-      return { created: false, existingId: String(Item?.disputeId) };
-    }
+    const outcome = await changeWriter(db, TableName).commit(() => [
+      claim(marker, { disputeId: dispute.id, status: dispute.status }, refuse('disputed')),
+      claim(key.dispute(dispute.id), { entity: ENTITY, ...dispute }),
+    ]);
+    if (outcome.committed) return { created: true };
+    const { Item } = await db.send(new GetCommand({ TableName, Key: marker, ConsistentRead: true }));
+    return { created: false, existingId: String(Item?.disputeId) };
   },
 
   async find(id) {
@@ -101,56 +75,51 @@ export const disputeRepository = (db: DynamoDBDocumentClient, TableName: string)
 
   async resolve(dispute, status, at, note) {
     const allowlisting = key.serviceAllowlisting(dispute.checkKey);
-    const build = async () => {
-      const closing = {
-        dispute: {
-          Update: {
-            TableName,
-            Key: key.dispute(dispute.id),
-            UpdateExpression: `SET #status = :status, resolvedAt = :at${note === undefined ? '' : ', resolutionNote = :note'}`,
-            ConditionExpression: '#status = :open',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': status,
-              ':at': at,
-              ':open': 'OPEN',
-              ...(note === undefined ? {} : { ':note': note }),
+    const build = async (): Promise<ChangeSet<'stale', 'allowlisted'>> => {
+      const closing = [
+        record<'stale', 'allowlisted'>(
+          {
+            Update: {
+              Key: key.dispute(dispute.id),
+              UpdateExpression: `SET #status = :status, resolvedAt = :at${note === undefined ? '' : ', resolutionNote = :note'}`,
+              ConditionExpression: '#status = :open',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':status': status,
+                ':at': at,
+                ':open': 'OPEN',
+                ...(note === undefined ? {} : { ':note': note }),
+              },
             },
           },
-        },
-        marker: {
+          // Another resolution of this dispute committed first.
+          refuse('stale'),
+        ),
+        record({
           Update: {
-            TableName,
             Key: key.disputeMarker(dispute.checkKey, dispute.requester),
             UpdateExpression: 'SET #status = :status',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':status': status },
           },
-        },
-      };
+        }),
+      ];
       if (status !== 'UPHELD') return closing;
       const { Item } = await db.send(new GetCommand({ TableName, Key: allowlisting, ConsistentRead: true }));
       if (Item !== undefined) return closing;
-      return {
+      return [
         ...closing,
-        allowlisting: {
-          Put: {
-            TableName,
-            Item: { ...allowlisting, disputeId: dispute.id, checkKey: dispute.checkKey, allowlistedAt: at },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-        ...(await verdictChange(db, TableName, [{ checkKey: dispute.checkKey, type: dispute.type, allow: 1 }])),
-      };
+        // Another upheld dispute of the same content committed first: build again, without it.
+        claim(
+          allowlisting,
+          { disputeId: dispute.id, checkKey: dispute.checkKey, allowlistedAt: at },
+          retry('allowlisted'),
+        ),
+        verdicts([{ checkKey: dispute.checkKey, type: dispute.type, allow: 1 }]),
+      ];
     };
-    try {
-      // Another upheld dispute of the same content, or another change of its index entry, committed first: build again.
-      await transactWithRetry(db, build, { retryOn: ['allowlisting', ...verdictItemNames(1)] });
-      return 'resolved';
-    } catch (error) {
-      if (failedConditions(error).has('dispute')) return 'stale';
-      throw error;
-    }
+    const outcome = await changeWriter(db, TableName).commit(build);
+    return outcome.committed ? 'resolved' : outcome.refused;
   },
 });
 

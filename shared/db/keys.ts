@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { recordNumber } from '../domain/ids.ts';
+import type { BudgetName, ClaimName } from '../domain/lifecycle-store.ts';
 
 /**
  * Every key shape of the single table. Only repositories and the table definition import this
@@ -156,8 +157,10 @@ export const key = {
   }),
   /** Held by at most one record at a time, e.g. the pending proposal of one content in one organization. */
   claim: (name: string): Key => ({ PK: `CLAIM#${digest(name)}`, SK: 'CLAIM' }),
+  /** The claim of a pending proposal, by the name earlier versions stored it under. */
+  pendingClaim: ({ orgId, status, checkKey }: ClaimName): Key => key.claim(`pending#${orgId}#${status}#${checkKey}`),
   /** A use counter that expires (TTL) after its period, e.g. one organization's reviews of one day. */
-  budget: (name: string): Key => ({ PK: `BUDGET#${digest(name)}`, SK: 'BUDGET' }),
+  budget: (name: BudgetName): Key => ({ PK: `BUDGET#${digest(`reviews#${name.orgId}`)}`, SK: 'BUDGET' }),
   /**
    * Pre-aggregated counters of one UTC day (`YYYY-MM-DD`) in one of `COUNTER_SHARDS` shards, each
    * its own partition; a partition's days sort chronologically. Shard 0 is the partition every

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/asset-types.ts';
@@ -18,6 +17,7 @@ import {
   type WebhookEventRecord,
 } from '../domain/webhooks.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
+import { changeWriter, claim, record, refuse, release } from './change-set.ts';
 import { ATTR, key } from './keys.ts';
 import type { VerdictOrigin } from './verdict-log.ts';
 
@@ -147,43 +147,26 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
     return hooks;
   };
 
+  const changes = changeWriter(db, TableName);
   return {
     async create(hook) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: key.webhookCount(hook.orgId),
-                  UpdateExpression: 'ADD #count :one',
-                  ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-                  ExpressionAttributeNames: { '#count': 'count' },
-                  ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_ORGANIZATION },
-                },
-              },
-              {
-                Put: {
-                  TableName,
-                  Item: { ...key.webhook(hook.orgId, hook.id), entity: 'WEBHOOK', ...hook },
-                  ConditionExpression: 'attribute_not_exists(#pk)',
-                  ExpressionAttributeNames: { '#pk': ATTR.pk },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        const full =
-          error instanceof TransactionCanceledException &&
-          error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-        if (full) {
-          throw new BadRequestError(`An organization can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks`, {
-            cause: error,
-          });
-        }
-        throw error;
+      const outcome = await changes.commit(() => [
+        record(
+          {
+            Update: {
+              Key: key.webhookCount(hook.orgId),
+              UpdateExpression: 'ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_ORGANIZATION },
+            },
+          },
+          refuse('full'),
+        ),
+        claim(key.webhook(hook.orgId, hook.id), { entity: 'WEBHOOK', ...hook }),
+      ]);
+      if (!outcome.committed) {
+        throw new BadRequestError(`An organization can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks`);
       }
     },
 
@@ -224,38 +207,28 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
     },
 
     async remove(orgId, id) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName,
-                  Key: key.webhook(orgId, id),
-                  ConditionExpression: 'attribute_exists(#pk)',
-                  ExpressionAttributeNames: { '#pk': ATTR.pk },
-                },
-              },
-              {
-                Update: {
-                  TableName,
-                  Key: key.webhookCount(orgId),
-                  UpdateExpression: 'ADD #count :minusOne',
-                  ConditionExpression: '#count > :zero',
-                  ExpressionAttributeNames: { '#count': 'count' },
-                  ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        const missing =
-          error instanceof TransactionCanceledException &&
-          error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-        if (missing) throw new NotFoundError('Webhook not found', { cause: error });
-        throw error;
-      }
+      const outcome = await changes.commit(() => [
+        record(
+          {
+            Delete: {
+              Key: key.webhook(orgId, id),
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': ATTR.pk },
+            },
+          },
+          refuse('missing'),
+        ),
+        record({
+          Update: {
+            Key: key.webhookCount(orgId),
+            UpdateExpression: 'ADD #count :minusOne',
+            ConditionExpression: '#count > :zero',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          },
+        }),
+      ]);
+      if (!outcome.committed) throw new NotFoundError('Webhook not found');
     },
 
     async createDelivery(hook, event, now) {
@@ -277,45 +250,28 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
         notBefore: 0,
       };
       const { sort: _, ...stored } = delivery;
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName,
-                  Item: {
-                    ...key.webhookDelivery(hook.id, sort),
-                    entity: 'WEBHOOK_DELIVERY',
-                    ...stored,
-                    [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
-                  },
-                  ConditionExpression: 'attribute_not_exists(#pk)',
-                  ExpressionAttributeNames: { '#pk': ATTR.pk },
-                },
-              },
-              {
-                Put: {
-                  TableName,
-                  Item: {
-                    ...key.webhookOpen(hook.id, sort),
-                    entity: 'WEBHOOK_OPEN',
-                    // The marker of a deleted webhook's delivery, which no worker finishes, goes with the delivery.
-                    [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
-                  },
-                },
-              },
-            ],
-          }),
-        );
-        return delivery;
-      } catch (error) {
-        const exists =
-          error instanceof TransactionCanceledException &&
-          error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-        if (exists) return undefined;
-        throw error;
-      }
+      const outcome = await changes.commit(() => [
+        claim(
+          key.webhookDelivery(hook.id, sort),
+          {
+            entity: 'WEBHOOK_DELIVERY',
+            ...stored,
+            [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
+          },
+          refuse('exists'),
+        ),
+        record({
+          Put: {
+            Item: {
+              ...key.webhookOpen(hook.id, sort),
+              entity: 'WEBHOOK_OPEN',
+              // The marker of a deleted webhook's delivery, which no worker finishes, goes with the delivery.
+              [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
+            },
+          },
+        }),
+      ]);
+      return outcome.committed ? delivery : undefined;
     },
 
     async claim(hookId, sort, now, leaseMs) {
@@ -379,20 +335,12 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
           await db.send(new UpdateCommand(update));
           return;
         }
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: update },
-              { Delete: { TableName, Key: key.webhookOpen(claimed.hookId, claimed.sort) } },
-            ],
-          }),
-        );
+        await changes.commit(() => [
+          record({ Update: update }, refuse('superseded')),
+          release(key.webhookOpen(claimed.hookId, claimed.sort)),
+        ]);
       } catch (error) {
-        const superseded =
-          error instanceof ConditionalCheckFailedException ||
-          (error instanceof TransactionCanceledException &&
-            error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
-        if (!superseded) throw error;
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     },
 

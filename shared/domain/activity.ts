@@ -32,12 +32,11 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 export const COUNTED_THREAT_STATUSES: ReadonlySet<ThreatStatus> = new Set(['BLOCKED', 'APPROVED', 'AUTO_APPROVED']);
 
 /**
- * A change's transaction holds the record, at most two organization day items (the day it
- * leaves and the day it enters), one day item per brand of the old and per brand of the new
- * state, and at most two check-index items: 40 brands keep that (5 + 2 × 40 = 85) within
- * DynamoDB's 100 items per transaction.
+ * Brands one record may name. A change of a record commits with every counter it moves (one per
+ * brand of its old and of its new state), all at once; the store's tests check that a record at
+ * this bound, changing all its brands, still commits as one.
  */
-const MAX_BRANDS_PER_RECORD = 40;
+export const MAX_BRANDS_PER_RECORD = 40;
 const MAX_ID_LENGTH = 256;
 
 /** NUL and unpaired surrogates (the `u` flag pairs surrogates first): no stored text holds them. */

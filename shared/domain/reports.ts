@@ -5,7 +5,7 @@ import type { AssetType } from './asset-types.ts';
 import { canonicalize } from './check/canonical.ts';
 import type { CheckIndexStore } from './check/types.ts';
 import { assetIdOf, newRecordIds, stableId } from './ids.ts';
-import type { LifecycleStore } from './lifecycle-store.ts';
+import type { ClaimName, LifecycleStore } from './lifecycle-store.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 export type ReportErrorType =
@@ -38,14 +38,13 @@ export { assetIdOf };
 export const organizationIdOf = (slug: string): number => stableId(`organization:${slug}`);
 
 /** The name a pending proposal of this content (and requested status) holds in its organization. */
-export const pendingClaim = (orgId: string, checkKey: string, status: string): string =>
-  `pending#${orgId}#${status}#${checkKey}`;
+export const pendingClaim = (orgId: string, checkKey: string, status: string): ClaimName => ({
+  kind: 'pending',
+  orgId,
+  checkKey,
+  status,
+});
 
-/**
- * Proposal records and their claims per transaction, leaving room for the report, its day counter
- * and its insight day item (2 × 48 + 3 = 99).
- */
-const PROPOSALS_PER_TRANSACTION = 48;
 const ID_ATTEMPTS = 3;
 
 const NO_REPORT_ACCESS = 'You do not have permission to access reports for this organization';
@@ -92,7 +91,7 @@ const checkAssets = async (
 ): Promise<{
   errors: ReportAssetError[];
   checked: Checked[];
-  holders: ReadonlyMap<string, string>;
+  holders: ReadonlyMap<ClaimName, string>;
   /** How many assets share their content with another one of the report. */
   duplicated: number;
 }> => {
@@ -124,15 +123,16 @@ const checkAssets = async (
     checked.push({ content, type, checkKey, status });
   }
   const keys = checked.map((asset) => asset.checkKey);
+  const claims = checked.map((asset) => pendingClaim(orgId, asset.checkKey, asset.status));
   const [entries, holders] = await Promise.all([
     keys.length > 0 ? deps.verdicts.lookup(keys) : [],
-    deps.store.claimHolders(checked.map((asset) => pendingClaim(orgId, asset.checkKey, asset.status))),
+    deps.store.claimHolders(claims),
   ]);
   checked.forEach((asset, i) => {
     const entry = entries[i];
     if (entry !== undefined && entry.block > 0 && entry.allow === 0) {
       errors.push(failure(asset.content, 'ASSET_ALREADY_CORRECT'));
-    } else if (holders.has(pendingClaim(orgId, asset.checkKey, asset.status))) {
+    } else if (holders.has(claims[i] as ClaimName)) {
       errors.push(failure(asset.content, 'ALREADY_PENDING_REVIEW'));
     }
   });
@@ -208,42 +208,36 @@ type Written = { record: ReportRecord; proposals: ActivityRecord[]; checked: Che
 
 /**
  * Writes the proposals (with their pending claims) and the report, which is what the metrics
- * count. Up to 48 assets this is one transaction. A larger report takes one per 48 proposals: the
- * report goes first, `incomplete` (counted nowhere, listed nowhere), with the first proposals, and
- * is completed (1 ms later, so no write meant for the incomplete one can apply to it) with the
- * last ones. A claim lost to a concurrent report rolls back what was written. A write that fails
- * may or may not have applied, so nothing is rolled back then: the incomplete report left in the
- * table is what the next report of one of its contents (the retry, typically) finds and rolls back
- * (`recoverAbandoned`).
+ * count: in one commit when the store takes them in one. Otherwise in a sequence of commits the
+ * store cuts: the report goes first, `incomplete` (counted nowhere, listed nowhere), with the
+ * first proposals, and is completed (1 ms later, so no write meant for the incomplete one can
+ * apply to it) with the last ones. A claim lost to a concurrent report rolls back what was
+ * written. A write that fails may or may not have applied, so nothing is rolled back then: the
+ * incomplete report left in the table is what the next report of one of its contents (the retry,
+ * typically) finds and rolls back (`recoverAbandoned`).
  */
 const writeReport = async (
   store: LifecycleStore,
   orgId: string,
   { record, proposals, checked }: Written,
 ): Promise<'committed' | 'stale' | 'claimed'> => {
-  const chunked = proposals.length > PROPOSALS_PER_TRANSACTION;
   const incomplete: ActivityRecord = { ...record, incomplete: true };
   const complete: ActivityRecord = { ...record, updatedAt: later(record.updatedAt) };
-  const written: ActivityRecord[] = [];
-  for (let start = 0; start < proposals.length; start += PROPOSALS_PER_TRANSACTION) {
-    const part = proposals.slice(start, start + PROPOSALS_PER_TRANSACTION);
-    const last = start + PROPOSALS_PER_TRANSACTION >= proposals.length;
+  const { outcome, written } = await store.commitInParts(proposals.length, (start, end, position) => {
+    const part = proposals.slice(start, end);
     const writes: RecordWrite[] = part.map((next) => ({ previous: undefined, next }));
-    if (!chunked) writes.push({ previous: undefined, next: record });
-    else if (start === 0) writes.push({ previous: undefined, next: incomplete });
-    else if (last) writes.push({ previous: incomplete, next: complete });
+    if (position === 'whole') writes.push({ previous: undefined, next: record });
+    else if (position === 'first') writes.push({ previous: undefined, next: incomplete });
+    else if (position === 'last') writes.push({ previous: incomplete, next: complete });
     const claims = part.map((proposal, i) => ({
       name: claimOf(orgId, checked[start + i] as Checked),
       holder: proposal.id,
     }));
-    const outcome = await store.commitMany(writes, effectsOfAll(writes), { claims });
-    if (outcome !== 'committed') {
-      await rollBack(store, orgId, written.length > 0 ? incomplete : undefined, written);
-      return outcome === 'stale' ? 'stale' : 'claimed';
-    }
-    written.push(...part);
-  }
-  return 'committed';
+    return { writes, effects: effectsOfAll(writes), guards: { claims } };
+  });
+  if (outcome === 'committed') return 'committed';
+  await rollBack(store, orgId, written > 0 ? incomplete : undefined, proposals.slice(0, written));
+  return outcome === 'stale' ? 'stale' : 'claimed';
 };
 
 const claimOf = (orgId: string, asset: { checkKey: string; status: string }) =>
@@ -256,34 +250,6 @@ const withdrawn = (record: ActivityRecord): ActivityRecord => ({
   updatedAt: later(record.updatedAt),
 });
 
-/**
- * Items a proposal's withdrawal may take in a transaction: a pending one its record and its claim; a
- * reviewed one also the check-index entry and verdict-log item of the block it lifts and its share
- * of the day counters and insight day items it leaves. Chunks are cut so their sum stays within `ROLLBACK_ITEMS`.
- */
-const withdrawalItems = (proposal: ActivityRecord): number =>
-  proposal.kind === 'threat' && proposal.status !== 'PENDING' ? 7 : 2;
-/** 100 items less a margin: the weights above are per proposal, and a chunk's day counters are shared between them. */
-const ROLLBACK_ITEMS = 96;
-
-const rollbackChunks = (proposals: ActivityRecord[]): ActivityRecord[][] => {
-  const chunks: ActivityRecord[][] = [];
-  let chunk: ActivityRecord[] = [];
-  let items = 0;
-  for (const proposal of proposals) {
-    const cost = withdrawalItems(proposal);
-    if (chunk.length > 0 && items + cost > ROLLBACK_ITEMS) {
-      chunks.push(chunk);
-      chunk = [];
-      items = 0;
-    }
-    chunk.push(proposal);
-    items += cost;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-};
-
 /** Soft-deletes written proposals (releasing their claims) and then their incomplete report. */
 const rollBack = async (
   store: LifecycleStore,
@@ -291,13 +257,15 @@ const rollBack = async (
   report: ActivityRecord | undefined,
   proposals: ActivityRecord[],
 ): Promise<void> => {
-  for (const part of rollbackChunks(proposals)) {
+  // Each withdrawal is conditioned on the proposal as read, so a part committed twice applies once.
+  await store.commitInParts(proposals.length, (start, end) => {
+    const part = proposals.slice(start, end);
     const writes = part.map((previous) => ({ previous, next: withdrawn(previous) }));
     const releases = part.flatMap((proposal) =>
       proposal.kind === 'threat' ? [claimOf(orgId, { checkKey: checkKeyOf(proposal), status: 'BLOCKED' })] : [],
     );
-    await store.commitMany(writes, effectsOfAll(writes), { releases });
-  }
+    return { writes, effects: effectsOfAll(writes), guards: { releases } };
+  });
   if (report !== undefined) {
     const writes = [{ previous: report, next: withdrawn(report) }];
     await store.commitMany(writes, effectsOfAll(writes));
@@ -351,7 +319,7 @@ const rollBackIfAbandoned = async (
 const recoverAbandoned = async (
   store: LifecycleStore,
   orgId: string,
-  holders: ReadonlyMap<string, string>,
+  holders: ReadonlyMap<ClaimName, string>,
   now: string,
 ): Promise<boolean> => {
   const holding = await Promise.all(

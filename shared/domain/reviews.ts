@@ -230,7 +230,7 @@ export const reviewProposal = async (
     if (decided.takedown) writes.push({ previous: undefined, next: decided.takedown });
     let budget: NonNullable<CommitGuards['budget']> | undefined;
     if (deps.dailyLimit > 0) {
-      const name = `reviews#${orgId}`;
+      const name = { kind: 'reviews', orgId } as const;
       const state = await deps.store.readBudget(name);
       const spent = spendReview(state.uses, deps.dailyLimit, now);
       if ('retryAfterSeconds' in spent) {
@@ -238,8 +238,7 @@ export const reviewProposal = async (
           retryAfterSeconds: spent.retryAfterSeconds,
         });
       }
-      const expiresAt = Math.ceil((now + 2 * BUDGET_WINDOW_MS) / 1000);
-      budget = { name, uses: spent.uses, version: state.version, expiresAt };
+      budget = { name, uses: spent.uses, version: state.version, windowMs: BUDGET_WINDOW_MS };
     }
     const outcome = await deps.store.commitMany(writes, effectsOfAll(writes), {
       releases: [pendingClaim(orgId, entryKeyOf(proposal.content, proposal.assetType) ?? '', 'BLOCKED')],

@@ -3,10 +3,10 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
+import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { key } from '../../shared/db/keys.ts';
-import { transactWithRetry } from '../../shared/db/transactions.ts';
 import { verdictExportRepository } from '../../shared/db/verdict-export-repository.ts';
-import { type VerdictDelta, verdictChange, verdictItemNames } from '../../shared/db/verdict-log.ts';
+import type { VerdictDelta } from '../../shared/db/verdict-log.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { EXPORT_STATUSES, MAX_PAGE_BYTES } from '../../shared/domain/check/export.ts';
 import { bitsOf, statusOf, watchStatusOf } from '../../shared/domain/check/verdicts.ts';
@@ -47,9 +47,7 @@ const listPage = (body: Record<string, unknown>) =>
 
 /** Writes deltas through the one write path, stamped at `time`. */
 const change = (deltas: VerdictDelta[], time: number) =>
-  transactWithRetry(table.db, () => verdictChange(table.db, table.tableName, deltas, () => time), {
-    retryOn: verdictItemNames(deltas.length),
-  });
+  changeWriter(table.db, table.tableName).commit(() => [verdicts(deltas, { now: () => time })]);
 
 const TYPES: AssetType[] = ['URL', 'ADDRESS', 'TWITTER'];
 const KEYS = Array.from({ length: 150 }, (_, i) => ({

@@ -1,8 +1,8 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
-import { transactWithRetry } from '../../shared/db/transactions.ts';
-import { verdictChange, verdictFeed, verdictItemNames } from '../../shared/db/verdict-log.ts';
+import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import type { CheckResult } from '../../shared/domain/check/types.ts';
@@ -56,9 +56,7 @@ const replica = replicatedIndex({
 const checker = createChecker({ index: replica, sources: () => [] });
 
 const write = (checkKey: string, change: { allow?: number; block?: number }) =>
-  transactWithRetry(table.db, () => verdictChange(table.db, table.tableName, [{ checkKey, type: 'URL', ...change }]), {
-    retryOn: verdictItemNames(1),
-  });
+  changeWriter(table.db, table.tableName).commit(() => [verdicts([{ checkKey, type: 'URL', ...change }])]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const summary = ({ status, code, reason }: CheckResult) => ({ status, code, reason });
 

@@ -2,9 +2,9 @@ import { createServer, type Socket } from 'node:net';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { changeWriter, record } from '../../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../../shared/db/client.ts';
 import { requestDeadline, timeLeft, withDeadline } from '../../../shared/db/deadline.ts';
-import { transactWithRetry } from '../../../shared/db/transactions.ts';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { apiHandler } from '../../../shared/http/api-handler.ts';
 import { json } from '../../../shared/http/json.ts';
@@ -74,10 +74,10 @@ describe('the deadline of a request, for its calls to the table', () => {
   });
 
   it('starts no transaction retry past the deadline', async () => {
-    const build = vi.fn(() => ({ item: { Put: { TableName: 't', Item: { PK: 'A', SK: 'B' } } } }));
+    const build = vi.fn(() => [record({ Put: { Item: { PK: 'A', SK: 'B' } } })]);
     const db = createDocumentClient(endpoint);
 
-    const outcome = withDeadline(Date.now() + 200, () => transactWithRetry(db, build, { budgetMs: 60_000 }));
+    const outcome = withDeadline(Date.now() + 200, () => changeWriter(db, 't').commit(build, { budgetMs: 60_000 }));
 
     await expect(outcome).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(build).toHaveBeenCalledTimes(1);

@@ -1,9 +1,9 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/intake/scan-worker.ts';
-import type { RecordWrite } from '../../../shared/domain/activity.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
 import { runScan, type Scan, type ScanStore, type WorkerDeps } from '../../../shared/domain/intake/scans.ts';
+import type { LifecycleStore } from '../../../shared/domain/lifecycle-store.ts';
 
 const NOW = Date.parse('2026-11-26T10:00:00Z');
 const MALICIOUS_CONTENT = 'https://acme-wallet-airdrop-claim.xyz/connect';
@@ -55,9 +55,11 @@ const world = (scans: Scan[], failing: ReadonlySet<number> = new Set()) => {
     reports: {
       store: {
         claimHolders: async () => new Map(),
-        commitMany: async (writes: readonly RecordWrite[]) => {
-          for (const write of writes) if (write.next.kind === 'report') filed.push(write.next.title ?? '');
-          return 'committed';
+        commitInParts: async (count: number, part: Parameters<LifecycleStore['commitInParts']>[1]) => {
+          for (const write of part(0, count, 'whole').writes) {
+            if (write.next.kind === 'report') filed.push(write.next.title ?? '');
+          }
+          return { outcome: 'committed', written: count };
         },
       } as never,
       verdicts: { lookup: (keys) => keys.map(() => undefined) },

@@ -17,14 +17,14 @@ const published = (metric: string) =>
   }));
 
 const T = Date.parse('2026-06-01T12:00:00Z');
-const put = { Put: { TableName: 'table', Item: { PK: 'a', SK: 'a' } } };
+const put = { Put: { Item: { PK: 'a', SK: 'a' } } };
 
 /** A new container: the metrics instance reads POWERTOOLS_METRICS_DISABLED when its module loads. */
 const fresh = <T>(path: string): Promise<T> => {
   vi.resetModules();
   return import(path) as Promise<T>;
 };
-type Transactions = typeof import('../../../shared/db/transactions.ts');
+type ChangeSets = typeof import('../../../shared/db/change-set.ts');
 
 describe('operational metrics', () => {
   beforeEach(() => {
@@ -38,14 +38,14 @@ describe('operational metrics', () => {
 
   it('count each transaction attempt cancelled by a conflict under [service, route] and [service] in a route’s function', async () => {
     vi.stubEnv('ROUTE_NAME', 'create-assets');
-    const { transactWithRetry } = await fresh<Transactions>('../../../shared/db/transactions.ts');
+    const { changeWriter, record } = await fresh<ChangeSets>('../../../shared/db/change-set.ts');
     ddb
       .on(TransactWriteCommand)
       .rejectsOnce(cancelled(['None', 'TransactionConflict']))
       .rejectsOnce(cancelled(['TransactionConflict', 'None']))
       .resolves({});
 
-    await transactWithRetry(ddb as never, () => ({ first: put, second: put }));
+    await changeWriter(ddb as never, 'table').commit(() => [record(put), record(put)]);
 
     const conflict = {
       definitions: [
@@ -61,13 +61,13 @@ describe('operational metrics', () => {
   });
 
   it('count a conflict in a worker, which serves no route, under [service] only', async () => {
-    const { transactWithRetry } = await fresh<Transactions>('../../../shared/db/transactions.ts');
+    const { changeWriter, record } = await fresh<ChangeSets>('../../../shared/db/change-set.ts');
     ddb
       .on(TransactWriteCommand)
       .rejectsOnce(cancelled(['TransactionConflict']))
       .resolves({});
 
-    await transactWithRetry(ddb as never, () => ({ only: put }));
+    await changeWriter(ddb as never, 'table').commit(() => [record(put)]);
 
     expect(published('TransactionConflicts')).toEqual([
       {
@@ -84,10 +84,10 @@ describe('operational metrics', () => {
   });
 
   it('count no conflict when a transaction is cancelled by a failed condition', async () => {
-    const { transactWithRetry } = await fresh<Transactions>('../../../shared/db/transactions.ts');
+    const { changeWriter, record } = await fresh<ChangeSets>('../../../shared/db/change-set.ts');
     ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed']));
 
-    await expect(transactWithRetry(ddb as never, () => ({ only: put }))).rejects.toThrow('conditions failed');
+    await expect(changeWriter(ddb as never, 'table').commit(() => [record(put)])).rejects.toThrow('conditions failed');
 
     expect(published('TransactionConflicts')).toEqual([]);
   });
