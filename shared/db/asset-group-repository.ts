@@ -1,8 +1,10 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Group, GroupStore } from '../domain/groups.ts';
@@ -186,6 +188,39 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     return 'progress';
   };
 
+  /**
+   * A removal recorded by an earlier version, in the one partition all organizations shared, moved
+   * to its organization's shard (in one transaction, so it is in exactly one of the two).
+   */
+  const relocateRemoval = async (item: Record<string, unknown>) => {
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table,
+                Item: { ...item, ...key.groupRemoval(item.orgId as string, item.groupId as number) },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Delete: {
+                TableName: table,
+                Key: { PK: item.PK, SK: item.SK },
+                ConditionExpression: 'remaining = :remaining',
+                ExpressionAttributeValues: { ':remaining': item.remaining },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      // Moved meanwhile by another sweeper, or changed since read: the next sweep moves it.
+      if (!(error instanceof TransactionCanceledException)) throw error;
+    }
+  };
+
   /** Works on the removal of group `id` until it is finished (true) or `deadline` (epoch ms) passes (false). */
   const drain = async (orgId: string, id: number, deadline: number): Promise<boolean> => {
     while (Date.now() < deadline) {
@@ -312,17 +347,21 @@ export const assetGroupRepository = (db: DynamoDBDocumentClient, table: string):
     async resumeRemovals(deadline) {
       let finished = 0;
       let unfinished = 0;
-      const removals = queryPages(db, {
-        TableName: table,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
-        ProjectionExpression: 'orgId, groupId',
-      });
-      for await (const items of removals) {
-        for (const item of items) {
-          if (Date.now() < deadline && (await drain(item.orgId as string, item.groupId as number, deadline)))
-            finished++;
-          else unfinished++;
+      for (const partition of key.groupRemovals.partitions) {
+        const removals = queryPages(db, {
+          TableName: table,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': partition },
+          ConsistentRead: partition === key.groupRemovals.legacyPK,
+        });
+        for await (const items of removals) {
+          for (const item of items) {
+            const orgId = item.orgId as string;
+            const groupId = item.groupId as number;
+            if (partition === key.groupRemovals.legacyPK) await relocateRemoval(item);
+            if (Date.now() < deadline && (await drain(orgId, groupId, deadline))) finished++;
+            else unfinished++;
+          }
         }
       }
       return { finished, unfinished };

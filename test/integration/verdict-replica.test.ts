@@ -6,8 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { key } from '../../shared/db/keys.ts';
-import { verdictFeed } from '../../shared/db/verdict-log.ts';
+import { logEntryKey, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
@@ -17,7 +16,7 @@ import {
   replicatedIndex,
   snapshotVerdicts,
 } from '../../shared/domain/check/replica.ts';
-import { bitsOfPacked, entryOfBits, LOG_TIMING, positionAt, timeOf } from '../../shared/domain/check/verdicts.ts';
+import { bitsOfPacked, entryOfBits, positionAt } from '../../shared/domain/check/verdicts.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
@@ -76,7 +75,6 @@ const compare = async (replica: ReplicatedIndex) => {
   return { actual: await replica.lookup(keys), expected };
 };
 
-const bucketStart = (ms: number) => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -135,7 +133,7 @@ describe('verdict replicas on DynamoDB Local', () => {
       new BatchWriteCommand({
         RequestItems: {
           [table.tableName]: lost.map((change) => ({
-            DeleteRequest: { Key: key.verdictLog(positionAt(bucketStart(timeOf(change.version))), change.version) },
+            DeleteRequest: { Key: logEntryKey(change.version) },
           })),
         },
       }),
