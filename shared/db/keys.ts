@@ -45,7 +45,12 @@ export type ActivityIndex = (typeof ACTIVITY_INDEX)[keyof typeof ACTIVITY_INDEX]
  * The verdict export: every check-index entry that has a type, by type, status and UTC month of
  * its last change, sorted by that change's version (`lastChange`). Only `verdictChange` sets it.
  */
-export const EXPORT_INDEX = { name: 'verdictsByMonth', partitionKey: 'exportPK', sortKey: 'lastChange', shards: 8 } as const;
+export const EXPORT_INDEX = {
+  name: 'verdictsByMonth',
+  partitionKey: 'exportPK',
+  sortKey: 'lastChange',
+  shards: 8,
+} as const;
 /**
  * An export partition: a type, status and month in one of `EXPORT_INDEX.shards` shards by the
  * entry's key digest. Each change moves its entry in the index (a delete and a put, about 2 WCU),
