@@ -179,7 +179,13 @@ describe('the verdict publisher on DynamoDB Local', () => {
     const publisher = publisherOf(dir, 'only', 10_000);
     await publisher.tick();
     let logReads = 0;
-    const counted = { ...feed, readFrom: (from: string) => (logReads++, feed.readFrom(from)) };
+    const counted = {
+      ...feed,
+      readFrom: (from: string) => {
+        logReads++;
+        return feed.readFrom(from);
+      },
+    };
     const replica = replicatedIndex({ log: counted, source: feedSource(fileFeedStore(dir), counted) });
     await replica.sync();
     const readsAfterLoad = logReads;
