@@ -81,8 +81,8 @@ const ENTRY_PROJECTION = {
  * shard partitions (and, while the log of earlier versions is kept, its hourly partitions).
  */
 const MAX_CHANGE_QUERIES = 400;
-/** Partitions of the log read at once. */
-const READERS = 16;
+/** Partitions of the log read at once: a day's shards and an hour of the earlier layout in one round. */
+const READERS = VERDICT_LOG.shards + 2;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 /** The counters of a check-index entry as stored (a missing one is zero; a missing entry is all zero). */

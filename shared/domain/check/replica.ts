@@ -396,6 +396,8 @@ export const replicatedIndex = ({
   /** When the verdicts held were current: the source's own lag (the publisher's) on top of the last poll. */
   let currentAt = Number.NEGATIVE_INFINITY;
   let pollStartedAt = Number.NEGATIVE_INFINITY;
+  /** When the next poll is due: a poll interval after the last, or when the source said its next changes are due. */
+  let nextPollAt = Number.NEGATIVE_INFINITY;
   /** Where in the source `state` has read to (the last delta), reset with the state. */
   let cursor: number | undefined;
 
@@ -440,6 +442,7 @@ export const replicatedIndex = ({
     }
     syncedAt = polledAt;
     currentAt = read.asOf;
+    if (read.nextAt !== undefined) nextPollAt = Math.max(read.nextAt, polledAt + pollMs / 2);
   };
 
   let loadFailed: { at: number; error: unknown } | undefined;
@@ -448,6 +451,7 @@ export const replicatedIndex = ({
     if (loadFailed && now() - loadFailed.at < pollMs) return Promise.reject(loadFailed.error);
     loading ??= (async () => {
       pollStartedAt = now();
+      nextPollAt = pollStartedAt + pollMs;
       const loaded = await start();
       state = loaded;
       cursor = undefined;
@@ -466,6 +470,7 @@ export const replicatedIndex = ({
 
   const poll = (current: VerdictState): Promise<void> => {
     pollStartedAt = now();
+    nextPollAt = pollStartedAt + pollMs;
     polling = (async () => {
       if (expired(current.position, now())) {
         const fresh = await start();
@@ -493,7 +498,7 @@ export const replicatedIndex = ({
     const current = state;
     if (current === undefined) return load().then(reply);
     const time = now();
-    if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
+    if (polling === undefined && loading === undefined && time >= nextPollAt) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
       if (idle) return settleWithin(started, waitMs).then(() => reply(state ?? current));

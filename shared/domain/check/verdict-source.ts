@@ -15,6 +15,8 @@ export type SourceRead = {
   cursor?: number;
   /** When the changes were current (epoch ms): the log read behind them began then. */
   asOf: number;
+  /** When the next changes are due (epoch ms), where the source publishes on a rhythm. */
+  nextAt?: number;
 };
 
 export interface VerdictSource {
@@ -56,6 +58,9 @@ export const logSource = (log: Pick<VerdictLog, 'readFrom'>): VerdictSource => (
   },
 });
 
+/** A poll aimed at the next pointer comes this long after it is due (its write takes a moment). */
+const DUE_MARGIN_MS = 50;
+
 /** A reader further behind than this many deltas (a container frozen for a while) reads the log once instead. */
 const MAX_DELTAS_PER_READ = 40;
 
@@ -76,10 +81,13 @@ export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): 
     });
     if (cursor === undefined || pointer.seq - cursor > MAX_DELTAS_PER_READ) return fromLog();
     const asOf = Math.min(polledAt, pointer.readAt);
+    // The next pointer is due a tick after this one: a poll then finds it (unless it is late already).
+    const due = pointer.publishedAt + PUBLISHING.tickMs + DUE_MARGIN_MS;
+    const nextAt = due > polledAt ? due : undefined;
     // A pointer copy behind the one read last time: nothing new yet.
     if (pointer.seq <= cursor) {
       const at = pointer.seq === cursor && pointer.position > position ? pointer.position : position;
-      return { changes: [], position: at, cursor, asOf };
+      return { changes: [], position: at, cursor, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
     }
     const seqs = Array.from({ length: pointer.seq - cursor }, (_, i) => cursor + 1 + i);
     const deltas = await Promise.all(seqs.map((seq) => feed.delta(seq)));
@@ -91,7 +99,7 @@ export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): 
       if (delta.position > at) at = delta.position;
     }
     if (pointer.position > at) at = pointer.position;
-    return { changes, position: at, cursor: pointer.seq, asOf };
+    return { changes, position: at, cursor: pointer.seq, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
   },
 });
 
