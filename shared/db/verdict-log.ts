@@ -284,6 +284,7 @@ const queryPartition = (
   partition: string,
   range: { lo: string; hi?: string; filter?: Filter; consistent: boolean; limit?: number },
   startKey: Record<string, unknown> | undefined,
+  signal?: AbortSignal,
 ): Promise<QueryCommandOutput> => {
   const { lo, hi, filter, consistent, limit } = range;
   const names: Record<string, string> = { '#pk': ATTR.pk, '#sk': ATTR.sk };
@@ -311,6 +312,7 @@ const queryPartition = (
       ...(limit === undefined ? {} : { Limit: limit }),
       ExclusiveStartKey: startKey,
     }),
+    signal === undefined ? {} : { abortSignal: signal },
   );
 };
 
@@ -325,13 +327,14 @@ export const readLogFrom = async (
   table: string,
   from: string,
   now: number,
+  signal?: AbortSignal,
 ): Promise<LoggedChange[]> => {
   const partitions = daysOf(timeOf(from), now + LOG_TIMING.settleMs).flatMap((day) => day.partitions);
   const items = await mapConcurrently(partitions, READERS, async (partition) => {
     const found: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await queryPartition(db, table, partition, { lo: from, consistent: true }, startKey);
+      const page = await queryPartition(db, table, partition, { lo: from, consistent: true }, startKey, signal);
       found.push(...(page.Items ?? []));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -407,8 +410,8 @@ export type VerdictFeed = VerdictLog & ChangeFeed;
 
 /** The verdict log and the check index, read for replicas, snapshots and the client feed. */
 export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
-  async readFrom(from) {
-    return readLogFrom(db, table, from, now());
+  async readFrom(from, signal) {
+    return readLogFrom(db, table, from, now(), signal);
   },
 
   indexShards: CHECK_INDEX.shards,

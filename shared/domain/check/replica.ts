@@ -353,9 +353,15 @@ const settleWithin = (promise: Promise<void>, ms: number): Promise<void> =>
     });
   });
 
-const failAfter = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+/** `read`, abandoned (its signal aborted) and failed when it takes longer than `ms`. */
+const failAfter = <T>(read: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Verdict log read took longer than ${ms} ms`)), ms);
+    const controller = new AbortController();
+    const promise = read(controller.signal);
+    const timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`Verdict log read took longer than ${ms} ms`));
+    }, ms);
     promise.then(
       (value) => {
         clearTimeout(timer);
@@ -427,14 +433,20 @@ export const replicatedIndex = ({
   /** Applies the log to `current`; on a gap, moves to a newer snapshot if there is one. */
   const catchUp = async (current: VerdictState): Promise<void> => {
     const polledAt = now();
-    const read = await failAfter(source.read({ position: current.position, cursor }, polledAt), pollTimeoutMs);
+    const read = await failAfter(
+      (signal) => source.read({ position: current.position, cursor }, polledAt, signal),
+      pollTimeoutMs,
+    );
     const gaps = applyChanges(current, read.changes, read.position);
     cursor = read.cursor;
     if (gaps > 0) {
       onGap(gaps);
       const candidate = await fromSnapshot();
       if (candidate && candidate.base > current.base) {
-        const again = await failAfter(source.read({ position: candidate.position }, now()), pollTimeoutMs);
+        const again = await failAfter(
+          (signal) => source.read({ position: candidate.position }, now(), signal),
+          pollTimeoutMs,
+        );
         applyChanges(candidate, again.changes, again.position);
         state = candidate;
         cursor = again.cursor;

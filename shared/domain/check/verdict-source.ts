@@ -21,7 +21,8 @@ export type SourceRead = {
 
 export interface VerdictSource {
   /** The changes after a reader's place: its position and, from a previous read, its cursor. */
-  read(from: { position: string; cursor?: number }, polledAt: number): Promise<SourceRead>;
+  /** `signal` abandons the read (its requests are cancelled, so a stalled store does not keep them). */
+  read(from: { position: string; cursor?: number }, polledAt: number, signal?: AbortSignal): Promise<SourceRead>;
 }
 
 /**
@@ -51,8 +52,8 @@ export interface FeedStore {
 
 /** The log read directly, for readers without a publisher: every change from the position on, re-reading the settle window. */
 export const logSource = (log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
-  async read({ position }, polledAt) {
-    const changes = await log.readFrom(position);
+  async read({ position }, polledAt, signal) {
+    const changes = await log.readFrom(position, signal);
     const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
     return { changes, position: horizon > position ? horizon : position, asOf: polledAt };
   },
@@ -72,11 +73,11 @@ const MAX_DELTAS_PER_READ = 40;
  * reader is (the publisher skipped ahead), or too many of them, send the reader to the log once.
  */
 export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
-  async read({ position, cursor }, polledAt) {
+  async read({ position, cursor }, polledAt, signal) {
     const pointer = await feed.pointer();
     if (pointer === undefined) throw new Error('No verdict feed has been published yet');
     const fromLog = async (): Promise<SourceRead> => ({
-      ...(await logSource(log).read({ position }, polledAt)),
+      ...(await logSource(log).read({ position }, polledAt, signal)),
       cursor: pointer.seq,
     });
     if (cursor === undefined || pointer.seq - cursor > MAX_DELTAS_PER_READ) return fromLog();
