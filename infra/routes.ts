@@ -732,6 +732,7 @@ export const WORKERS = {
   'ingest-activity': 'functions/activity/ingest.ts',
   'sync-lists': 'functions/check/sync.ts',
   'snapshot-verdicts': 'functions/check/snapshot.ts',
+  'publish-verdicts': 'functions/check/publish.ts',
   'resume-interrupted-writes': 'functions/maintenance/resume-writes.ts',
   'run-scans': 'functions/intake/scan-worker.ts',
   'generate-webhook-events': 'functions/webhooks/generate.ts',
@@ -747,6 +748,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'sync-lists': [],
   // Reads the verdict log (or scans the check index); the snapshot goes to S3.
   'snapshot-verdicts': [],
+  // Reads the verdict log; the feed goes to S3, the lease that makes it the one publisher to the table.
+  'publish-verdicts': [PARTITIONS.lease],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
   // A scan's result, and the report a MALICIOUS one files (once per content and organization).

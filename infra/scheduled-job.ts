@@ -37,6 +37,19 @@ export const everyFiveMinutes = (scope: Construct, id: string, fn: NodejsFunctio
   });
 };
 
+/** Runs `fn` every minute, without retries: the next run is a minute away. */
+export const everyMinute = (scope: Construct, id: string, fn: NodejsFunction, description: string) => {
+  new Schedule(scope, id, {
+    description,
+    schedule: ScheduleExpression.rate(Duration.minutes(1)),
+    target: new LambdaInvoke(fn, { retryAttempts: 0 }),
+  });
+  Validations.of(Stack.of(scope)).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${logicalId(fn)}.Arn>:*]`,
+    reason: `The schedule's role may invoke this function's versions and aliases (qualified ARNs), and no other function.`,
+  });
+};
+
 /** Lets `fn` write objects under `prefix` of the bucket, and nothing else in it. */
 export const grantPrefixWrite = (bucket: IBucket, prefix: string, fn: NodejsFunction) => {
   fn.addToRolePolicy(

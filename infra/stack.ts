@@ -212,6 +212,7 @@ export class ServiceStack extends Stack {
         'activity-ingest': ingest.function,
         'list-sync': lists.syncFunction,
         'verdict-snapshot': verdictSnapshots.function,
+        'verdict-publisher': verdictSnapshots.publisher,
         'interrupted-writes': resumer.function,
         'webhook-delivery': webhooks.deliverFunction,
         'webhook-events': webhooks.generateFunction,

@@ -1,16 +1,17 @@
-import { CustomResource, Duration } from 'aws-cdk-lib';
+import { CustomResource, Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CHECK_INDEX } from '../shared/db/keys.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
-import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
+import { arnName, everyFiveMinutes, everyMinute, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';
 
 /** Where the snapshots live in the bucket; readers are granted this prefix only. */
 const PREFIX = 'verdicts/';
+const FEED_PREFIX = 'verdicts/feed/';
 
 export type VerdictSnapshotsProps = { table: ITable; bucket: IBucket; settings: FunctionSettings };
 
@@ -23,6 +24,7 @@ export type VerdictSnapshotsProps = { table: ITable; bucket: IBucket; settings: 
  */
 export class VerdictSnapshots extends Construct {
   readonly function: NodejsFunction;
+  readonly publisher: NodejsFunction;
   readonly #bucket: IBucket;
   readonly #firstSnapshot: CustomResource;
 
@@ -53,6 +55,34 @@ export class VerdictSnapshots extends Construct {
       resourceType: 'Custom::VerdictSnapshot',
     });
     this.#firstSnapshot.node.addDependency(this.function, this.function.role as IRole);
+
+    // The verdict publisher: every minute a run that publishes for a little under its 75 s, under
+    // a lease, so runs overlap by seconds and one publishes at a time (the next takes over when
+    // the last lets the lease go). It reads the log's shards and writes deltas under verdicts/feed/.
+    this.publisher = serviceFunction(this, 'Publisher', {
+      entry: WORKERS['publish-verdicts'],
+      settings: props.settings,
+      timeout: Duration.seconds(75),
+      environment: { TABLE_NAME: props.table.tableName, VERDICTS_BUCKET: props.bucket.bucketName },
+    });
+    grantTable(props.table, this.publisher, ['dynamodb:Query']);
+    grantTableWrites(props.table, this.publisher, WORKER_WRITES['publish-verdicts'], ['dynamodb:UpdateItem']);
+    this.grantReadSnapshots(this.publisher);
+    grantPrefixWrite(props.bucket, FEED_PREFIX, this.publisher);
+    const publisherRole = this.publisher.role as IRole;
+    Validations.of(publisherRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${arnName(props.bucket as unknown as Construct, publisherRole)}>/${FEED_PREFIX}*]`,
+      reason: `The publisher writes numbered deltas and a pointer, new names every half second; the grant covers the ${FEED_PREFIX} prefix only.`,
+    });
+    everyMinute(this, 'PublishSchedule', this.publisher, 'Publishes the verdict feed the asset check replicas poll');
+    // Deltas are read within seconds of being written; the pointer is overwritten twice a second.
+    if (props.bucket instanceof Bucket) {
+      props.bucket.addLifecycleRule({
+        prefix: FEED_PREFIX,
+        expiration: Duration.days(1),
+        noncurrentVersionExpiration: Duration.days(1),
+      });
+    }
   }
 
   /** Creates `replica` only once the first snapshot is stored, so it never starts without one. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
@@ -21,6 +22,7 @@ import {
 } from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
+import { dynamoLease } from './db/lease-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
 import { metricsRepository } from './db/metrics-repository.ts';
@@ -31,6 +33,7 @@ import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
+import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
 import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
@@ -40,6 +43,7 @@ import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { createChecker } from './domain/check/engine.ts';
 import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
+import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { type DetectionRun, executeRun, type PipelineDeps } from './domain/detections/detections.ts';
@@ -103,14 +107,38 @@ export const verdictSnapshots = /* @__PURE__ */ once(() => {
     ? s3VerdictSnapshotStore(objects(), location.bucket)
     : fileVerdictSnapshotStore(location.dir);
 });
+/** The published verdict feed (deltas and their pointer), beside the snapshots: where replicas poll. */
+export const verdictFeedStore = /* @__PURE__ */ once(() => {
+  const location = config.verdictSnapshots;
+  if (location === undefined) return undefined;
+  return 'bucket' in location ? s3FeedStore(objects(), location.bucket) : fileFeedStore(`${location.dir}/feed`);
+});
+/** The verdict publisher of this container, under a lease of its own name (one publishes at a time). */
+export const publisher = /* @__PURE__ */ once(() => {
+  const feed = verdictFeedStore();
+  if (feed === undefined) throw new Error('No verdict feed location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
+  return verdictPublisher({
+    log: verdictLog(),
+    feed,
+    lease: dynamoLease(documentClient(), config.tableName, {
+      name: PUBLISHING.leaseName,
+      owner: randomUUID(),
+      leaseMs: PUBLISHING.leaseMs,
+    }),
+    leaseMs: PUBLISHING.leaseMs,
+  });
+});
 /**
  * The check index as an in-memory replica of the service's verdicts, loaded from the newest
  * snapshot (at init when Lambda initializes ahead of requests, else on first use) and kept current
- * from the verdict log.
+ * from the published feed where snapshots are kept (the publisher writes it beside them), else
+ * from the verdict log itself.
  */
 export const checkIndex = /* @__PURE__ */ once(() => {
+  const feed = verdictFeedStore();
   const replica = replicatedIndex({
     log: verdictLog(),
+    ...(feed === undefined ? {} : { source: feedSource(feed, verdictLog()), pollMs: PUBLISHING.tickMs }),
     snapshots: verdictSnapshots(),
     onError: (error) => logger.warn('Verdict replica not synced', { error }),
     onGap: (gaps) => logger.warn('Verdict log gap', { gaps }),

@@ -14,6 +14,7 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'ingest-activity': 'queue',
   'sync-lists': 'schedule',
   'snapshot-verdicts': 'schedule',
+  'publish-verdicts': 'schedule',
   'resume-interrupted-writes': 'schedule',
   'generate-webhook-events': 'schedule',
   'deliver-webhooks': 'queue',

@@ -1,15 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { dynamoLease } from '../../shared/db/lease-repository.ts';
+import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
+import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
@@ -84,6 +88,25 @@ const main = async () => {
     });
   const verdicts = await snapshot();
   console.log(`  verdict snapshot: ${verdicts.keys} keys, in .data/verdicts/`);
+  // The verdict publisher, in-process as the scheduled function runs in AWS: deltas in .data/verdicts/feed/.
+  const publishing = await asWorker('publish-verdicts', async () =>
+    runPublisher(
+      verdictPublisher({
+        log,
+        feed: fileFeedStore(join(LOCAL.verdictsDir, 'feed')),
+        lease: dynamoLease(db, LOCAL.tableName, {
+          name: PUBLISHING.leaseName,
+          owner: randomUUID(),
+          leaseMs: PUBLISHING.leaseMs,
+        }),
+        leaseMs: PUBLISHING.leaseMs,
+      }),
+      {
+        tickMs: PUBLISHING.tickMs,
+        onError: (error) => console.error(`Verdict feed not published: ${String(error)}`),
+      },
+    ),
+  );
   const snapshots = setInterval(() => {
     snapshot().catch((error: unknown) => console.error(`Verdict snapshot failed: ${String(error)}`));
   }, LOCAL.snapshotEveryMs);
@@ -146,6 +169,7 @@ const main = async () => {
     stopping = true;
     console.log('\nStopping ...');
     clearInterval(resumer);
+    await publishing.stop();
     await webhooks.stop();
     server.close();
     server.closeAllConnections();

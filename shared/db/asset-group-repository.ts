@@ -186,6 +186,27 @@ export const groupRecords = (db: DynamoDBDocumentClient, table: string): GroupRe
     return 'progress';
   };
 
+  /**
+   * A removal recorded by an earlier version, in the one partition all organizations shared, moved
+   * to its organization's shard (in one transaction, so it is in exactly one of the two). Moved
+   * meanwhile by another sweeper, or changed since read: the next sweep moves it.
+   */
+  const relocateRemoval = async (item: Record<string, unknown>) => {
+    await changes.commit<'moved', never>(() => [
+      claim(key.groupRemoval(item.orgId as string, item.groupId as number), item, refuse('moved')),
+      record(
+        {
+          Delete: {
+            Key: { PK: item.PK as string, SK: item.SK as string },
+            ConditionExpression: 'remaining = :remaining',
+            ExpressionAttributeValues: { ':remaining': item.remaining },
+          },
+        },
+        refuse('moved'),
+      ),
+    ]);
+  };
+
   return {
     async list(orgId) {
       const groups: Group[] = [];
@@ -297,14 +318,18 @@ export const groupRecords = (db: DynamoDBDocumentClient, table: string): GroupRe
     ungroupNext,
 
     async *unfinishedRemovals() {
-      const pages = queryPages(db, {
-        TableName: table,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': key.groupRemovals.PK },
-        ProjectionExpression: 'orgId, groupId',
-      });
-      for await (const items of pages) {
-        yield items.map((item) => ({ orgId: item.orgId as string, groupId: item.groupId as number }));
+      for (const partition of key.groupRemovals.partitions) {
+        const legacy = partition === key.groupRemovals.legacyPK;
+        const pages = queryPages(db, {
+          TableName: table,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': partition },
+          ...(legacy ? { ConsistentRead: true } : { ProjectionExpression: 'orgId, groupId' }),
+        });
+        for await (const items of pages) {
+          if (legacy) for (const item of items) await relocateRemoval(item);
+          yield items.map((item) => ({ orgId: item.orgId as string, groupId: item.groupId as number }));
+        }
       }
     },
 

@@ -275,7 +275,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     for await (const items of queryPages(db, {
       TableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': key.groupRemovals.PK, ':prefix': key.groupRemovals.prefix(orgId) },
+      ExpressionAttributeValues: { ':pk': key.groupRemovals.PK(orgId), ':prefix': key.groupRemovals.prefix(orgId) },
       ProjectionExpression: 'groupId',
     })) {
       ids.push(...items.map((item) => item.groupId as number));

@@ -46,8 +46,21 @@ export type ActivityIndex = (typeof ACTIVITY_INDEX)[keyof typeof ACTIVITY_INDEX]
  * The verdict export: every check-index entry that has a type, by type, status and UTC month of
  * its last change, sorted by that change's version (`lastChange`). Only `verdictChange` sets it.
  */
-export const EXPORT_INDEX = { name: 'verdictsByMonth', partitionKey: 'exportPK', sortKey: 'lastChange' } as const;
-export const exportPartition = (type: string, status: string, month: string): string => `${type}#${status}#${month}`;
+export const EXPORT_INDEX = {
+  name: 'verdictsByMonth',
+  partitionKey: 'exportPK',
+  sortKey: 'lastChange',
+  shards: 8,
+} as const;
+/**
+ * An export partition: a type, status and month in one of `EXPORT_INDEX.shards` shards by the
+ * entry's key digest. Each change moves its entry in the index (a delete and a put, about 2 WCU),
+ * so 1,000 changes/s of one type and status would take 2,000 WCU/s of one partition unsharded; over
+ * 8 shards it is ~250 each, half of the half-limit. Entries written before the index was sharded
+ * keep the unsharded partition (`shard` undefined) until their next change; readers read it too.
+ */
+export const exportPartition = (type: string, status: string, month: string, shard?: number): string =>
+  shard === undefined ? `${type}#${status}#${month}` : `${type}#${status}#${month}#${shard}`;
 
 /**
  * Every check-index entry, sparse (nothing else sets `checkIdxPK`), in `CHECK_INDEX.shards`
@@ -63,6 +76,21 @@ export const CHECK_INDEX = {
   shards: 32,
 } as const;
 export const checkIndexPartition = (shard: number): string => `CHECKIDX#${shard}`;
+
+/**
+ * The verdict log's layout. Every change is one transactional put (2 WCU for an item under 1 KB)
+ * into the partition of its key's shard and day, so 1,000 changes/s put ~63 WCU/s on each of 32
+ * partitions, and 5,000 changes/s ~313, within half a partition's 1,000. The one reader that
+ * reads every shard each half second is the publisher; check containers read its deltas in S3.
+ */
+export const VERDICT_LOG = { shards: 32, bucketMs: 86_400_000 } as const;
+/** The shard of a check key's changes, by the hex digest the log's versions carry. */
+export const verdictLogShard = (keyHash: string): number =>
+  Number.parseInt(keyHash.slice(0, 4), 16) % VERDICT_LOG.shards;
+
+const GROUP_REMOVAL_SHARDS = 16;
+const groupRemovalPk = (orgId: string): string =>
+  `GROUP_REMOVAL#${createHash('sha256').update(orgId, 'utf8').digest().readUInt16BE(0) % GROUP_REMOVAL_SHARDS}`;
 
 export type Key = { PK: string; SK: string };
 
@@ -81,9 +109,12 @@ export const PARTITIONS = {
   apiKey: 'KEY#*',
   user: 'USER#*',
   asset: 'ASSET#*',
-  groupRemoval: 'GROUP_REMOVAL',
+  /** Unfinished group deletes: `GROUP_REMOVAL#<shard>`, and the one partition of those from before the shards. */
+  groupRemoval: 'GROUP_REMOVAL*',
   checkEntry: 'CHECK#*',
   verdictLog: 'VERDICTS#*',
+  /** Leases: which one of several runners does a singleton's work (the verdict publisher). */
+  lease: 'LEASE#*',
   activity: 'ACTIVITY#*',
   claim: 'CLAIM#*',
   budget: 'BUDGET#*',
@@ -127,12 +158,19 @@ export const key = {
   groupName: (orgId: string, name: string): Key => ({ PK: orgPk(orgId), SK: `GROUPNAME#${digest(name)}` }),
   groupCounter: (orgId: string): Key => ({ PK: orgPk(orgId), SK: 'COUNTER#GROUP' }),
   /**
-   * A deleted group whose assets are still being ungrouped. All of them share one partition, so the
-   * sweeper finds every unfinished delete with one Query, and a listing finds its organization's with
-   * a prefix of the sort key.
+   * A deleted group whose assets are still being ungrouped, in one of `GROUP_REMOVAL_SHARDS`
+   * partitions by its organization, so no one partition takes every organization's deletes: the
+   * sweeper reads each shard (and the single partition the removals of earlier versions are in),
+   * a listing finds its organization's in its shard with a prefix of the sort key.
    */
-  groupRemoval: (orgId: string, id: number): Key => ({ PK: 'GROUP_REMOVAL', SK: `${orgPk(orgId)}#${id}` }),
-  groupRemovals: { PK: 'GROUP_REMOVAL', prefix: (orgId: string) => `${orgPk(orgId)}#` },
+  groupRemoval: (orgId: string, id: number): Key => ({ PK: groupRemovalPk(orgId), SK: `${orgPk(orgId)}#${id}` }),
+  groupRemovals: {
+    PK: (orgId: string) => groupRemovalPk(orgId),
+    /** Every partition the sweeper reads: the shards, then the one of earlier versions. */
+    partitions: [...Array.from({ length: GROUP_REMOVAL_SHARDS }, (_, i) => `GROUP_REMOVAL#${i}`), 'GROUP_REMOVAL'],
+    legacyPK: 'GROUP_REMOVAL',
+    prefix: (orgId: string) => `${orgPk(orgId)}#`,
+  },
   asset: (id: number): Key => ({ PK: `ASSET#${id}`, SK: 'ASSET' }),
   /** One per live asset: the same content and type cannot be added twice to one organization. */
   assetIdentity: (orgId: string, type: string, identity: string): Key => ({
@@ -144,11 +182,19 @@ export const key = {
   /** The check index: one item per canonical content key, read by the asset check. */
   checkEntry: (checkKey: string): Key => ({ PK: `CHECK#${digest(checkKey)}`, SK: 'CHECK' }),
   /**
-   * The verdict log: one partition per time bucket (its start, a 13-digit epoch-ms position),
-   * one item per change, sorted by version (time, key digest, per-key sequence).
+   * The verdict log: one partition per shard (`VERDICT_LOG.shards`, by the key's digest, so one
+   * key's changes stay in one partition, in order) and UTC day (its start, a 13-digit epoch-ms
+   * position), one item per change, sorted by version (time, key digest, per-key sequence).
    */
-  verdictLog: (bucket: string, version: string): Key => ({ PK: `VERDICTS#${bucket}`, SK: version }),
-  verdictLogPartition: (bucket: string): string => `VERDICTS#${bucket}`,
+  verdictLog: (shard: number, bucket: string, version: string): Key => ({
+    PK: `VERDICTS#${shard}#${bucket}`,
+    SK: version,
+  }),
+  verdictLogPartition: (shard: number, bucket: string): string => `VERDICTS#${shard}#${bucket}`,
+  /** The log as earlier versions wrote it: every change of one hour in one partition. Read until its items expire. */
+  legacyVerdictLogPartition: (bucket: string): string => `VERDICTS#${bucket}`,
+  /** A lease: held by one runner at a time, until it expires. */
+  lease: (name: string): Key => ({ PK: `LEASE#${name}`, SK: 'LEASE' }),
   checkEntryPrefix: 'CHECK#',
   /** The last applied state of one activity record (report, threat or takedown); one partition per record. */
   activity: (orgId: string, kind: string, id: string): Key => ({

@@ -7,6 +7,8 @@ export type ObjectStore = {
   getObject(bucket: string, key: string): Promise<Uint8Array | undefined>;
   /** `cacheControl` is kept with the object and answered with it (by a CDN in front of the bucket too). */
   putObject(bucket: string, key: string, body: Uint8Array, contentType: string, cacheControl?: string): Promise<void>;
+  /** Puts the object only if the bucket holds no such key (`If-None-Match: *`): false when it does. */
+  putNewObject(bucket: string, key: string, body: Uint8Array, contentType: string): Promise<boolean>;
 };
 
 /** Each segment of the key encoded once, as S3 signs paths (without a second encoding). */
@@ -46,6 +48,22 @@ export const s3Objects = (target?: AwsTarget): ObjectStore => {
         },
         body,
       });
+    },
+    async putNewObject(bucket, key, body, contentType) {
+      try {
+        await send({
+          method: 'PUT',
+          virtualHost: bucket,
+          path: objectPath(key),
+          headers: { 'content-type': contentType, 'if-none-match': '*' },
+          body,
+        });
+        return true;
+      } catch (error) {
+        // 412: the key exists; 409: a concurrent conditional write of the same key won.
+        if (error instanceof AwsServiceError && [412, 409].includes(error.$metadata.httpStatusCode)) return false;
+        throw error;
+      }
     },
   };
 };

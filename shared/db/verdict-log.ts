@@ -21,8 +21,18 @@ import {
   type VerdictLog,
   versionOf,
 } from '../domain/check/verdicts.ts';
+import { mapConcurrently } from '../domain/concurrency.ts';
 import { batchGetAll } from './batch.ts';
-import { ATTR, CHECK_INDEX, checkIndexPartition, EXPORT_INDEX, exportPartition, key } from './keys.ts';
+import {
+  ATTR,
+  CHECK_INDEX,
+  checkIndexPartition,
+  EXPORT_INDEX,
+  exportPartition,
+  key,
+  VERDICT_LOG,
+  verdictLogShard,
+} from './keys.ts';
 import type { NamedItems } from './transactions.ts';
 
 /** The attributes of a check-index entry, by their expression names (BLOCK is a DynamoDB reserved word). */
@@ -66,8 +76,13 @@ const ENTRY_PROJECTION = {
   },
 };
 
-/** Pages one changelog request may read before it answers with what it has. */
-const MAX_CHANGE_QUERIES = 50;
+/**
+ * Queries one changelog page may make before it answers with what it has: a day of the log is 32
+ * shard partitions (and, while the log of earlier versions is kept, its hourly partitions).
+ */
+const MAX_CHANGE_QUERIES = 400;
+/** Partitions of the log read at once: a day's shards and an hour of the earlier layout in one round. */
+const READERS = VERDICT_LOG.shards + 2;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 /** The counters of a check-index entry as stored (a missing one is zero; a missing entry is all zero). */
@@ -76,12 +91,18 @@ export const entryCounts = (item: Record<string, unknown> | undefined) => ({
   block: count(item?.block),
   watch: count(item?.watch),
 });
-/** The export partition of an entry of `type` left in state `bits` by the change `version`. */
-const exportPartitionOf = (type: AssetType, bits: number, version: string): string =>
-  exportPartition(type, statusOf(bits), new Date(timeOf(version)).toISOString().slice(0, 7));
 const keyHash = (checkKey: string): string => createHash('sha256').update(checkKey, 'utf8').digest('hex');
 const indexShardOf = (hash: string): number => Number.parseInt(hash.slice(0, 4), 16) % CHECK_INDEX.shards;
-const bucketStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
+/** The export partition of an entry of `type` left in state `bits` by the change `version`. */
+const exportPartitionOf = (type: AssetType, bits: number, version: string, hash: string): string =>
+  exportPartition(
+    type,
+    statusOf(bits),
+    new Date(timeOf(version)).toISOString().slice(0, 7),
+    Number.parseInt(hash.slice(0, 4), 16) % EXPORT_INDEX.shards,
+  );
+const dayStart = (ms: number): number => Math.floor(ms / VERDICT_LOG.bucketMs) * VERDICT_LOG.bucketMs;
+const hourStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
 
 /** A condition no item meets: `#key` is always set to the entry's own key. */
 const FAILING = 'attribute_not_exists(#key) AND attribute_exists(#key)';
@@ -181,7 +202,7 @@ export const verdictChange = async (
           ...(previous === 0 || underflow ? {} : { ':previous': previous }),
           ...(type === undefined
             ? {}
-            : { ':type': type, ':exportPK': exportPartitionOf(type, bitsOf(after), version) }),
+            : { ':type': type, ':exportPK': exportPartitionOf(type, bitsOf(after), version, hash) }),
         },
       },
     };
@@ -189,7 +210,7 @@ export const verdictChange = async (
       Put: {
         TableName: table,
         Item: {
-          ...key.verdictLog(positionAt(bucketStart(stamp)), version),
+          ...key.verdictLog(verdictLogShard(hash), positionAt(dayStart(stamp)), version),
           entity: 'VERDICT_CHANGE',
           key: change.checkKey,
           type,
@@ -206,6 +227,13 @@ export const verdictChange = async (
   return items;
 };
 
+/** Where the entry of the change `version` is stored: its shard is in the key digest the version carries. */
+export const logEntryKey = (version: string) =>
+  key.verdictLog(verdictLogShard(version.slice(14, 30)), positionAt(dayStart(timeOf(version))), version);
+
+/** A verdict-log entry as stored: the change, the state before it, and whose change it was. */
+export type LoggedChange = VerdictChange & { previousBits: number; origins: VerdictOrigin[] };
+
 const toChange = (item: Record<string, unknown>): VerdictChange => ({
   key: item.key as string,
   type: item.type as AssetType | undefined,
@@ -215,21 +243,52 @@ const toChange = (item: Record<string, unknown>): VerdictChange => ({
   changedAt: item.changedAt as string,
 });
 
-type Range = { from: string; until?: string; filter?: { type?: AssetType; changedOnly?: boolean } };
+const toLogged = (item: Record<string, unknown>): LoggedChange => ({
+  ...toChange(item),
+  previousBits: (item.previousBits as number | undefined) ?? 0,
+  origins: (item.origins as VerdictOrigin[] | undefined) ?? [],
+});
 
-/** One bucket's items in `[lo, hi]`, page by page, until `enough` says stop. */
-const queryBucket = async (
+const byVersion = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+  const x = a[ATTR.sk] as string;
+  const y = b[ATTR.sk] as string;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * The partitions holding the entries stamped in `[fromMs, toMs]`, day by day: each day's shards
+ * and, for entries written before the log was sharded, each hour's single partition (they expire
+ * with the log's retention; until then they are read like a shard).
+ */
+const daysOf = (fromMs: number, toMs: number): { day: number; partitions: string[] }[] => {
+  const days: { day: number; partitions: string[] }[] = [];
+  for (let day = dayStart(fromMs); day <= toMs; day += VERDICT_LOG.bucketMs) {
+    const partitions = Array.from({ length: VERDICT_LOG.shards }, (_, shard) =>
+      key.verdictLogPartition(shard, positionAt(day)),
+    );
+    const last = Math.min(toMs, day + VERDICT_LOG.bucketMs - 1);
+    for (let hour = hourStart(Math.max(fromMs, day)); hour <= last; hour += LOG_TIMING.bucketMs) {
+      partitions.push(key.legacyVerdictLogPartition(positionAt(hour)));
+    }
+    days.push({ day, partitions });
+  }
+  return days;
+};
+
+type Filter = { type?: AssetType; changedOnly?: boolean };
+
+/** One page of one partition's entries in `[lo, hi]` (`hi` absent: to its end). */
+const queryPartition = (
   db: DynamoDBDocumentClient,
   table: string,
-  bucket: number,
-  lo: string,
-  hi: string | undefined,
-  filter: Range['filter'],
-  consistent: boolean,
+  partition: string,
+  range: { lo: string; hi?: string; filter?: Filter; consistent: boolean; limit?: number },
   startKey: Record<string, unknown> | undefined,
+  signal?: AbortSignal,
 ): Promise<QueryCommandOutput> => {
+  const { lo, hi, filter, consistent, limit } = range;
   const names: Record<string, string> = { '#pk': ATTR.pk, '#sk': ATTR.sk };
-  const values: Record<string, unknown> = { ':pk': key.verdictLogPartition(positionAt(bucket)), ':lo': lo };
+  const values: Record<string, unknown> = { ':pk': partition, ':lo': lo };
   const filters: string[] = [];
   if (hi !== undefined) values[':hi'] = hi;
   if (filter?.changedOnly) {
@@ -250,28 +309,109 @@ const queryBucket = async (
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
       ConsistentRead: consistent,
+      ...(limit === undefined ? {} : { Limit: limit }),
       ExclusiveStartKey: startKey,
     }),
+    signal === undefined ? {} : { abortSignal: signal },
   );
+};
+
+/**
+ * Every entry stamped at or after `from` (a position or version) until `now` and the settle
+ * window ahead (entries may be stamped a little ahead of this clock), from every shard, strongly
+ * consistent, in version order. Within a shard a key's changes commit in sequence order, so a
+ * read that finds a key's change n + 1 finds its change n too.
+ */
+export const readLogFrom = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  from: string,
+  now: number,
+  signal?: AbortSignal,
+): Promise<LoggedChange[]> => {
+  const partitions = daysOf(timeOf(from), now + LOG_TIMING.settleMs).flatMap((day) => day.partitions);
+  const items = await mapConcurrently(partitions, READERS, async (partition) => {
+    const found: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await queryPartition(db, table, partition, { lo: from, consistent: true }, startKey, signal);
+      found.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return found;
+  });
+  return items.flat().sort(byVersion).map(toLogged);
+};
+
+type Cursor = { partition: string; startKey?: Record<string, unknown>; done: boolean; held: Record<string, unknown>[] };
+
+/**
+ * The changes after `after` (exclusive) up to `until` of one page, merged across the partitions
+ * of each day: every partition not read to its end is read a page further, and the entries up to
+ * the lowest place a partition's page stopped (`bound`) are complete across all of them, so they
+ * are handed out in version order. `next`, when set, is exclusive: every entry up to it was
+ * examined. Each partition's page is sized to about twice its share of `limit`.
+ */
+const changesPage = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  { after: since, until, limit, type }: { after: string; until: string; limit: number; type?: AssetType },
+) => {
+  const changes: VerdictChange[] = [];
+  let after = since;
+  let queries = 0;
+  const pageLimit = Math.max(10, Math.ceil((2 * limit) / VERDICT_LOG.shards));
+  for (const { day, partitions } of daysOf(timeOf(after), timeOf(until))) {
+    const lo = day <= timeOf(after) ? after : positionAt(day);
+    if (lo > until) break;
+    const cursors: Cursor[] = partitions.map((partition) => ({ partition, done: false, held: [] }));
+    for (;;) {
+      const open = cursors.filter((cursor) => !cursor.done);
+      if (open.length === 0) break;
+      if (queries + open.length > MAX_CHANGE_QUERIES) return { changes, next: after > since ? after : since };
+      queries += open.length;
+      await mapConcurrently(open, READERS, async (cursor) => {
+        const page = await queryPartition(
+          db,
+          table,
+          cursor.partition,
+          { lo, hi: until, filter: { type, changedOnly: true }, consistent: false, limit: pageLimit },
+          cursor.startKey,
+        );
+        cursor.held.push(...(page.Items ?? []));
+        cursor.startKey = page.LastEvaluatedKey;
+        cursor.done = page.LastEvaluatedKey === undefined;
+      });
+      const stops = cursors.flatMap((cursor) => (cursor.done ? [] : [cursor.startKey?.[ATTR.sk] as string]));
+      const bound = stops.length === 0 ? undefined : stops.reduce((low, stop) => (stop < low ? stop : low));
+      const ready: Record<string, unknown>[] = [];
+      for (const cursor of cursors) {
+        const keep: Record<string, unknown>[] = [];
+        for (const item of cursor.held) {
+          if (bound === undefined || (item[ATTR.sk] as string) <= bound) ready.push(item);
+          else keep.push(item);
+        }
+        cursor.held = keep;
+      }
+      for (const item of ready.sort(byVersion)) {
+        const change = toChange(item);
+        if (change.version <= since) continue;
+        changes.push(change);
+        if (changes.length === limit) return { changes, next: change.version };
+      }
+      if (bound !== undefined && bound > after) after = bound;
+    }
+    after = positionAt(day + VERDICT_LOG.bucketMs - 1);
+  }
+  return { changes };
 };
 
 export type VerdictFeed = VerdictLog & ChangeFeed;
 
 /** The verdict log and the check index, read for replicas, snapshots and the client feed. */
 export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
-  async readFrom(from) {
-    // Entries may be stamped a little ahead of this clock; the settle window covers that skew.
-    const last = bucketStart(now() + LOG_TIMING.settleMs);
-    const changes: VerdictChange[] = [];
-    for (let bucket = bucketStart(timeOf(from)); bucket <= last; bucket += LOG_TIMING.bucketMs) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await queryBucket(db, table, bucket, from, undefined, undefined, true, startKey);
-        for (const item of page.Items ?? []) changes.push(toChange(item));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
-    return changes;
+  async readFrom(from, signal) {
+    return readLogFrom(db, table, from, now(), signal);
   },
 
   indexShards: CHECK_INDEX.shards,
@@ -299,32 +439,8 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
     return result;
   },
 
-  async changes({ after: since, until, limit, type }) {
-    let after = since;
-    const changes: VerdictChange[] = [];
-    let queries = 0;
-    const lastBucket = bucketStart(timeOf(until));
-    for (let bucket = bucketStart(timeOf(after)); bucket <= lastBucket; bucket += LOG_TIMING.bucketMs) {
-      const lo = bucket <= timeOf(after) ? after : positionAt(bucket);
-      if (lo > until) break;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        // Where reading stopped: every change up to it has been examined (the cursor is exclusive).
-        const reached = (startKey?.[ATTR.sk] as string | undefined) ?? after;
-        if (queries >= MAX_CHANGE_QUERIES) return { changes, next: reached > lo ? reached : after };
-        queries++;
-        const page = await queryBucket(db, table, bucket, lo, until, { type, changedOnly: true }, false, startKey);
-        for (const item of page.Items ?? []) {
-          const change = toChange(item);
-          if (change.version === after) continue;
-          changes.push(change);
-          if (changes.length === limit) return { changes, next: change.version };
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      after = positionAt(bucket + LOG_TIMING.bucketMs - 1);
-    }
-    return { changes };
+  changes(range) {
+    return changesPage(db, table, range);
   },
 });
 
@@ -374,7 +490,14 @@ export const reindexExport = async (db: DynamoDBDocumentClient, table: string) =
               ':seq': item.version,
               ':idxPK': checkIndexPartition(indexShardOf(keyHash(item.key as string))),
               ...(typed
-                ? { ':exportPK': exportPartitionOf(item.type as AssetType, bits, item.lastChange as string) }
+                ? {
+                    ':exportPK': exportPartitionOf(
+                      item.type as AssetType,
+                      bits,
+                      item.lastChange as string,
+                      keyHash(item.key as string),
+                    ),
+                  }
                 : {}),
             },
           }),

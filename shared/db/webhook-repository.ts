@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/asset-types.ts';
-import { LOG_TIMING, positionAt } from '../domain/check/verdicts.ts';
+import { LOG_TIMING } from '../domain/check/verdicts.ts';
 import {
   type DeliveryStatus,
   MAX_WEBHOOKS_PER_ORGANIZATION,
@@ -19,7 +19,7 @@ import {
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { changeWriter, claim, record, refuse, release } from './change-set.ts';
 import { ATTR, key } from './keys.ts';
-import type { VerdictOrigin } from './verdict-log.ts';
+import { readLogFrom, type VerdictOrigin } from './verdict-log.ts';
 
 export type Delivery = {
   id: string;
@@ -381,46 +381,13 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
   };
 };
 
-const bucketStart = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
-
 /** The verdict log as the event generator reads it (with each change's previous state and origins), and its position. */
 export const changeLogReader = (
   db: DynamoDBDocumentClient,
   TableName: string,
   now: () => number = Date.now,
 ): ChangeLogReader => ({
-  async readFrom(from) {
-    const changes: LoggedChange[] = [];
-    const last = bucketStart(now() + LOG_TIMING.settleMs);
-    for (let bucket = bucketStart(Number(from.slice(0, 13))); bucket <= last; bucket += LOG_TIMING.bucketMs) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName,
-            KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-            ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
-            ExpressionAttributeValues: { ':pk': key.verdictLogPartition(positionAt(bucket)), ':from': from },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          changes.push({
-            key: item.key as string,
-            type: item.type as AssetType | undefined,
-            bits: item.bits as number,
-            previousBits: (item.previousBits as number | undefined) ?? 0,
-            version: item[ATTR.sk] as string,
-            changedAt: item.changedAt as string,
-            origins: (item.origins as VerdictOrigin[] | undefined) ?? [],
-          });
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
-    }
-    return changes;
-  },
+  readFrom: (from) => readLogFrom(db, TableName, from, now()),
 
   async cursor() {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.webhookCursor, ConsistentRead: true }));

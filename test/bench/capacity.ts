@@ -5,11 +5,21 @@
  * functions' table client asks for its consumed capacity (`INDEXES`); each call's units are
  * attributed to the partition key values it touched, as the command names them, so whatever key
  * design the repositories have is what is measured. The rules for units are in `UNIT_RULES`.
+ * The check containers poll the published verdict feed (objects, not table partitions): its GETs
+ * are counted per poll and printed against S3's 5,500 GET/s per prefix; the one publisher's reads
+ * of the log's shards are the table load the polling puts. Beside each target, the same
+ * measurements re-keyed to the former layout (one log partition per hour, polled by every
+ * container; one export partition per type, status and month; one group-removal partition).
  * Usage: npm run capacity [-- --scale <0.25..4>]
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
+import { DELTA_PREFIXES, POINTER_COPIES } from '../../shared/db/verdict-feed-store.ts';
+import { type FeedStore, feedSource, PUBLISHING, runPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { mapConcurrently } from '../../shared/domain/concurrency.ts';
 import {
   cancellations,
@@ -34,9 +44,13 @@ process.env.AWS_SECRET_ACCESS_KEY ??= 'capacity';
 process.env.DEAD_LETTER_QUEUE_URL ??= 'http://127.0.0.1:9/capacity-dead-letters';
 process.env.ACCESS_LOG_SAMPLE_RATE = '0';
 
-/** The replica's poll interval: the idle poll is measured one interval after the last. */
-const POLL_INTERVAL_MS = 1_000;
+/** The replica's poll interval (the publisher's tick): the idle poll is measured one interval after the last. */
+const POLL_INTERVAL_MS = 500;
+/** The former design's replicas polled the log itself, once a second. */
+const FORMER_POLL_INTERVAL_MS = 1_000;
 const LIMITS = { wcu: 1_000, rcu: 3_000 };
+/** S3 serves at least this many GETs a second per prefix. */
+const S3_GETS_PER_PREFIX = 5_500;
 const HEADROOM = 0.5;
 
 type Handler = (event: never, context: Context) => Promise<APIGatewayProxyResultV2>;
@@ -74,7 +88,45 @@ type Scenario = {
   note: string;
   /** Units a second by partition at the target, from what the run measured. */
   projected: Map<string, { rcu: number; wcu: number }>;
+  /** The same at the former layout. */
+  former: Map<string, { rcu: number; wcu: number }>;
+  /** Object GETs a second on the busiest prefix, where the target polls the feed. */
+  s3?: { perPrefix: number; note: string };
 };
+
+type Units = Map<string, { rcu: number; wcu: number }>;
+
+/**
+ * A partition of the current layout as the former one had it: the log's shards of a day were one
+ * partition per hour (the run takes minutes, so one), the export's shards one partition, the
+ * group removals of every organization one partition.
+ */
+const formerPartition = (id: string): string => {
+  const [part, partition] = id.split('\u0000') as [string, string];
+  if (part === TABLE && /^VERDICTS#\d+#\d{13}$/.test(partition)) return `${part}\u0000VERDICTS#<hour>`;
+  if (part === TABLE && /^VERDICTS#\d{13}$/.test(partition)) return `${part}\u0000VERDICTS#<hour>`;
+  if (part === TABLE && partition.startsWith('GROUP_REMOVAL')) return `${part}\u0000GROUP_REMOVAL`;
+  if (part === 'verdictsByMonth') return `${part}\u0000${partition.replace(/^(.*#\d{4}-\d{2})#\d+$/, '$1')}`;
+  return id;
+};
+const rekeyed = (units: Units): Units => {
+  const former: Units = new Map();
+  for (const [id, u] of units) {
+    const to = formerPartition(id);
+    const held = former.get(to) ?? { rcu: 0, wcu: 0 };
+    former.set(to, { rcu: held.rcu + u.rcu, wcu: held.wcu + u.wcu });
+  }
+  return former;
+};
+const plus = (a: Units, b: Units): Units => {
+  const sum: Units = new Map(a);
+  for (const [id, u] of b) {
+    const held = sum.get(id) ?? { rcu: 0, wcu: 0 };
+    sum.set(id, { rcu: held.rcu + u.rcu, wcu: held.wcu + u.wcu });
+  }
+  return sum;
+};
+const isLog = (id: string) => id.startsWith(`${TABLE}\u0000VERDICTS#`);
 
 /**
  * Units a second at `rate` operations a second, from `measured` operations: each partition's units
@@ -144,6 +196,14 @@ const main = async () => {
       () => undefined,
     );
 
+    // Snapshots and the published feed in a directory, as `npm start` keeps them: the check
+    // containers (the runtime's replica, and the one polling below) start from the snapshot and poll the feed.
+    const verdictsDir = await mkdtemp(join(tmpdir(), 'capacity-verdicts-'));
+    process.env.VERDICTS_DIR = verdictsDir;
+    const { verdictFeed } = await import('../../shared/db/verdict-log.ts');
+    const { fileVerdictSnapshotStore } = await import('../../shared/db/verdict-snapshot-store.ts');
+    const { snapshotVerdicts } = await import('../../shared/domain/check/replica.ts');
+    await snapshotVerdicts(verdictFeed(raw, tableName), fileVerdictSnapshotStore(verdictsDir), Date.now);
     const runtime = await import('../../shared/runtime.ts');
     meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
     const { apiEvent, call } = await import('../fixtures/api-event.ts');
@@ -199,9 +259,44 @@ const main = async () => {
       createdAt: minute(0),
       updatedAt: minute(at),
     });
-    const replica = replicatedIndex({ log: runtime.verdictLog() });
+    // The one publisher, reading every shard of the log each tick while the changes run.
+    const feedStore = runtime.verdictFeedStore();
+    if (feedStore === undefined) throw new Error('capacity: the verdict feed has no location');
+    const gets = { pointer: 0, delta: 0 };
+    const counted: FeedStore = {
+      ...feedStore,
+      pointer: () => {
+        gets.pointer++;
+        return feedStore.pointer();
+      },
+      delta: (seq) => {
+        gets.delta++;
+        return feedStore.delta(seq);
+      },
+    };
+    const publisher = runtime.publisher();
+    let ticks = 0;
+    const publishing = tagged.run({ scenario: 'publish' }, () =>
+      runPublisher(
+        {
+          ...publisher,
+          tick: async () => {
+            ticks++;
+            return publisher.tick();
+          },
+        },
+        { tickMs: PUBLISHING.tickMs },
+      ),
+    );
+    await tagged.run({ scenario: 'load' }, () => publisher.tick());
+    const replica = replicatedIndex({
+      log: runtime.verdictLog(),
+      source: feedSource(counted, runtime.verdictLog()),
+      snapshots: runtime.verdictSnapshots(),
+      pollMs: POLL_INTERVAL_MS,
+    });
+    // A container's start (the snapshot, then one read of the log since it) is not a per-second cost.
     await tagged.run({ scenario: 'load' }, () => replica.sync());
-    // A container's first check loads its replica (a Scan locally, a snapshot from S3 in AWS): not a per-second cost.
     await tagged.run({ scenario: 'load' }, () =>
       call(
         check,
@@ -216,10 +311,13 @@ const main = async () => {
     await sleep(POLL_INTERVAL_MS);
     await tagged.run({ scenario: 'idle' }, () => replica.sync());
     progress(
-      `(b) ${threats.length * 2} verdict changes (block, then unblock) through ingest-activity, 8 at a time; (e) one replica polling every second; (a) one check container ...`,
+      `(b) ${threats.length * 2} verdict changes (block, then unblock) through ingest-activity, 8 at a time; the publisher every ${PUBLISHING.tickMs} ms; (e) one replica polling the feed every ${POLL_INTERVAL_MS} ms; (a) one check container ...`,
     );
     let changesDone = false;
     let polls = 0;
+    const ticksBefore = ticks;
+    gets.pointer = 0;
+    gets.delta = 0;
     const poller = (async () => {
       while (!changesDone) {
         await sleep(POLL_INTERVAL_MS);
@@ -261,60 +359,99 @@ const main = async () => {
     const changeSeconds = (performance.now() - changesStarted) / 1000;
     changesDone = true;
     await Promise.all([poller, checker]);
+    await publishing.stop();
+    const publishTicks = ticks - ticksBefore;
     const changeRate = changes / changeSeconds;
     progress(
-      `(b) ${changes} changes in ${changeSeconds.toFixed(1)} s (${changeRate.toFixed(0)}/s); (e) ${polls} polls; (a) ${checks} checks`,
+      `(b) ${changes} changes in ${changeSeconds.toFixed(1)} s (${changeRate.toFixed(0)}/s); the publisher ${publishTicks} ticks; (e) ${polls} polls (${gets.pointer} pointer and ${gets.delta} delta GETs); (a) ${checks} checks`,
     );
 
+    // The publisher's reads at 1,000 changes/s: a tick reads the settle window of every shard, so
+    // its units grow with the change rate; each of its calls costs at least its minimum.
+    const TARGET_CHANGE_RATE = 1000;
+    const growth = TARGET_CHANGE_RATE / changeRate;
+    const ticksPerSecond = 1000 / PUBLISHING.tickMs;
+    const perTick: Units = new Map();
+    for (const [id, entry] of usage.get('publish') ?? []) {
+      perTick.set(id, {
+        rcu: Math.max((entry.rcu / publishTicks) * growth, entry.calls / publishTicks),
+        wcu: entry.wcu / publishTicks,
+      });
+    }
+    const publisherLoad: Units = new Map(
+      [...perTick].map(([id, u]) => [id, { rcu: u.rcu * ticksPerSecond, wcu: u.wcu * ticksPerSecond }]),
+    );
+    // The former design: each container read the same window of one hourly partition itself, once a second.
+    const logWindowRcu = [...(usage.get('publish') ?? [])]
+      .filter(([id]) => isLog(id))
+      .reduce((sum, [, entry]) => sum + (entry.rcu / publishTicks) * growth, 0);
+    const formerPoll = Math.max(1, logWindowRcu);
+    const formerPolls = (containers: number): Units =>
+      new Map([
+        [`${TABLE}\u0000VERDICTS#<hour>`, { rcu: (formerPoll * containers * 1000) / FORMER_POLL_INTERVAL_MS, wcu: 0 }],
+      ]);
+    /** A container's GETs a second: its pointer, and at the target change rate a delta at every tick. */
+    const pollsPerSecond = 1000 / POLL_INTERVAL_MS;
+    const deltasPerPoll = Math.max(gets.delta / Math.max(1, polls), POLL_INTERVAL_MS / PUBLISHING.tickMs);
+    const s3Of = (containers: number) => {
+      const pointerPerCopy = (containers * pollsPerSecond * (gets.pointer / Math.max(1, polls))) / POINTER_COPIES;
+      // Every container reads each delta once, within a poll interval of its publication; the
+      // delta's prefix is read again only `DELTA_PREFIXES` deltas later.
+      const perDeltaPrefix = containers * Math.min(1, deltasPerPoll);
+      return {
+        perPrefix: Math.max(pointerPerCopy, perDeltaPrefix),
+        note: `S3 GETs: ${(containers * pollsPerSecond * (1 + deltasPerPoll)).toFixed(0)}/s in all; pointer ${pointerPerCopy.toFixed(0)}/s on each of ${POINTER_COPIES} copies, each delta read by ${containers} containers within the second it appears (one of ${DELTA_PREFIXES} prefixes in turn) → busiest prefix ${Math.max(pointerPerCopy, perDeltaPrefix).toFixed(0)} GET/s of ${S3_GETS_PER_PREFIX.toLocaleString('en')} (${((100 * Math.max(pointerPerCopy, perDeltaPrefix)) / S3_GETS_PER_PREFIX).toFixed(0)}%)`,
+      };
+    };
+
+    const bWrites = project('b', 1000, changes);
     scenarios.push({
       id: 'b',
       title: '1,000 verdict changes/s (threats blocked and unblocked through ingest-activity, 100 organizations)',
       rate: 1000,
       measured: changes,
-      note: `${changes} changes measured (${threats.length} threats × block + unblock)`,
-      projected: project('b', 1000, changes),
+      note: `${changes} changes measured (${threats.length} threats × block + unblock), plus the publisher's reads of the log (${publishTicks} ticks measured, × ${growth.toFixed(1)} for the target rate, at least 1 RCU per call, ${ticksPerSecond} ticks/s)`,
+      projected: plus(bWrites, publisherLoad),
+      former: rekeyed(bWrites),
     });
 
-    // (e) One poll's units, with the log filled at 1,000 changes/s: a poll reads the changes of its
-    // window, so its units grow with the change rate; each of its calls costs at least its minimum.
-    const POLL_TARGET_RATE = 1000;
-    const pollGrowth = POLL_TARGET_RATE / changeRate;
-    const perPoll = new Map<string, { rcu: number; wcu: number }>();
-    for (const [id, entry] of usage.get('e') ?? []) {
-      perPoll.set(id, { rcu: Math.max((entry.rcu / polls) * pollGrowth, entry.calls / polls), wcu: 0 });
-    }
+    // (e) 2,000 containers poll the feed: no table read per container; the table carries the publisher.
     const CONTAINERS = 2000;
-    const idlePoll = [...(usage.get('idle') ?? new Map<string, Usage>()).values()].reduce((sum, u) => sum + u.rcu, 0);
+    const idleGets = 1;
+    const ePolls: Units = new Map();
+    for (const [id, entry] of usage.get('e') ?? []) {
+      ePolls.set(id, { rcu: ((entry.rcu / Math.max(1, polls)) * CONTAINERS * 1000) / POLL_INTERVAL_MS, wcu: 0 });
+    }
     scenarios.push({
       id: 'e',
-      title: `${CONTAINERS.toLocaleString('en')} check containers polling the verdict log (1 poll/s each, log at ${POLL_TARGET_RATE.toLocaleString('en')} changes/s)`,
+      title: `${CONTAINERS.toLocaleString('en')} check containers polling the verdict feed (${pollsPerSecond} polls/s each, log at ${TARGET_CHANGE_RATE.toLocaleString('en')} changes/s)`,
       rate: CONTAINERS,
       measured: polls,
-      note: `an idle log's poll: ${idlePoll.toFixed(1)} RCU (× ${CONTAINERS} = ${(idlePoll * CONTAINERS).toFixed(0)} RCU/s); ${polls} polls measured at ${changeRate.toFixed(0)} changes/s; a poll's units × ${pollGrowth.toFixed(1)} for the target change rate, at least 1 RCU per call; × ${CONTAINERS} containers × 1 poll/s`,
-      projected: new Map([...perPoll].map(([id, u]) => [id, { rcu: u.rcu * CONTAINERS, wcu: 0 }])),
+      note: `${polls} polls measured at ${changeRate.toFixed(0)} changes/s: ${(usage.get('e')?.size ?? 0) === 0 ? 'no table read' : 'table reads below'}, ${(gets.pointer / Math.max(1, polls)).toFixed(2)} pointer + ${(gets.delta / Math.max(1, polls)).toFixed(2)} delta GETs a poll (an idle feed's poll: ${idleGets} GET); the table carries the one publisher's reads; former: every container read the log window (${formerPoll.toFixed(1)} RCU a poll) itself`,
+      projected: plus(publisherLoad, ePolls),
+      former: formerPolls(CONTAINERS),
+      s3: s3Of(CONTAINERS),
     });
 
-    // (a) Checks answer from memory: the polls of the containers the rate needs (Little's law on
-    // the measured check duration), plus what each check reads itself.
+    // (a) Checks answer from memory: the containers the rate needs (Little's law on the measured
+    // check duration) each poll the feed as in (e), plus what each check reads itself.
     const CHECKS = 10_000;
     const medianMs = [...checkMs].sort((x, y) => x - y)[Math.floor(checkMs.length / 2)] ?? 0;
     const containers = Math.ceil((CHECKS * Math.max(MIN_INVOCATION_MS, medianMs)) / 1000);
-    const checkProjection = new Map<string, { rcu: number; wcu: number }>();
+    const checkReads: Units = new Map();
     for (const [id, entry] of usage.get('a') ?? []) {
-      const poll = perPoll.get(id);
-      if (poll) checkProjection.set(id, { rcu: poll.rcu * containers, wcu: 0 });
-      else {
-        const factor = CHECKS / checks;
-        checkProjection.set(id, { rcu: entry.rcu * factor, wcu: entry.wcu * factor });
-      }
+      const factor = CHECKS / checks;
+      checkReads.set(id, { rcu: entry.rcu * factor, wcu: entry.wcu * factor });
     }
     scenarios.unshift({
       id: 'a',
       title: '10,000 checks/s (POST /asset/check, answered from the in-memory replica)',
       rate: CHECKS,
       measured: checks,
-      note: `${checks} checks measured, median ${medianMs.toFixed(2)} ms → ${containers} containers busy at 10,000/s (Little's law, at least ${MIN_INVOCATION_MS} ms an invocation: a lower bound, (e) is a fleet's); each polls as in (e); other reads × 10,000 / ${checks}`,
-      projected: checkProjection,
+      note: `${checks} checks measured, median ${medianMs.toFixed(2)} ms → ${containers} containers busy at 10,000/s (Little's law, at least ${MIN_INVOCATION_MS} ms an invocation: a lower bound, (e) is a fleet's); each polls the feed as in (e); the check's own reads × 10,000 / ${checks}`,
+      projected: plus(checkReads, publisherLoad),
+      former: plus(rekeyed(checkReads), formerPolls(containers)),
+      s3: s3Of(containers),
     });
 
     // (c) 100 organizations × 100 reported assets a minute: reports of one asset each.
@@ -344,6 +481,7 @@ const main = async () => {
       measured: reports.length,
       note: `${reports.length} reports measured (${reportsPerOrg} per organization)`,
       projected: project('c', (100 * 100) / 60, reports.length),
+      former: rekeyed(project('c', (100 * 100) / 60, reports.length)),
     });
 
     // (d) One organization at 1,000 activity changes/s: reports, threats and takedowns, created then updated.
@@ -381,6 +519,7 @@ const main = async () => {
       measured: soloChanges,
       note: `${soloChanges} changes measured (${records} each of report, threat, takedown created; threats and takedowns updated)`,
       projected: project('d', 1000, soloChanges),
+      former: rekeyed(project('d', 1000, soloChanges)),
     });
 
     const partLabel = (id: string) => {
@@ -397,12 +536,24 @@ const main = async () => {
       'scaling: a partition’s units × target rate / operations measured (the run spreads its operations over the target’s organizations, so each organization’s partitions get its share)',
     );
     let within = 0;
-    for (const scenario of scenarios.sort((x, y) => x.id.localeCompare(y.id))) {
-      const rows = [...scenario.projected]
+    let formerWithin = 0;
+    const rowsOf = (units: Units) =>
+      [...units]
         .map(([id, u]) => ({ ...partLabel(id), ...u, load: Math.max(u.wcu / LIMITS.wcu, u.rcu / LIMITS.rcu) }))
         .sort((x, y) => y.load - x.load);
-      const ok = rows.every((row) => row.load <= HEADROOM);
+    const formerLines: string[] = [];
+    for (const scenario of scenarios.sort((x, y) => x.id.localeCompare(y.id))) {
+      const rows = rowsOf(scenario.projected);
+      const s3ok = scenario.s3 === undefined || scenario.s3.perPrefix <= HEADROOM * S3_GETS_PER_PREFIX;
+      const ok = rows.every((row) => row.load <= HEADROOM) && s3ok;
       if (ok) within++;
+      const formerRows = rowsOf(scenario.former);
+      const formerOk = formerRows.every((row) => row.load <= HEADROOM);
+      if (formerOk) formerWithin++;
+      const hottest = formerRows[0];
+      formerLines.push(
+        `    (${scenario.id}) ${formerOk ? 'within 50%' : 'OVER 50%'}: hottest ${hottest === undefined ? 'none' : `${hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`} ${hottest.wcu.toFixed(1)} WCU/s, ${hottest.rcu.toFixed(1)} RCU/s`}`,
+      );
       print();
       print(`(${scenario.id}) ${scenario.title}`);
       print(`    ${scenario.note}`);
@@ -423,8 +574,20 @@ const main = async () => {
         );
         if (shown.size === 5) break;
       }
+      if (scenario.s3) print(`    ${scenario.s3.note}  ${s3ok ? 'within 50%' : 'OVER 50%'}`);
+      if (hottest) {
+        print(
+          `    former layout (same measurements re-keyed): hottest ${(hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`).padEnd(40)} ${hottest.wcu.toFixed(1).padStart(10)} WCU/s (${pct(hottest.wcu, LIMITS.wcu).padStart(5)}) ${hottest.rcu.toFixed(1).padStart(10)} RCU/s (${pct(hottest.rcu, LIMITS.rcu).padStart(5)})  ${formerOk ? 'within 50%' : 'OVER 50%'}`,
+        );
+      }
       print(`    → ${ok ? 'within 50% of partition limits' : 'NOT within 50% of partition limits'}`);
     }
+    print();
+    print(
+      'the former layout (one log partition an hour polled by every container, unsharded export and group removals), from the same run:',
+    );
+    for (const line of formerLines) print(line);
+    print(`    former layout: ${formerWithin} of 5 targets within 50% of partition limits`);
     print();
     print('transaction conflicts per item (TransactionConflict in TransactionCanceledException, by item key):');
     const conflictRows = [...conflicts].sort((x, y) => y[1] - x[1]);

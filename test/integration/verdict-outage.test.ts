@@ -50,7 +50,8 @@ const STALE_AFTER_MS = 1_500;
 const replica = replicatedIndex({
   log: verdictFeed(proxied, table.tableName),
   pollMs: 100,
-  pollTimeoutMs: 500,
+  // A read of the log is a query of each of its 33 partitions of the day, at once.
+  pollTimeoutMs: 2_000,
   staleAfterMs: STALE_AFTER_MS,
 });
 const checker = createChecker({ index: replica, sources: () => [] });

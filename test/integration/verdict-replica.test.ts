@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { key } from '../../shared/db/keys.ts';
-import { verdictFeed } from '../../shared/db/verdict-log.ts';
+import { dynamoLease } from '../../shared/db/lease-repository.ts';
+import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
+import { logEntryKey, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivity } from '../../shared/domain/activity.ts';
 import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
@@ -17,7 +18,8 @@ import {
   replicatedIndex,
   snapshotVerdicts,
 } from '../../shared/domain/check/replica.ts';
-import { bitsOfPacked, entryOfBits, LOG_TIMING, positionAt, timeOf } from '../../shared/domain/check/verdicts.ts';
+import { feedSource, PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
+import { bitsOfPacked, entryOfBits, positionAt } from '../../shared/domain/check/verdicts.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
@@ -76,7 +78,6 @@ const compare = async (replica: ReplicatedIndex) => {
   return { actual: await replica.lookup(keys), expected };
 };
 
-const bucketStart = (ms: number) => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -84,32 +85,56 @@ beforeAll(async () => {
 });
 
 describe('verdict replicas on DynamoDB Local', () => {
-  it(`equal a full read of the index at their first poll after ${WRITERS} concurrent writers stop`, async () => {
-    await snapshotVerdicts(feed, snapshots, Date.now);
-    const replicas = Array.from({ length: REPLICAS }, () => replicatedIndex({ log: feed, snapshots }));
-    await Promise.all(replicas.map((replica) => replica.sync()));
-    let writing = true;
-    // Checks keep arriving while the writers run, so the replicas poll (at most once a second each).
-    const checking = Promise.all(
-      replicas.map(async (replica) => {
-        while (writing) {
-          await replica.lookup(CONTENTS);
-          await sleep(50);
-        }
-      }),
-    );
+  it.each([
+    ['the log', 'log'],
+    ['the published feed, with the publisher running', 'feed'],
+  ] as const)(
+    `equal a full read of the index at their first poll after ${WRITERS} concurrent writers stop, reading %s`,
+    async (_, mode) => {
+      await snapshotVerdicts(feed, snapshots, Date.now);
+      const feedDir = await mkdtemp(join(tmpdir(), 'feed-'));
+      const publisher = verdictPublisher({
+        log: feed,
+        feed: fileFeedStore(feedDir),
+        lease: dynamoLease(table.db, table.tableName, { name: `replica-${feedDir}`, owner: 'test', leaseMs: 10_000 }),
+        leaseMs: 10_000,
+      });
+      const publishing = mode === 'feed' ? runPublisher(publisher, { tickMs: PUBLISHING.tickMs }) : undefined;
+      await publisher.tick();
+      const replicas = Array.from({ length: REPLICAS }, () =>
+        replicatedIndex({
+          log: feed,
+          snapshots,
+          ...(mode === 'feed' ? { source: feedSource(fileFeedStore(feedDir), feed) } : {}),
+        }),
+      );
+      await Promise.all(replicas.map((replica) => replica.sync()));
+      let writing = true;
+      // Checks keep arriving while the writers run, so the replicas poll (at most once a second each).
+      const checking = Promise.all(
+        replicas.map(async (replica) => {
+          while (writing) {
+            await replica.lookup(CONTENTS);
+            await sleep(50);
+          }
+        }),
+      );
 
-    await Promise.all(Array.from({ length: WRITERS }, (_, id) => writer(id, OPERATIONS)));
-    writing = false;
-    await checking;
-    await Promise.all(replicas.map((replica) => replica.sync()));
+      await Promise.all(Array.from({ length: WRITERS }, (_, id) => writer(id, OPERATIONS)));
+      writing = false;
+      await checking;
+      // The publisher's last delta holds every write made before it.
+      await publishing?.stop();
+      if (mode === 'feed') await publisher.tick();
+      await Promise.all(replicas.map((replica) => replica.sync()));
 
-    for (const replica of replicas) {
-      const { actual, expected } = await compare(replica);
-      expect(actual).toEqual(expected);
-    }
-    expect(expect.getState().assertionCalls).toBe(REPLICAS);
-  });
+      for (const replica of replicas) {
+        const { actual, expected } = await compare(replica);
+        expect(actual).toEqual(expected);
+      }
+      expect(expect.getState().assertionCalls).toBe(REPLICAS);
+    },
+  );
 
   it('recovers through a newer snapshot when log entries are missing, even of keys that never change again', async () => {
     const activity = activityRepository(table.db, table.tableName);
@@ -135,7 +160,7 @@ describe('verdict replicas on DynamoDB Local', () => {
       new BatchWriteCommand({
         RequestItems: {
           [table.tableName]: lost.map((change) => ({
-            DeleteRequest: { Key: key.verdictLog(positionAt(bucketStart(timeOf(change.version))), change.version) },
+            DeleteRequest: { Key: logEntryKey(change.version) },
           })),
         },
       }),

@@ -1,5 +1,6 @@
 import { hashesOf, KeyTable } from './key-table.ts';
 import type { CheckIndexStore, IndexEntry } from './types.ts';
+import { logSource, type VerdictSource } from './verdict-source.ts';
 import {
   bitsOfPacked,
   entryOfBits,
@@ -117,14 +118,17 @@ export class VerdictState {
  * stamped more than `settleMs` before it can no longer be joined by late commits, so the
  * position moves there. Returns the number of gaps seen.
  */
-export const applyLog = (state: VerdictState, changes: readonly VerdictChange[], polledAt: number): number => {
-  const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
+export const applyLog = (state: VerdictState, changes: readonly VerdictChange[], polledAt: number): number =>
+  applyChanges(state, changes, positionAt(polledAt - LOG_TIMING.settleMs));
+
+/** Applies changes read up to `position` (every change stamped before it is among them or was applied before). */
+export const applyChanges = (state: VerdictState, changes: readonly VerdictChange[], position: string): number => {
   let gaps = 0;
   for (const change of changes) {
     if (state.apply(change) === 'gap') gaps++;
-    if (change.version < horizon && change.version > state.version) state.version = change.version;
+    if (change.version < position && change.version > state.version) state.version = change.version;
   }
-  if (horizon > state.position) state.position = horizon;
+  if (position > state.position) state.position = position;
   return gaps;
 };
 
@@ -310,6 +314,8 @@ export const nextSnapshot = async (
 
 type ReplicaOptions = {
   log: VerdictLog;
+  /** Where the changes after the snapshot come from: the log itself unless given (the published feed in AWS). */
+  source?: VerdictSource;
   /** Where snapshots are read from; without a store (locally, in tests) the index itself is read. */
   snapshots?: VerdictSnapshotStore;
   /** At most one poll per this interval. */
@@ -347,9 +353,15 @@ const settleWithin = (promise: Promise<void>, ms: number): Promise<void> =>
     });
   });
 
-const failAfter = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+/** `read`, abandoned (its signal aborted) and failed when it takes longer than `ms`. */
+const failAfter = <T>(read: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Verdict log read took longer than ${ms} ms`)), ms);
+    const controller = new AbortController();
+    const promise = read(controller.signal);
+    const timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`Verdict log read took longer than ${ms} ms`));
+    }, ms);
     promise.then(
       (value) => {
         clearTimeout(timer);
@@ -372,6 +384,7 @@ const failAfter = <T>(promise: Promise<T>, ms: number): Promise<T> =>
  */
 export const replicatedIndex = ({
   log,
+  source = logSource(log),
   snapshots,
   pollMs = 1_000,
   pollTimeoutMs = 5_000,
@@ -386,7 +399,13 @@ export const replicatedIndex = ({
   let loading: Promise<VerdictState> | undefined;
   let polling: Promise<void> | undefined;
   let syncedAt = Number.NEGATIVE_INFINITY;
+  /** When the verdicts held were current: the source's own lag (the publisher's) on top of the last poll. */
+  let currentAt = Number.NEGATIVE_INFINITY;
   let pollStartedAt = Number.NEGATIVE_INFINITY;
+  /** When the next poll is due: a poll interval after the last, or when the source said its next changes are due. */
+  let nextPollAt = Number.NEGATIVE_INFINITY;
+  /** Where in the source `state` has read to (the last delta), reset with the state. */
+  let cursor: number | undefined;
 
   const newestSnapshot = async (): Promise<VerdictState | undefined> => {
     const snapshot = await snapshots?.latest();
@@ -414,16 +433,28 @@ export const replicatedIndex = ({
   /** Applies the log to `current`; on a gap, moves to a newer snapshot if there is one. */
   const catchUp = async (current: VerdictState): Promise<void> => {
     const polledAt = now();
-    const gaps = applyLog(current, await failAfter(log.readFrom(current.position), pollTimeoutMs), polledAt);
+    const read = await failAfter(
+      (signal) => source.read({ position: current.position, cursor }, polledAt, signal),
+      pollTimeoutMs,
+    );
+    const gaps = applyChanges(current, read.changes, read.position);
+    cursor = read.cursor;
     if (gaps > 0) {
       onGap(gaps);
       const candidate = await fromSnapshot();
       if (candidate && candidate.base > current.base) {
-        applyLog(candidate, await failAfter(log.readFrom(candidate.position), pollTimeoutMs), now());
+        const again = await failAfter(
+          (signal) => source.read({ position: candidate.position }, now(), signal),
+          pollTimeoutMs,
+        );
+        applyChanges(candidate, again.changes, again.position);
         state = candidate;
+        cursor = again.cursor;
       }
     }
     syncedAt = polledAt;
+    currentAt = read.asOf;
+    if (read.nextAt !== undefined) nextPollAt = Math.max(read.nextAt, polledAt + pollMs / 2);
   };
 
   let loadFailed: { at: number; error: unknown } | undefined;
@@ -432,8 +463,10 @@ export const replicatedIndex = ({
     if (loadFailed && now() - loadFailed.at < pollMs) return Promise.reject(loadFailed.error);
     loading ??= (async () => {
       pollStartedAt = now();
+      nextPollAt = pollStartedAt + pollMs;
       const loaded = await start();
       state = loaded;
+      cursor = undefined;
       await catchUp(loaded).catch(onError);
       return state;
     })()
@@ -449,10 +482,12 @@ export const replicatedIndex = ({
 
   const poll = (current: VerdictState): Promise<void> => {
     pollStartedAt = now();
+    nextPollAt = pollStartedAt + pollMs;
     polling = (async () => {
       if (expired(current.position, now())) {
         const fresh = await start();
         state = fresh;
+        cursor = undefined;
         await catchUp(fresh);
       } else {
         await catchUp(current);
@@ -469,13 +504,13 @@ export const replicatedIndex = ({
   const read = <T>(answer: (current: VerdictState) => T): T | Promise<T> => {
     const reply = (answering: VerdictState): T => {
       // Until its first poll succeeds, a replica is as current as the position it was loaded at.
-      onAnswer(now() - (Number.isFinite(syncedAt) ? syncedAt : timeOf(answering.position)));
+      onAnswer(now() - (Number.isFinite(currentAt) ? currentAt : timeOf(answering.position)));
       return answer(answering);
     };
     const current = state;
     if (current === undefined) return load().then(reply);
     const time = now();
-    if (polling === undefined && loading === undefined && time - pollStartedAt >= pollMs) {
+    if (polling === undefined && loading === undefined && time >= nextPollAt) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
       if (idle) return settleWithin(started, waitMs).then(() => reply(state ?? current));
@@ -500,7 +535,7 @@ export const replicatedIndex = ({
       await poll(state ?? (await load()));
     },
     status: () => read(statusOf),
-    stale: () => state !== undefined && now() - syncedAt > staleAfterMs,
+    stale: () => state !== undefined && now() - currentAt > staleAfterMs,
   };
 };
 

@@ -101,7 +101,7 @@ export type IndexPage = { keys: string[]; states: number[]; newest?: string; nex
 /** Reads the log and the index; implemented by the repository. */
 export interface VerdictLog {
   /** Every change stamped at or after `from` (a position or version), in version order. */
-  readFrom(from: string): Promise<VerdictChange[]>;
+  readFrom(from: string, signal?: AbortSignal): Promise<VerdictChange[]>;
   /** How many shards the index is read in (pages of different shards may be read at once). */
   readonly indexShards: number;
   /**

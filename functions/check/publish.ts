@@ -1,0 +1,26 @@
+import type { Context } from 'aws-lambda';
+import { PUBLISHING, runPublisher, type VerdictPublisher } from '../../shared/domain/check/verdict-source.ts';
+import { logger } from '../../shared/logger.ts';
+import * as runtime from '../../shared/runtime.ts';
+
+/** Time a run keeps after it stops publishing, to let its lease go. */
+const STOP_MARGIN_MS = 5_000;
+
+/**
+ * Scheduled every minute with a timeout a little over it: publishes the verdict feed until its
+ * time is nearly up, then lets the lease go. The runs overlap, and the lease keeps one publishing:
+ * the next run waits in standby until this one stops, then takes over where its pointer is.
+ */
+export const createHandler =
+  ({ publisher }: { publisher: () => VerdictPublisher }) =>
+  async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    const budgetMs = context?.getRemainingTimeInMillis() ?? 60_000;
+    const run = runPublisher(publisher(), {
+      tickMs: PUBLISHING.tickMs,
+      until: Date.now() + budgetMs - STOP_MARGIN_MS,
+      onError: (error) => logger.warn('Verdict feed not published', { error }),
+    });
+    await run.done;
+  };
+
+export const handler = createHandler({ publisher: runtime.publisher });

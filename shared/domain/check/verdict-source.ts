@@ -1,0 +1,274 @@
+import { LOG_TIMING, positionAt, timeOf, type VerdictChange, type VerdictLog } from './verdicts.ts';
+
+/**
+ * Where a check container's replica gets the verdict changes after its snapshot: the check's
+ * verdict source. In AWS and under `npm start` it is the published feed (`feedSource`): one
+ * publisher reads every shard of the log each half second and writes what it found as a delta
+ * object, so containers poll the object store and put no read on any table partition. Tests and
+ * tools without a publisher read the log itself (`logSource`).
+ */
+export type SourceRead = {
+  changes: VerdictChange[];
+  /** Every change stamped before this position is in `changes` or was read before. */
+  position: string;
+  /** The last delta read (feed sources), to go on from at the next read. */
+  cursor?: number;
+  /** When the changes were current (epoch ms): the log read behind them began then. */
+  asOf: number;
+  /** When the next changes are due (epoch ms), where the source publishes on a rhythm. */
+  nextAt?: number;
+};
+
+export interface VerdictSource {
+  /** The changes after a reader's place: its position and, from a previous read, its cursor. */
+  /** `signal` abandons the read (its requests are cancelled, so a stalled store does not keep them). */
+  read(from: { position: string; cursor?: number }, polledAt: number, signal?: AbortSignal): Promise<SourceRead>;
+}
+
+/**
+ * What the publisher found new in one read of the log. `from` is where that read began (the
+ * previous delta's `position`, unless the publisher skipped ahead after a long stop), `position`
+ * where every change stamped before it has been published.
+ */
+export type FeedDelta = {
+  format: 1;
+  seq: number;
+  from: string;
+  position: string;
+  readAt: number;
+  changes: VerdictChange[];
+};
+
+/** The newest delta and position, written after the delta: a reader never sees a pointer without its delta. */
+export type FeedPointer = { format: 1; seq: number; position: string; readAt: number; publishedAt: number };
+
+export interface FeedStore {
+  pointer(): Promise<FeedPointer | undefined>;
+  delta(seq: number): Promise<FeedDelta | undefined>;
+  /** Writes delta `seq` unless one of that number exists (then false: another publisher wrote it). */
+  putDelta(delta: FeedDelta): Promise<boolean>;
+  putPointer(pointer: FeedPointer): Promise<void>;
+}
+
+/** The log read directly, for readers without a publisher: every change from the position on, re-reading the settle window. */
+export const logSource = (log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
+  async read({ position }, polledAt, signal) {
+    const changes = await log.readFrom(position, signal);
+    const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
+    return { changes, position: horizon > position ? horizon : position, asOf: polledAt };
+  },
+});
+
+/** A poll aimed at the next pointer comes this long after it is due (its write takes a moment). */
+const DUE_MARGIN_MS = 50;
+
+/** A reader further behind than this many deltas (a container frozen for a while) reads the log once instead. */
+const MAX_DELTAS_PER_READ = 40;
+
+/**
+ * The published feed. A reader's first read (from a snapshot) takes the pointer, then reads the
+ * log from its position once: every delta up to the pointer's was written before that read began,
+ * so what they hold is in it, and the deltas after the pointer hold the rest. After that each read
+ * is one GET of the pointer, and one per new delta. A delta that does not go on from where the
+ * reader is (the publisher skipped ahead), or too many of them, send the reader to the log once.
+ */
+export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
+  async read({ position, cursor }, polledAt, signal) {
+    const pointer = await feed.pointer();
+    if (pointer === undefined) throw new Error('No verdict feed has been published yet');
+    const fromLog = async (): Promise<SourceRead> => ({
+      ...(await logSource(log).read({ position }, polledAt, signal)),
+      cursor: pointer.seq,
+    });
+    if (cursor === undefined || pointer.seq - cursor > MAX_DELTAS_PER_READ) return fromLog();
+    const asOf = Math.min(polledAt, pointer.readAt);
+    // The next pointer is due a tick after this one: a poll then finds it (unless it is late already).
+    const due = pointer.publishedAt + PUBLISHING.tickMs + DUE_MARGIN_MS;
+    const nextAt = due > polledAt ? due : undefined;
+    // A pointer copy behind the one read last time: nothing new yet.
+    if (pointer.seq <= cursor) {
+      const at = pointer.seq === cursor && pointer.position > position ? pointer.position : position;
+      return { changes: [], position: at, cursor, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
+    }
+    const seqs = Array.from({ length: pointer.seq - cursor }, (_, i) => cursor + 1 + i);
+    const deltas = await Promise.all(seqs.map((seq) => feed.delta(seq)));
+    const changes: VerdictChange[] = [];
+    let at = position;
+    for (const delta of deltas) {
+      if (delta === undefined || delta.from > at) return fromLog();
+      changes.push(...delta.changes);
+      if (delta.position > at) at = delta.position;
+    }
+    if (pointer.position > at) at = pointer.position;
+    return { changes, position: at, cursor: pointer.seq, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
+  },
+});
+
+/**
+ * The publisher's timing: a delta every half second (with the replicas polling every half second,
+ * a change reaches a check within about a second), and a lease renewed at half its 10 s, so a
+ * stopped publisher's successor starts within 10 s (replicas keep their verdicts meanwhile).
+ */
+export const PUBLISHING = { tickMs: 500, leaseMs: 10_000, leaseName: 'verdict-publisher' } as const;
+
+/** Held by one publisher at a time: `hold` takes or renews it (false: another holds it). */
+export interface Lease {
+  hold(now: number): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+type PublisherOptions = {
+  log: Pick<VerdictLog, 'readFrom'>;
+  feed: FeedStore;
+  lease: Lease;
+  /** How long a hold lasts; renewed when half of it is left. */
+  leaseMs: number;
+  now?: () => number;
+  /** A publisher taking over a feed older than this starts from the present (readers catch up from the log). */
+  maxLagMs?: number;
+};
+
+/** Entries may be stamped this far ahead of the publisher's clock; a delta may hold changes stamped up to then. */
+const CLOCK_SKEW_MS = 1_000;
+/** Deltas a publisher taking over reads back for the changes already published. */
+const LOOKBACK = 64;
+
+type Held = { until: number; seq: number; position: string; chainBroken: boolean; published: Set<string> };
+
+export type PublishOutcome = { role: 'standby' } | { role: 'publisher'; published: number; seq: number };
+
+const strip = ({ key, type, bits, seq, version, changedAt }: VerdictChange): VerdictChange => ({
+  key,
+  type,
+  bits,
+  seq,
+  version,
+  changedAt,
+});
+
+/**
+ * The verdict publisher: while it holds the lease, each `tick` reads every shard of the log from
+ * the feed's position (the settle window again, since a commit may land up to `settleMs` after its
+ * stamp), writes the changes not published before as the next delta, then the pointer. A
+ * publisher taking over reads back the last deltas for what is already published, so nothing is
+ * published twice; a delta number is written once (`putDelta` refuses a second), so a publisher
+ * that lost its lease unawares cannot write over its successor's: it steps down instead.
+ */
+export const verdictPublisher = ({
+  log,
+  feed,
+  lease,
+  leaseMs,
+  now = Date.now,
+  maxLagMs = 60_000,
+}: PublisherOptions) => {
+  let held: Held | undefined;
+
+  const takeOver = async (at: number, until: number): Promise<Held> => {
+    const pointer = await feed.pointer();
+    const present = positionAt(at - LOG_TIMING.settleMs);
+    if (pointer === undefined) return { until, seq: 0, position: present, chainBroken: true, published: new Set() };
+    if (at - timeOf(pointer.position) > maxLagMs) {
+      return { until, seq: pointer.seq, position: present, chainBroken: true, published: new Set() };
+    }
+    // A predecessor may have stopped between writing a delta and its pointer.
+    let top = pointer.seq;
+    let position = pointer.position;
+    for (let next = await feed.delta(top + 1); next !== undefined; next = await feed.delta(top + 1)) {
+      top = next.seq;
+      if (next.position > position) position = next.position;
+    }
+    const published = new Set<string>();
+    for (let seq = top; seq > 0 && seq > top - LOOKBACK; seq--) {
+      const delta = await feed.delta(seq);
+      if (delta === undefined) break;
+      for (const change of delta.changes) if (change.version >= position) published.add(change.version);
+      // Older deltas were read before anything stamped at the position could be seen.
+      if (delta.readAt + CLOCK_SKEW_MS < timeOf(position)) break;
+    }
+    return { until, seq: top, position, chainBroken: false, published };
+  };
+
+  const tick = async (): Promise<PublishOutcome> => {
+    const at = now();
+    if (held === undefined || held.until - at < leaseMs / 2) {
+      if (!(await lease.hold(at))) {
+        held = undefined;
+        return { role: 'standby' };
+      }
+      held = held === undefined ? await takeOver(at, at + leaseMs) : { ...held, until: at + leaseMs };
+    }
+    const state = held;
+    const readAt = now();
+    const changes = await log.readFrom(state.position);
+    const fresh = changes.filter((change) => !state.published.has(change.version)).map(strip);
+    const horizon = positionAt(readAt - LOG_TIMING.settleMs);
+    const position = horizon > state.position ? horizon : state.position;
+    // The lease may have run out while the log was read: then a successor may be publishing.
+    if (now() >= state.until) {
+      held = undefined;
+      return { role: 'standby' };
+    }
+    let seq = state.seq;
+    if (fresh.length > 0 || state.chainBroken) {
+      seq++;
+      const delta: FeedDelta = { format: 1, seq, from: state.position, position, readAt, changes: fresh };
+      if (!(await feed.putDelta(delta))) {
+        held = undefined;
+        return { role: 'standby' };
+      }
+    }
+    await feed.putPointer({ format: 1, seq, position, readAt, publishedAt: now() });
+    for (const change of fresh) state.published.add(change.version);
+    for (const version of state.published) if (version < position) state.published.delete(version);
+    held = { ...state, seq, position, chainBroken: false };
+    return { role: 'publisher', published: fresh.length, seq };
+  };
+
+  return {
+    tick,
+    /** Lets the lease go (at shutdown), so a successor need not wait for it to run out. */
+    async stop() {
+      if (held !== undefined) await lease.release();
+      held = undefined;
+    },
+  };
+};
+
+export type VerdictPublisher = ReturnType<typeof verdictPublisher>;
+
+/**
+ * Runs `publisher` every `tickMs` until `until` (epoch ms) or `stop` is called; a failed tick is
+ * reported and the next one tries again.
+ */
+export const runPublisher = (
+  publisher: VerdictPublisher,
+  {
+    tickMs,
+    until = Number.POSITIVE_INFINITY,
+    onError = () => {},
+  }: { tickMs: number; until?: number; onError?: (error: unknown) => void },
+) => {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const done = (async () => {
+    while (!stopped && Date.now() < until) {
+      const started = Date.now();
+      await publisher.tick().catch(onError);
+      const wait = Math.max(0, tickMs - (Date.now() - started));
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, wait).unref?.();
+      });
+    }
+    await publisher.stop().catch(onError);
+  })();
+  return {
+    done,
+    stop: async () => {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
+};

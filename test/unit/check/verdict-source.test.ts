@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { replicatedIndex } from '../../../shared/domain/check/replica.ts';
+import {
+  type FeedDelta,
+  type FeedPointer,
+  type FeedStore,
+  feedSource,
+} from '../../../shared/domain/check/verdict-source.ts';
+import {
+  BIT,
+  LOG_TIMING,
+  positionAt,
+  type VerdictChange,
+  type VerdictLog,
+} from '../../../shared/domain/check/verdicts.ts';
+
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+
+const change = (key: string, seq: number, bits: number, at: number): VerdictChange => ({
+  key,
+  type: 'URL',
+  bits,
+  seq,
+  version: `${positionAt(at)}-0000000000000000-${String(seq).padStart(12, '0')}`,
+  changedAt: new Date(at).toISOString(),
+});
+
+/** A feed in memory, as the publisher leaves it, with the reads it served. */
+const memoryFeed = () => {
+  const deltas = new Map<number, FeedDelta>();
+  let pointer: FeedPointer | undefined;
+  const reads = { pointer: 0, deltas: 0 };
+  const store: FeedStore & { fail?: boolean } = {
+    async pointer() {
+      if (store.fail) throw new Error('object store unavailable');
+      reads.pointer++;
+      return pointer;
+    },
+    async delta(seq) {
+      reads.deltas++;
+      return deltas.get(seq);
+    },
+    async putDelta(delta) {
+      if (deltas.has(delta.seq)) return false;
+      deltas.set(delta.seq, delta);
+      return true;
+    },
+    async putPointer(next) {
+      pointer = next;
+    },
+  };
+  const publish = async (from: string, changes: VerdictChange[], readAt: number) => {
+    const seq = (pointer?.seq ?? 0) + 1;
+    const position = positionAt(readAt - LOG_TIMING.settleMs);
+    await store.putDelta({ format: 1, seq, from, position, readAt, changes });
+    await store.putPointer({ format: 1, seq, position, readAt, publishedAt: readAt });
+    return position;
+  };
+  return { store, reads, publish };
+};
+
+/** A log holding `changes`, counting its reads. */
+const logOf = (changes: VerdictChange[]) => {
+  const reads = { log: 0 };
+  const log: VerdictLog = {
+    readFrom: async (from) => {
+      reads.log++;
+      return changes.filter((c) => c.version >= from);
+    },
+    indexShards: 1,
+    readIndexPage: async () => ({ keys: [], states: [] }),
+  };
+  return { log, reads };
+};
+
+describe('a replica on the published verdict feed', () => {
+  it('reads the log once at its start, then only the pointer and the new deltas', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const { log, reads } = logOf([]);
+    const start = await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    const index = replicatedIndex({ log, source: feedSource(feed.store, log), now: () => time });
+    await index.sync();
+
+    time += 500;
+    await feed.publish(start, [change('fed.example', 1, BIT.block, time - 100)], time);
+    await index.sync();
+
+    expect(await index.lookup(['fed.example'])).toEqual([{ allow: 0, block: 1, watch: 0 }]);
+    // The first sync loads (pointer, then the log) and polls (the pointer); the second reads one delta.
+    expect({ ...reads, ...feed.reads }).toEqual({ log: 1, pointer: 3, deltas: 1 });
+  });
+
+  it('reads the log again when a delta does not go on from its position (the publisher skipped ahead)', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const missed = change('missed.example', 1, BIT.block, NOW + 1_000);
+    const { log, reads } = logOf([missed]);
+    await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    const index = replicatedIndex({ log, source: feedSource(feed.store, log), now: () => time });
+    await index.sync();
+
+    time = NOW + 120_000;
+    await feed.publish(positionAt(time - LOG_TIMING.settleMs), [], time);
+    await index.sync();
+
+    expect(await index.lookup(['missed.example'])).toEqual([{ allow: 0, block: 1, watch: 0 }]);
+    expect(reads.log).toBe(2);
+  });
+
+  it('keeps its verdicts through an object store outage and flags them stale only after staleAfterMs', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const kept = change('kept.example', 1, BIT.block, NOW - 200);
+    const { log } = logOf([kept]);
+    const start = await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    await feed.publish(start, [kept], NOW);
+    const index = replicatedIndex({ log, source: feedSource(feed.store, log), now: () => time, staleAfterMs: 30_000 });
+    await index.sync();
+
+    feed.store.fail = true;
+    time += 20_000;
+    await index.sync();
+    const during = { answer: await index.lookup(['kept.example']), stale: index.stale() };
+    time += 15_000;
+    await index.sync();
+
+    expect(during).toEqual({ answer: [{ allow: 0, block: 1, watch: 0 }], stale: false });
+    expect(await index.lookup(['kept.example'])).toEqual([{ allow: 0, block: 1, watch: 0 }]);
+    expect(index.stale()).toBe(true);
+  });
+
+  it('is flagged stale when the publisher stopped, though every poll of the pointer succeeds', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const { log } = logOf([]);
+    await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    const index = replicatedIndex({ log, source: feedSource(feed.store, log), now: () => time, staleAfterMs: 30_000 });
+    await index.sync();
+
+    time += 31_000;
+    await index.sync();
+
+    expect(index.stale()).toBe(true);
+  });
+});
