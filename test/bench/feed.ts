@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { ensureTable } from '../../infra/local/dynamo.ts';
 import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
@@ -268,6 +269,7 @@ const runGateway = async (endpoint: string): Promise<Row[]> => {
   const snapshots = fileSnapshotStore('infra/local/lists');
   const sources = await loadExternalSources(snapshots, () => shipped);
   const baseline = createChecker({
+    timer: systemTimer,
     index: checkIndexRepository(createDocumentClient(baselineProxy.endpoint), table, { ttlMs: 10_000 }),
     sources: () => sources,
   });
@@ -484,7 +486,7 @@ const runReplica = async (): Promise<Row[]> => {
   const heap = after.total - before.total;
   const { entries } = await replica.status();
 
-  const checker = createChecker({ index: replica, sources: () => sources });
+  const checker = createChecker({ timer: systemTimer, index: replica, sources: () => sources });
   const sets = classes();
   const all = Object.values(sets).flat();
   const allInputs = all.map(libraryInput);

@@ -1,5 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { transactWithRetry } from '../../shared/db/transactions.ts';
 import { verdictChange, verdictFeed, verdictItemNames } from '../../shared/db/verdict-log.ts';
@@ -53,7 +54,7 @@ const replica = replicatedIndex({
   pollTimeoutMs: 500,
   staleAfterMs: STALE_AFTER_MS,
 });
-const checker = createChecker({ index: replica, sources: () => [] });
+const checker = createChecker({ timer: systemTimer, index: replica, sources: () => [] });
 
 const write = (checkKey: string, change: { allow?: number; block?: number }) =>
   transactWithRetry(table.db, () => verdictChange(table.db, table.tableName, [{ checkKey, type: 'URL', ...change }]), {

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { PUBLIC_SUFFIXES_FILE } from '../check/public-suffix.ts';
+import { installedSuffixes } from '../check/public-suffix.ts';
 
 const CLOSE = ')';
 const OPEN = '(';
@@ -38,8 +36,6 @@ let labels: Set<string> | undefined;
 
 /** Whether `label` (lower case, Unicode or punycode) is a top-level domain the Public Suffix List knows. */
 export const isTopLevelDomain = (label: string): boolean => {
-  labels ??= decode(
-    (JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as { rules: string }).rules,
-  );
+  labels ??= decode(installedSuffixes().rules);
   return labels.has(label);
 };
