@@ -137,6 +137,15 @@ export const storesContract = (make: () => Promise<Stores>) => {
       await expect(stores.groups.remove(stores.orgId, group.id)).rejects.toThrow(NotFoundError);
     });
 
+    it('leaves no removal to resume once a remove has answered', async () => {
+      const stores = await make();
+      const group = await stores.groups.create(stores.orgId, 'Finished');
+      await add(stores, [domain('f1', { groupId: group.id }), domain('f2', { groupId: group.id })]);
+      await stores.groups.remove(stores.orgId, group.id);
+
+      expect(await stores.groups.resumeRemovals(Date.now() + 5_000)).toEqual({ finished: 0, unfinished: 0 });
+    });
+
     it('answers NotFoundError for a group already removed, or never created', async () => {
       const stores = await make();
       const group = await stores.groups.create(stores.orgId, 'Once');
