@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { ensureTable } from '../../infra/local/dynamo.ts';
 import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
@@ -37,6 +38,8 @@ import { loadExternalSources } from '../../shared/domain/check/lists.ts';
 import { replicatedIndex, snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { BIT, pack, positionAt, type VerdictSnapshot } from '../../shared/domain/check/verdicts.ts';
+
+useSuffixFile();
 
 type Row = { name: string; value: string };
 

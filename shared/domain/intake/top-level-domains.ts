@@ -32,10 +32,12 @@ const decode = (rules: string): Set<string> => {
   return labels;
 };
 
-let labels: Set<string> | undefined;
+/** The labels of the installed suffix data, decoded again only when other data is installed. */
+let decoded: { rules: string; labels: Set<string> } | undefined;
 
 /** Whether `label` (lower case, Unicode or punycode) is a top-level domain the Public Suffix List knows. */
 export const isTopLevelDomain = (label: string): boolean => {
-  labels ??= decode(installedSuffixes().rules);
-  return labels.has(label);
+  const { rules } = installedSuffixes();
+  if (decoded?.rules !== rules) decoded = { rules, labels: decode(rules) };
+  return decoded.labels.has(label);
 };
