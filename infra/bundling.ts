@@ -3,7 +3,7 @@ import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-la
 import type { BuildOptions } from 'esbuild';
 
 /** Turns a bundle's stack traces back into source positions, reading its map only when a trace is first printed. */
-const SOURCE_STACK = fileURLToPath(new URL('../shared/source-stack.ts', import.meta.url));
+const SOURCE_STACK = fileURLToPath(new URL('./source-stack.ts', import.meta.url));
 
 /**
  * How every function is bundled by `NodejsFunction` (esbuild, no Docker): minified CJS with the

@@ -4,6 +4,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
 import { profileRepository, settingsRepository } from './db/account-repository.ts';
 import { activityRepository } from './db/activity-repository.ts';
+import { httpListReader } from './db/adapters/list-reader.ts';
+import { useSuffixFile } from './db/adapters/public-suffix-file.ts';
+import { systemTimer } from './db/adapters/timer.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
@@ -40,8 +43,7 @@ import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
 import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
-import { createChecker } from './domain/check/engine.ts';
-import { loadExternalSources, refreshingSources } from './domain/check/lists.ts';
+import { createChecker, loadExternalSources, refreshingSources } from './domain/check/index.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
 import { cursorCodec } from './domain/cursor.ts';
@@ -52,6 +54,9 @@ import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
 import { sendWebhook, systemResolver } from './webhooks/sender.ts';
+
+// Canonicalization looks public suffixes up in every layer: the shipped list is its suffix data.
+useSuffixFile();
 
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
@@ -180,6 +185,8 @@ export const externalSources = /* @__PURE__ */ once(() => {
   if (config.initializedAhead) sources.warm();
   return sources.get;
 });
+/** The check's list source: the configured list URLs over HTTP. */
+export const listReader = /* @__PURE__ */ once(() => httpListReader());
 /** The hash-prefix blocklist's artifacts (S3 in AWS, a directory or the process's memory locally). */
 export const blocklistArtifacts = /* @__PURE__ */ once(() => {
   const location = config.blocklistArtifacts;
@@ -257,7 +264,7 @@ export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
 export const disputeDeps = /* @__PURE__ */ once(() => ({
   disputes: disputeRepository(documentClient(), config.tableName),
-  checker: createChecker({ index: verdicts(), sources: externalSources() }),
+  checker: createChecker({ timer: systemTimer, index: verdicts(), sources: externalSources() }),
   lists: lists(),
   userEmail: userEmailOf(documentClient(), config.tableName),
 }));

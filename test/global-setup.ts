@@ -9,7 +9,7 @@ declare module 'vitest' {
 
 /**
  * One in-memory DynamoDB Local for the whole run; each test file makes its own table. The unit and
- * CDK tests (`npm run test:unit`, `TEST_SCOPE=unit`) need none, so they run without Java.
+ * CDK tests (`npm run test:unit`, `npm run test:infra`: `TEST_SCOPE=unit`) need none, so they run without Java.
  */
 export default async function setup(project: TestProject) {
   if (process.env.TEST_SCOPE === 'unit') return;

@@ -1,4 +1,7 @@
 import fc from 'fast-check';
+import { useSuffixFile } from '../shared/db/adapters/public-suffix-file.ts';
+
+useSuffixFile();
 
 /**
  * Every property test runs from one seed, so a run is repeatable: `FC_SEED=<n> npm test` replays

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { createChecker } from '../../shared/domain/check/engine.ts';
-import type { CheckIndexStore, ExternalSource } from '../../shared/domain/check/types.ts';
+import { type CheckIndexStore, createChecker, type ExternalSource } from '../../shared/domain/check/index.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { checkContent } from '../../shared/http/schemas.ts';
@@ -18,7 +18,7 @@ type Deps = {
 };
 
 export const createHandler = ({ keys, index, sources }: Deps) => {
-  const checker = createChecker({ index, sources });
+  const checker = createChecker({ timer: systemTimer, index, sources });
   return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'check', keys }, async ({ body }) => {
     const result = await checker.check(body.content);
     recordVerdict(result);

@@ -1,6 +1,12 @@
 import { config } from '../../shared/config.ts';
-import type { SnapshotStore } from '../../shared/domain/check/lists.ts';
-import { type ListFeed, parseFeeds, type SyncOutcome, syncLists } from '../../shared/domain/check/sync.ts';
+import {
+  type ListFeed,
+  type ListReader,
+  parseFeeds,
+  type SnapshotStore,
+  type SyncOutcome,
+  syncLists,
+} from '../../shared/domain/check/index.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishListSync } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -12,9 +18,9 @@ const report = (outcome: SyncOutcome) => {
 
 /** Scheduled every 5 minutes: a new snapshot per changed list; fails (for alarms) if any list could not be synced. */
 export const createHandler =
-  ({ feeds, store }: { feeds: ListFeed[]; store: SnapshotStore }) =>
+  ({ feeds, store, read }: { feeds: ListFeed[]; store: SnapshotStore; read: ListReader }) =>
   async () => {
-    const outcomes = await syncLists(feeds, store);
+    const outcomes = await syncLists(feeds, store, { read, now: () => new Date() });
     outcomes.forEach(report);
     publishListSync(outcomes, Date.now());
     const failed = outcomes.filter((outcome) => outcome.outcome === 'failed').map((outcome) => outcome.source);
@@ -22,4 +28,8 @@ export const createHandler =
     return outcomes;
   };
 
-export const handler = createHandler({ feeds: parseFeeds(config.listUrls), store: runtime.listSnapshots() });
+export const handler = createHandler({
+  feeds: parseFeeds(config.listUrls),
+  store: runtime.listSnapshots(),
+  read: runtime.listReader(),
+});

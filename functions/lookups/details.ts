@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
 import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
@@ -16,7 +17,7 @@ export const request = {
 };
 /** Deprecated since 2026-01-01 in favour of the asset check. */
 const deprecation = { since: Date.UTC(2026, 0, 1) / 1000, path: '/asset/details', successor: '/asset/check' };
-type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & {
+type Deps = Omit<CheckerOptions, 'indexBudgetMs' | 'timer'> & {
   keys: KeyResolver;
   lists: ListStore;
   directory: Pick<DirectoryStore, 'findMembership'>;
@@ -25,7 +26,7 @@ type Deps = Omit<CheckerOptions, 'indexBudgetMs'> & {
 };
 
 export const createHandler = ({ keys, index, sources, lists, directory, reportUrlBase }: Deps) => {
-  const checker = createChecker({ index, sources });
+  const checker = createChecker({ timer: systemTimer, index, sources });
   return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async (event) => {
     const base = reportUrlBase ?? reportPageBase(event);
     return json(

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
 import { type SearchDeps, searchAsset } from '../../shared/domain/search.ts';
@@ -23,10 +24,10 @@ export const request = {
   ),
 };
 
-type Deps = Omit<SearchDeps, 'checker'> & Omit<CheckerOptions, 'indexBudgetMs'> & { keys: KeyResolver };
+type Deps = Omit<SearchDeps, 'checker'> & Omit<CheckerOptions, 'indexBudgetMs' | 'timer'> & { keys: KeyResolver };
 
 export const createHandler = ({ keys, index, sources, ...deps }: Deps) => {
-  const checker = createChecker({ index, sources });
+  const checker = createChecker({ timer: systemTimer, index, sources });
   return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) =>
     json(200, await searchAsset({ ...deps, checker }, auth, body)),
   );

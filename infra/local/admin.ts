@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
+import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { blocklistCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
 import { listenForWebhooks } from '../admin/webhook-listen.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
+
+useSuffixFile();
 
 /** The demo organization's key (infra/local/demo.json), for `blocklist check` against `npm start`. */
 const DEMO_KEY = 'demo-acme-0123456789abcdef';

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
@@ -25,6 +26,8 @@ import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL, OWNER_TABLE } from './settings.ts';
 import { startLocalWebhooks } from './webhooks.ts';
 import { guardWrites, runAs } from './write-guard.ts';
+
+useSuffixFile();
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
 

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
@@ -115,7 +116,7 @@ export async function benchCheck(): Promise<Row[]> {
   const lists = await Promise.all((['vendor', 'seal', 'polkadot-phishing'] as const).map((s) => snapshots.latest(s)));
   const { service, sets } = inputs(lists.flatMap((list) => (list ? [list] : [])));
   const index = checkIndexRepository(stubbedTable(serviceItems(service)), TABLE, { ttlMs: 3_600_000 });
-  const checker = createChecker({ index, sources: () => sources });
+  const checker = createChecker({ timer: systemTimer, index, sources: () => sources });
 
   // Steady state, as in a warm container: the JIT has optimized both paths before any timing.
   const all = Object.values(sets).flat();

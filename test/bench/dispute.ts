@@ -6,6 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
+
+useSuffixFile();
 
 type Row = { name: string; value: string };
 

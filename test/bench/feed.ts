@@ -21,6 +21,8 @@ import { join } from 'node:path';
 import { ensureTable } from '../../infra/local/dynamo.ts';
 import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
@@ -39,6 +41,8 @@ import { replicatedIndex, snapshotVerdicts } from '../../shared/domain/check/rep
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { BIT, pack, positionAt, type VerdictSnapshot } from '../../shared/domain/check/verdicts.ts';
+
+useSuffixFile();
 
 type Row = { name: string; value: string };
 
@@ -281,6 +285,7 @@ const runGateway = async (endpoint: string): Promise<Row[]> => {
   const snapshots = fileSnapshotStore('infra/local/lists');
   const sources = await loadExternalSources(snapshots, () => shipped);
   const baseline = createChecker({
+    timer: systemTimer,
     index: checkIndexRepository(createDocumentClient(baselineProxy.endpoint), table, { ttlMs: 10_000 }),
     sources: () => sources,
   });
@@ -497,7 +502,7 @@ const runReplica = async (): Promise<Row[]> => {
   const heap = after.total - before.total;
   const { entries } = await replica.status();
 
-  const checker = createChecker({ index: replica, sources: () => sources });
+  const checker = createChecker({ timer: systemTimer, index: replica, sources: () => sources });
   const sets = classes();
   const all = Object.values(sets).flat();
   const allInputs = all.map(libraryInput);

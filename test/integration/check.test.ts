@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
@@ -81,7 +82,7 @@ beforeAll(async () => {
 });
 
 describe('asset check against the replica of the verdicts on DynamoDB Local', () => {
-  const checker = createChecker({ index: replica, sources: () => [] });
+  const checker = createChecker({ timer: systemTimer, index: replica, sources: () => [] });
   const statusOf = async (content: string) => (await checker.check(content)).status;
 
   it('turns ALLOWED at the next sync once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {

@@ -1,5 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
@@ -54,7 +55,7 @@ const replica = replicatedIndex({
   pollTimeoutMs: 2_000,
   staleAfterMs: STALE_AFTER_MS,
 });
-const checker = createChecker({ index: replica, sources: () => [] });
+const checker = createChecker({ timer: systemTimer, index: replica, sources: () => [] });
 
 const write = (checkKey: string, change: { allow?: number; block?: number }) =>
   changeWriter(table.db, table.tableName).commit(() => [verdicts([{ checkKey, type: 'URL', ...change }])]);

@@ -27,17 +27,20 @@ const isFailure = (value: unknown): value is Failure => value === TIMEOUT || val
 /** `instanceof`, not a look for `then`: answers of many shapes pass here on every check, and the lookup would go megamorphic. */
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
 
+/** The check's timer port: calls `fire` after `ms` unless the returned cancel is called first. */
+export type Timer = (ms: number, fire: () => void) => () => void;
+
 /** Settles with the promise's value, or TIMEOUT after `ms`, or SOURCE_ERROR if it rejects. */
-const withinBudget = <T>(promise: Promise<T>, ms: number): Promise<T | Failure> =>
+const withinBudget = <T>(timer: Timer, promise: Promise<T>, ms: number): Promise<T | Failure> =>
   new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(TIMEOUT), ms);
+    const cancel = timer(ms, () => resolve(TIMEOUT));
     promise.then(
       (value) => {
-        clearTimeout(timer);
+        cancel();
         resolve(value);
       },
       () => {
-        clearTimeout(timer);
+        cancel();
         resolve(SOURCE_ERROR);
       },
     );
@@ -218,6 +221,8 @@ export type CheckerOptions = {
   sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
   /** How long the check index may take before the service reports `timeout`. */
   indexBudgetMs?: number;
+  /** Bounds the index's and the live sources' answers by their budgets. */
+  timer: Timer;
 };
 
 /** Answers without a promise when every source answers from memory; callers await either way. */
@@ -232,7 +237,7 @@ const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
  * and between equals the first source in SPEC order. A slow or failing source (the index
  * included) never fails the check: it is reported with `timeout` or `source-error`.
  */
-export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerOptions): Checker => {
+export const createChecker = ({ index, sources, indexBudgetMs = 2000, timer }: CheckerOptions): Checker => {
   let ordered: { from: readonly ExternalSource[]; to: readonly ExternalSource[]; notFound: CheckResult[] } | undefined;
   const inOrder = (list: readonly ExternalSource[]) => {
     if (ordered?.from !== list) {
@@ -279,7 +284,7 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
       if (isPromise(answer)) {
         pending ??= [];
         pending.push(
-          withinBudget(answer, source.budgetMs).then((outcome) => {
+          withinBudget(timer, answer, source.budgetMs).then((outcome) => {
             outcomes[i] = outcome;
           }),
         );
@@ -289,7 +294,7 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000 }: CheckerO
     }
     if (pending === undefined && !isPromise(lookup)) return { entries: lookup, externals, outcomes, notFound };
     return (async () => {
-      const entries = isPromise(lookup) ? await withinBudget(lookup, indexBudgetMs) : lookup;
+      const entries = isPromise(lookup) ? await withinBudget(timer, lookup, indexBudgetMs) : lookup;
       if (pending) await Promise.all(pending);
       return { entries, externals, outcomes, notFound };
     })();

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-
 /**
  * The compact Public Suffix List (`npm run public-suffixes` writes it), relative to the project
  * root here and to the function's directory in Lambda: every function ships it beside its bundle
@@ -8,7 +5,14 @@ import { resolve } from 'node:path';
  */
 export const PUBLIC_SUFFIXES_FILE = 'shared/domain/check/public-suffixes.json';
 
-type Packed = { rules: string; exceptions: string };
+/** The packed list: the rules and the exception rules, each a trie written as text. */
+export type PackedSuffixes = { rules: string; exceptions: string };
+
+/**
+ * The check's suffix data port: where the packed list comes from. Asked once, on the first lookup
+ * (a route that never looks a suffix up never reads it); the adapters read the shipped file.
+ */
+export type SuffixSource = () => PackedSuffixes;
 
 /**
  * Each node of a trie by its path (`co.uk`, `*.ck`; the root is `''`): 0 a step on the way, 1 an
@@ -139,15 +143,45 @@ const lastLabelsOf = ({ paths }: Trie): string[] | undefined =>
     ? undefined
     : [...paths.keys()].filter((path) => path !== '' && !path.includes('.'));
 
-let tries: { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefined } | undefined;
-/** Read and indexed on the first lookup, not at load (a route that never looks a suffix up never pays for it); the rules of a top-level label when a host first ends in it. */
-const triesOf = () => {
-  if (tries === undefined) {
-    const packed = JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as Packed;
-    const exceptions = decodeAll(trieOf(packed.exceptions));
-    tries = { rules: trieOf(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
+type Tries = { rules: Trie; exceptions: Trie; exceptionLabels: string[] | undefined };
+
+const triesOf = (packed: PackedSuffixes): Tries => {
+  const exceptions = decodeAll(trieOf(packed.exceptions));
+  return { rules: trieOf(packed.rules), exceptions, exceptionLabels: lastLabelsOf(exceptions) };
+};
+
+/**
+ * The process's suffix data: canonicalization reaches suffix lookups from every layer (asset
+ * identities, report keys, the check), so the source is installed once where the process is
+ * composed rather than passed down every call. Indexed on the first lookup, the rules of a
+ * top-level label when a host first ends in it.
+ */
+const installed: { source?: SuffixSource; packed?: PackedSuffixes; tries?: Tries } = {};
+
+/** Installs the suffix data port (`shared/runtime.ts`, the local tools and the test setup do); the next lookup reads it. */
+export const useSuffixSource = (source: SuffixSource): void => {
+  installed.source = source;
+  installed.packed = undefined;
+  installed.tries = undefined;
+};
+
+/** Whether a suffix source is installed, so that a composition root installs one only when none is. */
+export const hasSuffixSource = (): boolean => installed.source !== undefined;
+
+/** The installed source's packed list, read once. */
+export const installedSuffixes = (): PackedSuffixes => {
+  if (installed.packed === undefined) {
+    if (installed.source === undefined) {
+      throw new Error('No public suffix data: install a suffix source (useSuffixSource) before canonicalizing');
+    }
+    installed.packed = installed.source();
   }
-  return tries;
+  return installed.packed;
+};
+
+const currentTries = (): Tries => {
+  installed.tries ??= triesOf(installedSuffixes());
+  return installed.tries;
 };
 
 /** Whether the last label of `host` is one of `labels`, compared in place. */
@@ -230,7 +264,7 @@ export const publicSuffixLength = (hostname: string, allowPrivateDomains: boolea
   while (length > 1 && hostname.charCodeAt(length - 1) === CHAR.dot) length--;
   const host = length === hostname.length ? hostname : hostname.slice(0, length);
   const mask = allowPrivateDomains ? ICANN_OR_PRIVATE : ICANN;
-  const { rules, exceptions, exceptionLabels } = triesOf();
+  const { rules, exceptions, exceptionLabels } = currentTries();
   const exception =
     exceptionLabels === undefined || endsInLabel(host, exceptionLabels) ? deepestMatch(exceptions, host, mask) : -1;
   if (exception >= 0) {

@@ -22,24 +22,16 @@ export type SyncOutcome =
   | { source: ExternalSourceName; outcome: 'unchanged'; version: string; entries: number; fetchedAt: string }
   | { source: ExternalSourceName; outcome: 'failed'; error: unknown };
 
-type SyncOptions = {
-  fetch?: typeof globalThis.fetch;
-  timeoutMs?: number;
-  maxBytes?: number;
-  now?: () => Date;
-};
+/**
+ * The list source port: the body of the list at `url`, or an error when it cannot be had (down,
+ * slow, too large); the adapters bound the time and size.
+ */
+export type ListReader = (url: string) => Promise<string>;
 
-const syncOne = async (
-  feed: ListFeed,
-  store: SnapshotStore,
-  { fetch = globalThis.fetch, timeoutMs = 30_000, maxBytes = 64 * 1024 * 1024, now = () => new Date() }: SyncOptions,
-): Promise<SyncOutcome> => {
-  const response = await fetch(feed.url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-  if (!response.ok) throw new Error(`${feed.url} answered ${response.status}`);
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > maxBytes) throw new Error(`${feed.url} is larger than ${maxBytes} bytes`);
-  const body = await response.text();
-  if (body.length > maxBytes) throw new Error(`${feed.url} is larger than ${maxBytes} bytes`);
+type SyncPorts = { read: ListReader; now: () => Date };
+
+const syncOne = async (feed: ListFeed, store: SnapshotStore, { read, now }: SyncPorts): Promise<SyncOutcome> => {
+  const body = await read(feed.url);
   const snapshot = snapshotOf(feed.source, body, feed.url, now());
   if (snapshot.allow.length + snapshot.deny.length === 0) throw new Error(`${feed.url} holds no usable entries`);
   const current = await store.pointer(feed.source);
@@ -66,10 +58,10 @@ const syncOne = async (
  * new versioned snapshot when its content changed. Feeds are independent: one failing (down,
  * slow, empty, malformed) leaves the others and its own last good snapshot in place.
  */
-export const syncLists = (feeds: readonly ListFeed[], store: SnapshotStore, options: SyncOptions = {}) =>
+export const syncLists = (feeds: readonly ListFeed[], store: SnapshotStore, ports: SyncPorts) =>
   Promise.all(
     feeds.map((feed) =>
-      syncOne(feed, store, options).catch(
+      syncOne(feed, store, ports).catch(
         (error: unknown): SyncOutcome => ({ source: feed.source, outcome: 'failed', error }),
       ),
     ),

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { PUBLIC_SUFFIXES_FILE } from '../check/public-suffix.ts';
+import { installedSuffixes } from '../check/public-suffix.ts';
 
 const CLOSE = ')';
 const OPEN = '(';
@@ -34,12 +32,12 @@ const decode = (rules: string): Set<string> => {
   return labels;
 };
 
-let labels: Set<string> | undefined;
+/** The labels of the installed suffix data, decoded again only when other data is installed. */
+let decoded: { rules: string; labels: Set<string> } | undefined;
 
 /** Whether `label` (lower case, Unicode or punycode) is a top-level domain the Public Suffix List knows. */
 export const isTopLevelDomain = (label: string): boolean => {
-  labels ??= decode(
-    (JSON.parse(readFileSync(resolve(process.cwd(), PUBLIC_SUFFIXES_FILE), 'utf8')) as { rules: string }).rules,
-  );
-  return labels.has(label);
+  const { rules } = installedSuffixes();
+  if (decoded?.rules !== rules) decoded = { rules, labels: decode(rules) };
+  return decoded.labels.has(label);
 };

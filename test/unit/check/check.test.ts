@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
 import { CID_V0, CID_V1, verdict, worldIndex, worldSources } from './world.ts';
@@ -120,7 +121,7 @@ const CASES: [description: string, content: string, expected: Expected][] = [
 ];
 
 describe('asset check', () => {
-  const checker = createChecker({ index: worldIndex(), sources: worldSources });
+  const checker = createChecker({ timer: systemTimer, index: worldIndex(), sources: worldSources });
 
   it('has a case for every reason and code of SPEC 2.4', () => {
     const seen = new Set(CASES.flatMap(([, , expected]) => [expected.reason, expected.code]));

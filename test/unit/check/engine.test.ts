@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import { ethPhishingSource } from '../../../shared/domain/check/eth-phishing-detect.ts';
 import { listSource } from '../../../shared/domain/check/lists.ts';
@@ -37,7 +38,7 @@ const rejecting: ExternalSource = {
 
 describe('asset check faults', () => {
   it('returns the service’s BLOCKED verdict and reports timeout for a source that hangs past its budget', async () => {
-    const checker = createChecker({ index, sources: () => [eth, hanging, seal] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth, hanging, seal] });
 
     const result = await checker.check('https://acme-airdrop.xyz/claim');
 
@@ -56,7 +57,7 @@ describe('asset check faults', () => {
   });
 
   it('returns the service’s ALLOWED verdict and reports source-error for a source that throws', async () => {
-    const checker = createChecker({ index, sources: () => [throwing, eth] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [throwing, eth] });
 
     const result = await checker.check('https://acme.com');
 
@@ -73,7 +74,7 @@ describe('asset check faults', () => {
   });
 
   it('reports source-error for a live source whose call rejects', async () => {
-    const checker = createChecker({ index, sources: () => [rejecting] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [rejecting] });
 
     const result = await checker.check('unknown-site.com');
 
@@ -89,7 +90,7 @@ describe('asset check faults', () => {
   });
 
   it('reports timeout rather than not-found when no source knows the content and one timed out', async () => {
-    const checker = createChecker({ index, sources: () => [hanging, seal] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [hanging, seal] });
 
     const result = await checker.check('unknown-site.com');
 
@@ -99,7 +100,7 @@ describe('asset check faults', () => {
 
   it('still answers from the external lists with code internal-error when the check index fails', async () => {
     const failing: CheckIndexStore = { lookup: () => Promise.reject(new Error('ProvisionedThroughputExceeded')) };
-    const checker = createChecker({ index: failing, sources: () => [seal] });
+    const checker = createChecker({ timer: systemTimer, index: failing, sources: () => [seal] });
 
     const result = await checker.check('seal-only.io');
 
@@ -118,7 +119,7 @@ describe('asset check faults', () => {
 
   it('reports timeout for the service when the check index does not answer within its budget', async () => {
     const slow: CheckIndexStore = { lookup: () => new Promise(() => {}) };
-    const checker = createChecker({ index: slow, sources: () => [], indexBudgetMs: 15 });
+    const checker = createChecker({ timer: systemTimer, index: slow, sources: () => [], indexBudgetMs: 15 });
 
     const result = await checker.check('acme.com');
 
@@ -136,7 +137,7 @@ describe('asset check results', () => {
   it('lists the consulted sources in SPEC order whatever order they are configured in', async () => {
     const polkadot = listSource('polkadot-phishing', { allow: [], deny: [] });
     const vendor = listSource('vendor', { allow: [], deny: [] });
-    const checker = createChecker({ index, sources: () => [polkadot, seal, vendor, eth] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [polkadot, seal, vendor, eth] });
 
     const result = await checker.check('nothing-here.org');
 
@@ -150,7 +151,7 @@ describe('asset check results', () => {
   });
 
   it('does not consult eth-phishing-detect, a domain list, for an address', async () => {
-    const checker = createChecker({ index, sources: () => [eth, seal] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth, seal] });
 
     const result = await checker.check('0x1234567890123456789012345678901234567890');
 
@@ -167,7 +168,7 @@ describe('asset check results', () => {
 
   it('reports the sources that answered for each unlisted content, when they differ from one check to the next', async () => {
     let sources: ExternalSource[] = [eth, seal];
-    const checker = createChecker({ index, sources: () => sources });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => sources });
     const notFound = (...answered: ExternalSource['name'][]) => ({
       status: 'UNKNOWN',
       source: 'service',
@@ -192,7 +193,7 @@ describe('asset check results', () => {
   });
 
   it('names the parent domain a verdict is inherited from', async () => {
-    const checker = createChecker({ index, sources: () => [] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [] });
 
     const result = await checker.check('https://login.acme-airdrop.xyz');
 
@@ -208,7 +209,7 @@ describe('asset check results', () => {
 
   it('answers UNKNOWN with reason hosting-domain for a hosting platform without looking anything up', async () => {
     const { spy, lookups } = recordingIndex();
-    const checker = createChecker({ index: spy, sources: () => [eth] });
+    const checker = createChecker({ timer: systemTimer, index: spy, sources: () => [eth] });
 
     const result = await checker.check('https://netlify.app');
 
@@ -223,7 +224,7 @@ describe('asset check results', () => {
   });
 
   it('answers UNKNOWN with code parse-error for content that cannot be parsed', async () => {
-    const checker = createChecker({ index, sources: () => [eth] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth] });
 
     const result = await checker.check('https://bad host.com');
 
@@ -238,7 +239,7 @@ describe('asset check results', () => {
 
   it('looks every candidate key up in one call to the check index', async () => {
     const { spy, lookups } = recordingIndex();
-    const checker = createChecker({ index: spy, sources: () => [] });
+    const checker = createChecker({ timer: systemTimer, index: spy, sources: () => [] });
 
     await checker.check('https://a.b.acme.com/x/y');
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
+import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { readShippedEthList } from '../../../shared/db/list-snapshot-store.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import {
@@ -91,7 +92,7 @@ describe('loading the external sources', () => {
 
   it('uses the list eth-phishing-detect ships and consults no list without a snapshot', async () => {
     const sources = await loadExternalSources(memoryStore(), () => shipped);
-    const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     const result = await checker.check('shipped-blocked.org');
 
@@ -110,7 +111,7 @@ describe('loading the external sources', () => {
   it('prefers a synced eth-phishing-detect snapshot to the shipped list', async () => {
     const synced = snapshotOf('eth-phishing-detect', '{"blacklist": ["synced-blocked.org"]}', URL_OF, FETCHED_AT);
     const sources = await loadExternalSources(memoryStore([synced]), () => shipped);
-    const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     expect((await checker.check('synced-blocked.org')).status).toBe('BLOCKED');
     expect((await checker.check('shipped-blocked.org')).status).toBe('UNKNOWN');
@@ -137,7 +138,7 @@ describe('loading the external sources', () => {
       snapshotOf('polkadot-phishing', JSON.stringify({ allow: [], deny: ['deep.shared.example'] }), URL_OF, FETCHED_AT),
     ]);
     const sources = await loadExternalSources(store, () => shipped);
-    const checker = createChecker({ index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     const shared = await checker.check('https://deep.shared.example/');
     const sealOnly = await checker.check('https://seal-only.example/');

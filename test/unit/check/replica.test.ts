@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import { replicatedIndex, VerdictState } from '../../../shared/domain/check/replica.ts';
 import {
@@ -41,7 +42,7 @@ describe('a verdict replica with a snapshot store', () => {
     const { log, reads } = quietLog();
     const snapshots = memorySnapshots();
     const index = replicatedIndex({ log, snapshots, now: () => time });
-    const checker = createChecker({ index, sources: () => [] });
+    const checker = createChecker({ timer: systemTimer, index, sources: () => [] });
 
     const before = await checker.check('https://acme-airdrop.xyz/claim');
     await snapshots.save(snapshotOf(['acme-airdrop.xyz'], [pack(1, BIT.block)], time));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { httpListReader } from '../../../shared/db/adapters/list-reader.ts';
 import type { ListSnapshot, SnapshotStore } from '../../../shared/domain/check/lists.ts';
 import { parseFeeds, syncLists } from '../../../shared/domain/check/sync.ts';
 
@@ -45,7 +46,7 @@ describe('list sync', () => {
       [VENDOR]: { body: 'evil.example.com\n' },
     });
 
-    const outcomes = await syncLists(feeds, store, { fetch, now });
+    const outcomes = await syncLists(feeds, store, { read: httpListReader({ fetch }), now });
 
     expect(outcomes.map((o) => o.outcome)).toEqual(['saved', 'saved']);
     expect(saved.map((s) => [s.source, s.allow, s.deny])).toEqual([
@@ -57,9 +58,9 @@ describe('list sync', () => {
   it('stores nothing new when a list has not changed, and reports the entries and fetch time of the snapshot kept', async () => {
     const { store, saved } = memoryStore();
     const fetch = fakeFetch({ [VENDOR]: { body: 'evil.example.com\n' } });
-    await syncLists([vendorFeed], store, { fetch, now });
+    await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
 
-    const outcomes = await syncLists([vendorFeed], store, { fetch, now });
+    const outcomes = await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
 
     expect(outcomes).toEqual([
       {
@@ -77,7 +78,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     const fetch = fakeFetch({ [POLKADOT]: { status: 503 }, [VENDOR]: { body: 'evil.example.com' } });
 
-    const outcomes = await syncLists(feeds, store, { fetch, now });
+    const outcomes = await syncLists(feeds, store, { read: httpListReader({ fetch }), now });
 
     expect(outcomes.map((o) => [o.source, o.outcome])).toEqual([
       ['polkadot-phishing', 'failed'],
@@ -90,7 +91,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     const fetch = fakeFetch({ [VENDOR]: { hang: true } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { fetch, now, timeoutMs: 20 });
+    const [outcome] = await syncLists([vendorFeed], store, { read: httpListReader({ fetch, timeoutMs: 20 }), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);
@@ -100,7 +101,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     const fetch = fakeFetch({ [VENDOR]: { body: '# nothing today\n' } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { fetch, now });
+    const [outcome] = await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);

@@ -275,12 +275,11 @@ describe('embedded metrics of the requests', () => {
         { source: 'seal', url: 'https://lists.example/seal.json' },
       ],
       store: { latest: async () => undefined, pointer: async () => undefined, save: async () => {} },
+      read: async (url) => {
+        if (url.includes('vendor')) return 'evil.example.com\nscam.example.net\n';
+        throw new Error(`${url} answered 503`);
+      },
     });
-    vi.spyOn(globalThis, 'fetch').mockImplementation(async (url) =>
-      String(url).includes('vendor')
-        ? new Response('evil.example.com\nscam.example.net\n')
-        : new Response('unavailable', { status: 503 }),
-    );
 
     await expect(sync()).rejects.toThrow('List sync failed for seal');
 

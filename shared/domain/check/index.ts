@@ -1,0 +1,44 @@
+/**
+ * The asset check as a module: the engine, canonicalization, the external lists and their sync,
+ * and the ports through which it reaches the world. It performs no I/O of its own; the process's
+ * composition (`shared/runtime.ts`, the local tools, the test setup) installs the adapters in
+ * `shared/db/adapters/` and the repositories.
+ *
+ * Ports:
+ * - verdict source: `CheckIndexStore` (the service's own verdicts by candidate key), fed from the
+ *   verdict log through `VerdictLog` and `VerdictSnapshotStore`;
+ * - list source: `ListReader` (a list's body by URL) and `SnapshotStore` (the synced snapshots),
+ *   plus the list shipped with eth-phishing-detect, passed to `loadExternalSources`;
+ * - suffix data: `SuffixSource` (the packed Public Suffix List), installed with `useSuffixSource`;
+ * - time: `Timer` for the sources' budgets.
+ */
+export { canonicalHost, canonicalize, entryKeyOf } from './canonical.ts';
+export { type Checker, type CheckerOptions, createChecker, type Timer } from './engine.ts';
+export {
+  type ListSnapshot,
+  listSource,
+  listSources,
+  loadExternalSources,
+  refreshingSources,
+  type SnapshotPointer,
+  type SnapshotStore,
+  snapshotOf,
+} from './lists.ts';
+export {
+  type PackedSuffixes,
+  publicSuffixLength,
+  type SuffixSource,
+  useSuffixSource,
+} from './public-suffix.ts';
+export { type ListFeed, type ListReader, parseFeeds, type SyncOutcome, syncLists } from './sync.ts';
+export type {
+  CheckIndexStore,
+  CheckResult,
+  CheckStatus,
+  CheckTarget,
+  ExternalSource,
+  ExternalSourceName,
+  IndexEntry,
+  SourceVerdict,
+} from './types.ts';
+export type { VerdictLog, VerdictSnapshotStore } from './verdicts.ts';
