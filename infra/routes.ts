@@ -83,6 +83,8 @@ export type Route = {
   sealsWebhookSecrets?: boolean;
   /** Queues webhook deliveries: may send to the delivery queue. */
   queuesWebhookDeliveries?: boolean;
+  /** Queues detection runs: may send to the run queue (DETECTION_QUEUE_URL). */
+  queuesDetectionRuns?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -687,11 +689,9 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/detections/configs-run.ts',
     access: 'write',
     rateClass: 'write',
-    // Queued runs; their runner records detections and files the reports auto-reporting asks for.
-    writes: [PARTITIONS.detection, ...LIFECYCLE],
-    readsCheckLists: true,
-    files: [SHIPPED_ETH_LIST],
-    indexes: [ACTIVITY_INDEX.byAsset.name, INDEX.byType.name],
+    // The queued runs; the run worker (a queue away) records detections and files reports.
+    writes: [PARTITIONS.detection],
+    queuesDetectionRuns: true,
   },
   {
     method: 'POST',
@@ -736,6 +736,8 @@ export const WORKERS = {
   'run-scans': 'functions/intake/scan-worker.ts',
   'generate-webhook-events': 'functions/webhooks/generate.ts',
   'deliver-webhooks': 'functions/webhooks/deliver.ts',
+  'run-detections': 'functions/detections/run-worker.ts',
+  'schedule-detections': 'functions/detections/schedule.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -755,4 +757,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
   // Claims a delivery, records its outcome.
   'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
+  // A run's detections, its history row and config, and the reports auto-reporting files.
+  'run-detections': [PARTITIONS.detection, ...LIFECYCLE],
+  // Queued runs and the next times of the configs' listings.
+  'schedule-detections': [PARTITIONS.detection],
 };

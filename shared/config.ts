@@ -141,9 +141,9 @@ export const config = {
   get scanQueueUrl(): string | undefined {
     return optional('SCAN_QUEUE_URL');
   },
-  /** Whether this process is a Lambda container, which may freeze once it has answered. */
-  get inLambda(): boolean {
-    return optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined;
+  /** The SQS queue of detection runs (AWS); unset locally, where runs go through an in-process queue. */
+  get detectionQueueUrl(): string | undefined {
+    return optional('DETECTION_QUEUE_URL');
   },
   /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
   get detectionDnsFixture(): string | undefined {

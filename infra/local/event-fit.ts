@@ -18,6 +18,8 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'generate-webhook-events': 'schedule',
   'deliver-webhooks': 'queue',
   'run-scans': 'queue',
+  'run-detections': 'queue',
+  'schedule-detections': 'schedule',
 };
 
 /**

@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { localScans, tableClient } from '../../shared/runtime.ts';
+import type { DetectionRun } from '../../shared/domain/detections/detections.ts';
+import { localDetections, localScans, tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
 import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES, WORKERS } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -212,6 +213,14 @@ export const createGateway = ({
         runScans: (ids: readonly number[]) => Promise<void>;
       };
       await worker.runScans(scanIds);
+    });
+  // Detection runs too, held to the run worker's writes.
+  localDetections.run = (runs) =>
+    runAs({ name: 'run-detections', writes: WORKER_WRITES['run-detections'] }, async () => {
+      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['run-detections'])).href)) as {
+        runLocally: (queued: readonly DetectionRun[]) => Promise<void>;
+      };
+      await worker.runLocally(runs);
     });
   const server = createServer(async (request, response) => {
     const receivedAt = Date.now();

@@ -5,12 +5,16 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
+import { detectionQueue } from '../../shared/runtime.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
@@ -46,6 +50,8 @@ const startDemoDetections = async (base: string, key: string) => {
   console.log('  detections: DNS_TWIST and CERTSTREAM configs created and run for acme');
 };
 const RESUME_EVERY_MS = 2000;
+/** The local scheduler ticks every class this often (each config still runs at its cron's times). */
+const SCHEDULE_EVERY_MS = 30_000;
 const RESUME_BUDGET_MS = 10_000;
 
 /** Runs the local stand-in of a scheduled function as that function: it may write only what it declares. */
@@ -105,6 +111,14 @@ const main = async () => {
       });
   }, RESUME_EVERY_MS);
 
+  // The detection scheduler, as the schedules of its classes invoke it in AWS; runs go through the in-process queue.
+  const detections = detectionRepository(db, LOCAL.tableName);
+  const scheduler = setInterval(() => {
+    asWorker('schedule-detections', () =>
+      scheduleDueRuns({ store: detections, queue: detectionQueue() }, SCHEDULE_CLASSES, Date.now()),
+    ).catch((error: unknown) => console.error(`Detection runs not scheduled: ${String(error)}`));
+  }, SCHEDULE_EVERY_MS);
+
   // The webhook workers, in-process: events from the verdict log, deliveries through an in-process queue.
   const webhooks = await asWorker('generate-webhook-events', async () =>
     startLocalWebhooks({
@@ -146,6 +160,7 @@ const main = async () => {
     stopping = true;
     console.log('\nStopping ...');
     clearInterval(resumer);
+    clearInterval(scheduler);
     await webhooks.stop();
     server.close();
     server.closeAllConnections();
