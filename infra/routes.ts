@@ -751,8 +751,9 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'snapshot-verdicts': [],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
-  // A scan's result, and the report a MALICIOUS one files (once per content and organization).
-  'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
+  // A scan's result, the report a MALICIOUS one files (once per content and organization), and the
+  // detections of its organization's push sources (EXTERNAL for a submission, ASSET_CHECK).
+  'run-scans': [PARTITIONS.scan, ...LIFECYCLE, PARTITIONS.detection],
   // Reads the verdict log; records each event's deliveries and its own position in the log.
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
   // Claims a delivery, records its outcome.

@@ -250,6 +250,13 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   assets: assets(),
   reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
   isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
+  detections: {
+    ...detectionDeps(),
+    checker: disputeDeps().checker,
+    assets: assets(),
+    reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+    lists: lists(),
+  },
 }));
 /**
  * Where no scan queue is configured (the local runtime), scans run in this process: the local
@@ -278,6 +285,7 @@ export const detectionPipeline = /* @__PURE__ */ once(
     checker: disputeDeps().checker,
     assets: assets(),
     reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+    lists: lists(),
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined

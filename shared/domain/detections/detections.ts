@@ -6,6 +6,7 @@ import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
 import { orderedBounds } from '../dates.ts';
 import { assetIdOf, newRecordId, stableId } from '../ids.ts';
+import type { ListStore } from '../lifecycle-lists.ts';
 import type { DirectoryStore } from '../organizations.ts';
 import { createReport, type ReportDeps } from '../reports.ts';
 import { brandIdOf } from '../reviews.ts';
@@ -146,10 +147,16 @@ export type DetectionDeps = {
   directory: Pick<DirectoryStore, 'findMembership' | 'listBrands'>;
 };
 
-export type PipelineDeps = DetectionDeps & {
+/** What turns candidates into detections: the check, the brands and assets, the lifecycle and an asset's records. */
+export type CandidateDeps = DetectionDeps & {
   checker: Checker;
   assets: Pick<AssetStore, 'list'>;
   reports: ReportDeps;
+  /** An organization's own records of an asset: its rejections hold auto-reporting back. */
+  lists: Pick<ListStore, 'byAssetOf'>;
+};
+
+export type PipelineDeps = CandidateDeps & {
   resolver: Resolver;
   certificates: CertificateNames;
   /** Lookups in flight at once against the resolver. */
@@ -569,7 +576,7 @@ export const detectionDrift = async (
 
 /** The organization's own domains: the hosts of its allowlisted URL assets. */
 const MAX_ASSET_PAGES = 5;
-const ownDomains = async (assets: PipelineDeps['assets'], orgId: string): Promise<string[]> => {
+const ownDomains = async (assets: CandidateDeps['assets'], orgId: string): Promise<string[]> => {
   const domains: string[] = [];
   let position: string | undefined;
   for (let page = 0; page < MAX_ASSET_PAGES; page++) {
@@ -584,10 +591,10 @@ const ownDomains = async (assets: PipelineDeps['assets'], orgId: string): Promis
   return domains;
 };
 
-type Brand = Awaited<ReturnType<PipelineDeps['directory']['listBrands']>>[number];
+type Brand = Awaited<ReturnType<CandidateDeps['directory']['listBrands']>>[number];
 
 /** What a run matches against: the organization's (or the config's brand's) terms and own domains. */
-export const profileOf = async (deps: PipelineDeps, orgId: string, brandId: number | null) => {
+export const profileOf = async (deps: CandidateDeps, orgId: string, brandId: number | null) => {
   const [allBrands, domains] = await Promise.all([deps.directory.listBrands(orgId), ownDomains(deps.assets, orgId)]);
   const brands = allBrands.filter((brand) => !brand.deleted && (brandId === null || brandIdOf(brand) === brandId));
   const tickers = brands.flatMap((brand) => brand.tickers ?? []);
@@ -607,10 +614,11 @@ const matchedBrands = (content: string, brands: readonly Brand[], domains: reado
  * The pipeline of one run's candidates: each becomes an asset (skipped when ALLOWED), is scored by
  * the threat engine, and becomes one detection per asset, source and organization (a second run
  * records nothing new); with auto-report on, a detection at or above the medium threshold whose
- * content is not already blocked files its one report. Returns the detections recorded.
+ * content is not already blocked, nor rejected twice before, files its one report. Returns the
+ * detections recorded.
  */
 export const processCandidates = async (
-  deps: PipelineDeps,
+  deps: CandidateDeps,
   run: { orgId: string; source: SourceKey; configId: number | null; brandId: number | null; minScore?: number },
   candidates: readonly Candidate[],
   now: number,
@@ -648,7 +656,12 @@ export const processCandidates = async (
     };
     if (!(await recordOnce(deps.store, detection, idTime))) continue;
     recorded.push(detection);
-    if (settings.autoReport && score >= settings.thresholds.medium && known.status !== 'BLOCKED') {
+    if (
+      settings.autoReport &&
+      score >= settings.thresholds.medium &&
+      known.status !== 'BLOCKED' &&
+      !(await rejectedTwice(deps.lists, run.orgId, detection.asset.id))
+    ) {
       await fileReport(deps, detection, now);
     }
   }
@@ -666,7 +679,20 @@ const recordOnce = async (store: DetectionStore, detection: Detection, now: numb
   throw new Error(`No free detection id at ${now} after ${MAX_ID_DRAWS} draws`);
 };
 
-const fileReport = async (deps: PipelineDeps, detection: Detection, now: number) => {
+/** Records of an asset read for its rejections: the newest of the organization's own. */
+const REJECTION_RECORDS = 25;
+/**
+ * Auto-reporting stops at content the organization's reviewers rejected at least twice (two of its
+ * proposals of that content REJECTED): a third report would only come back for the same answer.
+ */
+const REJECTIONS_TO_STOP = 2;
+const rejectedTwice = async (lists: CandidateDeps['lists'], orgId: string, assetId: number): Promise<boolean> => {
+  const records = await lists.byAssetOf(assetId, orgId, REJECTION_RECORDS);
+  const rejected = records.filter((record) => record.kind === 'threat' && record.status === 'REJECTED');
+  return rejected.length >= REJECTIONS_TO_STOP;
+};
+
+const fileReport = async (deps: CandidateDeps, detection: Detection, now: number) => {
   if (!(await deps.store.claimReport(detection.orgId, detection.id))) return;
   const at = new Date(now).toISOString();
   try {
@@ -686,6 +712,33 @@ const fileReport = async (deps: PipelineDeps, detection: Detection, now: number)
     throw error;
   }
   await deps.store.markReported(detection.orgId, detection.id, at);
+};
+
+/**
+ * Content pushed to a push source for one organization (`EXTERNAL` from its submissions, and
+ * `ASSET_CHECK` from unknown content it submitted or scanned): recorded under its enabled config
+ * of that source, none when it has none. Pushed content is a finding whatever its score; content
+ * seen by the check must score at least the config's `minScore` (the low threshold by default).
+ */
+export const feedPushSource = async (
+  deps: CandidateDeps,
+  orgId: string,
+  source: 'ASSET_CHECK' | 'EXTERNAL',
+  candidates: readonly Candidate[],
+  now: number,
+): Promise<Detection[]> => {
+  const config = (await deps.store.listConfigs(orgId)).find(
+    (found) => found.source === source && found.status === 'ENABLED' && found.deletedAt === null,
+  );
+  if (config === undefined || candidates.length === 0) return [];
+  const minScore =
+    source === 'EXTERNAL' ? 0 : typeof config.config.minScore === 'number' ? config.config.minScore : undefined;
+  return processCandidates(
+    deps,
+    { orgId, source, configId: config.id, brandId: config.brandId, minScore },
+    candidates,
+    now,
+  );
 };
 
 const DNS_TWIST_DEFAULT_MAX = 5000;
