@@ -6,10 +6,10 @@ import type { AssetType } from '../asset-types.ts';
 import type { AssetStore } from '../assets.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
+import { type CandidateDeps, feedPushSource } from '../detections/detections.ts';
 import { newRecordIds } from '../ids.ts';
 import type { DirectoryStore } from '../organizations.ts';
 import { assetIdOf, createReport, type ReportDeps } from '../reports.ts';
-import { type CandidateDeps, feedPushSource } from '../detections/detections.ts';
 import { brandProfile, type EngineResult, evaluateThreat } from '../threat-engine/engine.ts';
 
 const SCAN_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
