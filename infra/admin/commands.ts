@@ -21,6 +21,7 @@ import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { BLOCKLIST_USAGE } from './blocklist-commands.ts';
+import { DETECTION_USAGE, detectionsCommand } from './detection-commands.ts';
 import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
@@ -59,6 +60,7 @@ ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
 ${BLOCKLIST_USAGE}
 ${INSIGHTS_USAGE}
+${DETECTION_USAGE}
 ${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
@@ -119,6 +121,7 @@ export const runAdminCommand = async (
   ) {
     return insightsCommand(db, table, words);
   }
+  if (noun === 'org' && verb === 'detections') return detectionsCommand(db, table, await existingOrg(0), rest.slice(1));
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
     const { rewritten, current, changedMeanwhile, insightsCounted } = await migrateActivityItems(db, table, progress);

@@ -86,6 +86,15 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
     return { thresholds: stored.thresholds ?? DEFAULT_SETTINGS.thresholds, autoReport: stored.autoReport ?? false };
   },
 
+  async putSettings(orgId, settings) {
+    await db.send(
+      new PutCommand({
+        TableName,
+        Item: { ...key.detectionSettings(orgId), entity: 'DETECTION_SETTINGS', ...settings },
+      }),
+    );
+  },
+
   async createConfig(config, listing) {
     await db.send(
       new TransactWriteCommand({

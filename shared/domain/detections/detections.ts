@@ -83,6 +83,7 @@ export type Detection = {
 
 export interface DetectionStore {
   settings(orgId: string): Promise<DetectionSettings>;
+  putSettings(orgId: string, settings: DetectionSettings): Promise<void>;
   /** Writes a new config with its first history row (and its listing), in one transaction. */
   createConfig(config: DetectionConfig, listing?: ConfigListing): Promise<void>;
   /**
@@ -177,6 +178,29 @@ export const organizationFor = async (
   }
   if ((await directory.findMembership(caller.userId, slug))?.status !== 'ACTIVE') throw new ForbiddenError(NO_ACCESS);
   return slug;
+};
+
+/**
+ * An organization's detection settings changed by the operator: auto-reporting on or off, and
+ * the confidence thresholds, each in [0, 1] and in order (low ≤ medium ≤ high).
+ */
+export const changeDetectionSettings = async (
+  store: Pick<DetectionStore, 'settings' | 'putSettings'>,
+  orgId: string,
+  change: { autoReport?: boolean; thresholds?: Thresholds },
+): Promise<DetectionSettings> => {
+  const current = await store.settings(orgId);
+  const next = {
+    autoReport: change.autoReport ?? current.autoReport,
+    thresholds: change.thresholds ?? current.thresholds,
+  };
+  const { low, medium, high } = next.thresholds;
+  const inRange = [low, medium, high].every((value) => Number.isFinite(value) && value >= 0 && value <= 1);
+  if (!inRange || low > medium || medium > high) {
+    throw new BadRequestError('Thresholds must be numbers from 0 to 1 with low ≤ medium ≤ high');
+  }
+  await store.putSettings(orgId, next);
+  return next;
 };
 
 export const confidenceOf = (score: number, { low, medium, high }: Thresholds): Confidence =>
