@@ -56,7 +56,7 @@ export type RouteAreaProps = NestedStackProps & {
   alarmAction: IAlarmAction;
   webhooks: Pick<WebhookDelivery, 'queue' | 'secretsKey' | 'grantSeal'>;
   /** The queue the routes that queue detection runs send to. */
-  detectionRuns: Pick<DetectionRuns, 'queue' | 'grantQueueRuns'>;
+  detectionRuns: Pick<DetectionRuns, 'queue' | 'grantQueueRuns' | 'subscribeCheckSamples'>;
 };
 
 const routeMetric = (metricName: string, dimensions: Record<string, string>, statistic: string) =>
@@ -106,6 +106,7 @@ export class RouteArea extends NestedStack {
       if (route.queuesWebhookDeliveries) props.webhooks.queue.grantSendMessages(fn);
       if (route.startsScans) props.scans.grantStartScans(fn);
       if (route.queuesDetectionRuns) props.detectionRuns.grantQueueRuns(fn);
+      if (route.samplesCheckContent) props.detectionRuns.subscribeCheckSamples(this, fn);
       if (route.blocklistArtifacts) props.blocklist.grant(fn, route.blocklistArtifacts);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);

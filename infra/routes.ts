@@ -85,6 +85,8 @@ export type Route = {
   queuesWebhookDeliveries?: boolean;
   /** Queues detection runs: may send to the run queue (DETECTION_QUEUE_URL). */
   queuesDetectionRuns?: boolean;
+  /** Logs samples of unknown content: its log group is subscribed to by the ASSET_CHECK sample worker. */
+  samplesCheckContent?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -221,6 +223,7 @@ export const ROUTES: readonly Route[] = [
     files: [SHIPPED_ETH_LIST],
     readsVerdicts: true,
     untraced: true,
+    samplesCheckContent: true,
   },
   {
     method: 'GET',
@@ -738,6 +741,7 @@ export const WORKERS = {
   'deliver-webhooks': 'functions/webhooks/deliver.ts',
   'run-detections': 'functions/detections/run-worker.ts',
   'schedule-detections': 'functions/detections/schedule.ts',
+  'feed-check-samples': 'functions/detections/check-samples.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -762,4 +766,6 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'run-detections': [PARTITIONS.detection, ...LIFECYCLE],
   // Queued runs and the next times of the configs' listings.
   'schedule-detections': [PARTITIONS.detection],
+  // ASSET_CHECK detections of the check's samples, and the reports auto-reporting files.
+  'feed-check-samples': [PARTITIONS.detection, ...LIFECYCLE],
 };

@@ -221,6 +221,7 @@ export class ServiceStack extends Stack {
         'scan-worker': scans.function,
         'detection-runs': detectionRuns.runFunction,
         'detection-schedule': detectionRuns.scheduleFunction,
+        'detection-samples': detectionRuns.sampleFunction,
       },
       queue: ingest.queue,
       deadLetterQueue: ingest.deadLetterQueue,

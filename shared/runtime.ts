@@ -43,6 +43,7 @@ import { loadExternalSources, refreshingSources } from './domain/check/lists.ts'
 import { replicatedIndex } from './domain/check/replica.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
+import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
@@ -322,3 +323,22 @@ export const detectionQueue = /* @__PURE__ */ once(() => {
     localDetections.run(runs).catch((error: unknown) => logger.error('Detection runs not run', { error })),
   );
 });
+
+/**
+ * Where the check's sampled unknown content goes: the local gateway sets `feed` (the in-process
+ * ASSET_CHECK feed); in AWS each batch is one log line, which a subscription filter on the check's
+ * log group hands to the sample worker.
+ */
+export const localCheckSamples: { feed?: (contents: string[]) => void } = {};
+export const checkSamples = /* @__PURE__ */ once(() =>
+  checkSampler({
+    rate: config.checkSampleRate,
+    batch: 25,
+    maxWaitMs: 10_000,
+    seenLimit: 10_000,
+    emit: (contents) => {
+      if (localCheckSamples.feed) localCheckSamples.feed(contents);
+      else logger.info(SAMPLES_MESSAGE, { samples: contents });
+    },
+  }),
+);
