@@ -30,8 +30,8 @@ const DEMO = resolve(import.meta.dirname, 'demo.json');
 
 /**
  * The demo organization's first detection configs (DNS_TWIST over its domains, CERTSTREAM over the
- * recorded log in infra/local/detections), created through the API once and run, so its detections
- * are there to list.
+ * recorded log in infra/local/detections, and the push sources), created through the API once and
+ * run, so its detections are there to list; the scheduler runs them again at their cron's times.
  */
 const startDemoDetections = async (base: string, key: string) => {
   const post = async (path: string, body: object) =>
@@ -46,8 +46,13 @@ const startDemoDetections = async (base: string, key: string) => {
     source: 'CERTSTREAM',
     config: { logs: ['https://ct.example.net/demo'] },
   });
+  // Push sources: what acme submits (EXTERNAL), and lookalikes of its brands anyone checks (ASSET_CHECK).
+  await post('/detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });
+  await post('/detection/configs/create', { slug: 'acme', source: 'ASSET_CHECK', config: {} });
   await post('/detection/configs/run', { slug: 'acme' });
-  console.log('  detections: DNS_TWIST and CERTSTREAM configs created and run for acme');
+  console.log(
+    '  detections: DNS_TWIST, CERTSTREAM, EXTERNAL and ASSET_CHECK configs created for acme, the first two run',
+  );
 };
 const RESUME_EVERY_MS = 2000;
 /** The local scheduler ticks every class this often (each config still runs at its cron's times). */
