@@ -1,7 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { CloudWatchLogsEvent } from 'aws-lambda';
-import { feedCheckSamples, SAMPLES_MESSAGE } from '../../shared/domain/detections/check-samples.ts';
+import { SAMPLES_MESSAGE } from '../../shared/domain/detections/check-samples.ts';
 import type { CandidateDeps } from '../../shared/domain/detections/detections.ts';
+import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 

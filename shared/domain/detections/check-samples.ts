@@ -1,6 +1,4 @@
 import type { CheckStatus } from '../check/types.ts';
-import { matchNames } from './certstream.ts';
-import { type Candidate, type CandidateDeps, feedPushSource, profileOf } from './detections.ts';
 
 /** The message of the log line a batch of samples leaves in AWS (a subscription filter matches it). */
 export const SAMPLES_MESSAGE = 'asset check samples';
@@ -32,7 +30,8 @@ const MAX_SAMPLE_LENGTH = 512;
 /**
  * The check's in-memory sample of unknown content for the ASSET_CHECK source, kept per container:
  * `offer` only adds to a buffer (a set lookup and a push); the batch leaves after the answer, from
- * a timer or `setImmediate`, never on the request's path and never as a table write.
+ * a timer or `setImmediate`, never on the request's path and never as a table write. This module
+ * imports nothing at run time, so the check's bundle carries no detection code.
  */
 export const checkSampler = (options: SamplerOptions): CheckSampler => {
   const random = options.random ?? Math.random;
@@ -69,36 +68,4 @@ export const checkSampler = (options: SamplerOptions): CheckSampler => {
     },
     flush,
   };
-};
-
-const hostOf = (content: string): string | undefined => {
-  try {
-    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(content) ? content : `https://${content}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * Sampled check content into ASSET_CHECK detections: for each organization with an enabled
- * ASSET_CHECK config, the samples whose host matches its brand terms (as CT names are matched)
- * go through the pipeline, which records those that score as lookalikes. Returns the count recorded.
- */
-export const feedCheckSamples = async (deps: CandidateDeps, contents: readonly string[], now: number) => {
-  const hosts = new Map<string, string[]>();
-  for (const content of new Set(contents)) {
-    const host = hostOf(content);
-    if (host !== undefined) hosts.set(host, [...(hosts.get(host) ?? []), content]);
-  }
-  if (hosts.size === 0) return 0;
-  const organizations = new Set((await deps.store.listListed('ASSET_CHECK')).map((listing) => listing.orgId));
-  let recorded = 0;
-  for (const orgId of organizations) {
-    const { profile } = await profileOf(deps, orgId, null);
-    const candidates: Candidate[] = matchNames([...hosts.keys()], profile.terms).flatMap((host) =>
-      (hosts.get(host) ?? []).map((content) => ({ content, reason: 'seen by the asset check, unknown' })),
-    );
-    recorded += (await feedPushSource(deps, orgId, 'ASSET_CHECK', candidates, now)).length;
-  }
-  return recorded;
 };
