@@ -5,6 +5,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { listDetectionConfigs } from '../../shared/db/detection-migration.ts';
 import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { reindexExport } from '../../shared/db/verdict-log.ts';
@@ -133,6 +134,10 @@ export const runAdminCommand = async (
     );
   };
   if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();
+  if (noun === 'migrate' && verb === 'detections') {
+    const { configs, listed, alreadyListed } = await listDetectionConfigs(db, table, Date.now());
+    return `Detection configs: ${configs} read, ${listed} listed for the scheduler and feeds, ${alreadyListed} listed before`;
+  }
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;
     const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress, { keepOld });

@@ -5,7 +5,9 @@ import { changeDetectionSettings } from '../../shared/domain/detections/detectio
 export const DETECTION_USAGE = `  org detections <org>                         the organization's detection settings (auto-report, thresholds)
   org detections <org> auto-report on|off      turn auto-reporting of medium-or-higher detections on or off
   org detections <org> thresholds <low> <medium> <high>
-                                               confidence thresholds, each from 0 to 1, in order`;
+                                               confidence thresholds, each from 0 to 1, in order
+  migrate detections                           list the enabled detection configs written before schedules existed
+                                               for the scheduler and the feeds (rerun it at any time)`;
 
 const threshold = (text: string | undefined): number => {
   const value = Number(text);

@@ -1,6 +1,9 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
 import {
   createConfig,
   type DetectionRun,
@@ -109,5 +112,26 @@ describe('the detection scheduler in DynamoDB Local', () => {
     await expect(
       createConfig(deps, acme, { slug: 'acme', source: 'DNS_TWIST', config: {}, cron: '61 * * * *' }, Date.now()),
     ).rejects.toMatchObject({ issues: [{ path: 'body.cron' }] });
+  });
+
+  it('lists configs written before listings existed once, keeping a listing the scheduler moved on', async () => {
+    const old = await createConfig(
+      deps,
+      globex,
+      { slug: 'globex', source: 'ASSET_CHECK', config: {} },
+      at('2026-03-01T00:00:00Z'),
+    );
+    await table.db.send(
+      new DeleteCommand({ TableName: table.tableName, Key: key.detectionListing('ASSET_CHECK', 'globex', old.id) }),
+    );
+    const hourlyBefore = await store.listListed('hourly');
+
+    const first = await runAdminCommand(table.db, table.tableName, ['migrate', 'detections'], {});
+    const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'detections'], {});
+
+    expect(first).toMatch(/ 1 listed for the scheduler and feeds, \d+ listed before$/);
+    expect(second).toMatch(/ 0 listed for the scheduler and feeds/);
+    expect((await store.listListed('ASSET_CHECK')).map((listing) => listing.configId)).toEqual([old.id]);
+    expect(await store.listListed('hourly')).toEqual(hourlyBefore);
   });
 });
