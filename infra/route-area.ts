@@ -15,6 +15,7 @@ import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../shared/metric-names.ts'
 import { ApiFunction, type FunctionSettings } from './api-function.ts';
 import type { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import type { CheckLists } from './check-lists.ts';
+import type { DetectionRuns } from './detection-runs.ts';
 import { type Area, BASE_PATH, type Route } from './routes.ts';
 import type { ScanQueue } from './scan-queue.ts';
 import type { VerdictSnapshots } from './verdict-snapshots.ts';
@@ -54,6 +55,8 @@ export type RouteAreaProps = NestedStackProps & {
   scans: Pick<ScanQueue, 'queue' | 'grantStartScans'>;
   alarmAction: IAlarmAction;
   webhooks: Pick<WebhookDelivery, 'queue' | 'secretsKey' | 'grantSeal'>;
+  /** The queue the routes that queue detection runs send to. */
+  detectionRuns: Pick<DetectionRuns, 'queue' | 'grantQueueRuns' | 'subscribeCheckSamples'>;
 };
 
 const routeMetric = (metricName: string, dimensions: Record<string, string>, statistic: string) =>
@@ -94,6 +97,7 @@ export class RouteArea extends NestedStack {
           ...(route.sealsWebhookSecrets ? { WEBHOOK_SECRETS_KEY_ID: props.webhooks.secretsKey.keyArn } : {}),
           ...(route.queuesWebhookDeliveries ? { WEBHOOK_QUEUE_URL: props.webhooks.queue.queueUrl } : {}),
           ...(route.startsScans ? { SCAN_QUEUE_URL: props.scans.queue.queueUrl } : {}),
+          ...(route.queuesDetectionRuns ? { DETECTION_QUEUE_URL: props.detectionRuns.queue.queueUrl } : {}),
           ...(route.blocklistArtifacts ? { BLOCKLIST_BUCKET: props.blocklist.bucket.bucketName } : {}),
           ...(route.blocklistArtifacts === 'write' ? { BLOCKLIST_CDN_URL: props.blocklist.cdnUrl } : {}),
         },
@@ -101,6 +105,8 @@ export class RouteArea extends NestedStack {
       if (route.sealsWebhookSecrets) props.webhooks.grantSeal(fn);
       if (route.queuesWebhookDeliveries) props.webhooks.queue.grantSendMessages(fn);
       if (route.startsScans) props.scans.grantStartScans(fn);
+      if (route.queuesDetectionRuns) props.detectionRuns.grantQueueRuns(fn);
+      if (route.samplesCheckContent) props.detectionRuns.subscribeCheckSamples(this, fn);
       if (route.blocklistArtifacts) props.blocklist.grant(fn, route.blocklistArtifacts);
       if (route.readsVerdicts) {
         props.verdictSnapshots.grantReadSnapshots(fn);

@@ -83,6 +83,10 @@ export type Route = {
   sealsWebhookSecrets?: boolean;
   /** Queues webhook deliveries: may send to the delivery queue. */
   queuesWebhookDeliveries?: boolean;
+  /** Queues detection runs: may send to the run queue (DETECTION_QUEUE_URL). */
+  queuesDetectionRuns?: boolean;
+  /** Logs samples of unknown content: its log group is subscribed to by the ASSET_CHECK sample worker. */
+  samplesCheckContent?: boolean;
 };
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
@@ -219,6 +223,7 @@ export const ROUTES: readonly Route[] = [
     files: [SHIPPED_ETH_LIST],
     readsVerdicts: true,
     untraced: true,
+    samplesCheckContent: true,
   },
   {
     method: 'GET',
@@ -687,11 +692,9 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/detections/configs-run.ts',
     access: 'write',
     rateClass: 'write',
-    // Queued runs; their runner records detections and files the reports auto-reporting asks for.
-    writes: [PARTITIONS.detection, ...LIFECYCLE],
-    readsCheckLists: true,
-    files: [SHIPPED_ETH_LIST],
-    indexes: [ACTIVITY_INDEX.byAsset.name, INDEX.byType.name],
+    // The queued runs; the run worker (a queue away) records detections and files reports.
+    writes: [PARTITIONS.detection],
+    queuesDetectionRuns: true,
   },
   {
     method: 'POST',
@@ -737,6 +740,9 @@ export const WORKERS = {
   'run-scans': 'functions/intake/scan-worker.ts',
   'generate-webhook-events': 'functions/webhooks/generate.ts',
   'deliver-webhooks': 'functions/webhooks/deliver.ts',
+  'run-detections': 'functions/detections/run-worker.ts',
+  'schedule-detections': 'functions/detections/schedule.ts',
+  'feed-check-samples': 'functions/detections/check-samples.ts',
 } as const;
 export type Worker = keyof typeof WORKERS;
 
@@ -752,10 +758,17 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'publish-verdicts': [PARTITIONS.lease],
   // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
-  // A scan's result, and the report a MALICIOUS one files (once per content and organization).
-  'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
+  // A scan's result, the report a MALICIOUS one files (once per content and organization), and the
+  // detections of its organization's push sources (EXTERNAL for a submission, ASSET_CHECK).
+  'run-scans': [PARTITIONS.scan, ...LIFECYCLE, PARTITIONS.detection],
   // Reads the verdict log; records each event's deliveries and its own position in the log.
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
   // Claims a delivery, records its outcome.
   'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
+  // A run's detections, its history row and config, and the reports auto-reporting files.
+  'run-detections': [PARTITIONS.detection, ...LIFECYCLE],
+  // Queued runs and the next times of the configs' listings.
+  'schedule-detections': [PARTITIONS.detection],
+  // ASSET_CHECK detections of the check's samples, and the reports auto-reporting files.
+  'feed-check-samples': [PARTITIONS.detection, ...LIFECYCLE],
 };

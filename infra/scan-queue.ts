@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { INDEX } from '../shared/db/keys.ts';
+import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
@@ -47,12 +47,13 @@ export class ScanQueue extends Construct {
       new SqsEventSource(this.queue, { batchSize: BATCH_SIZE, reportBatchItemFailures: true }),
     );
     // Reads the scan, the check index, the organization's brands and URL assets, disputes and
-    // records; writes scans and the report a MALICIOUS one files, through its own partitions only.
+    // records (an asset's by its index); writes scans, the report a MALICIOUS one files and
+    // detections, through its own partitions only.
     grantTable(
       table,
       this.function,
       ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      [INDEX.byType.name],
+      [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name],
     );
     grantTableWrites(table, this.function, WORKER_WRITES['run-scans']);
     lists.grantReadLists(this.function);

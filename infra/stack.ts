@@ -12,6 +12,7 @@ import type { FunctionSettings } from './api-function.ts';
 import { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
+import { DetectionRuns } from './detection-runs.ts';
 import { InterruptedWrites } from './interrupted-writes.ts';
 import { apiAccessLog, apiAccessLogGroup, Observability } from './observability.ts';
 import { RouteArea } from './route-area.ts';
@@ -176,6 +177,7 @@ export class ServiceStack extends Stack {
     const ingest = new ActivityIngest(this, 'ActivityIngest', { table, settings });
     const resumer = new InterruptedWrites(this, 'InterruptedWrites', { table, settings });
     const scans = new ScanQueue(this, 'ScanQueue', { table, settings, lists });
+    const detectionRuns = new DetectionRuns(this, 'DetectionRuns', { table, settings, lists });
 
     const topic: ITopic = props.alarmTopicArn
       ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
@@ -200,6 +202,7 @@ export class ServiceStack extends Stack {
         scans,
         alarmAction,
         webhooks,
+        detectionRuns,
       });
     }
 
@@ -217,6 +220,9 @@ export class ServiceStack extends Stack {
         'webhook-delivery': webhooks.deliverFunction,
         'webhook-events': webhooks.generateFunction,
         'scan-worker': scans.function,
+        'detection-runs': detectionRuns.runFunction,
+        'detection-schedule': detectionRuns.scheduleFunction,
+        'detection-samples': detectionRuns.sampleFunction,
       },
       queue: ingest.queue,
       deadLetterQueue: ingest.deadLetterQueue,
@@ -230,6 +236,7 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ActivityDeadLetterQueueUrl', { value: ingest.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ScanDeadLetterQueueUrl', { value: scans.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DetectionRunDeadLetterQueueUrl', { value: detectionRuns.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BlocklistCdnUrl', { value: blocklist.cdnUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });

@@ -141,9 +141,21 @@ export const config = {
   get scanQueueUrl(): string | undefined {
     return optional('SCAN_QUEUE_URL');
   },
-  /** Whether this process is a Lambda container, which may freeze once it has answered. */
-  get inLambda(): boolean {
-    return optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined;
+  /**
+   * The share (0 to 1) of the check's unknown answers sampled for the ASSET_CHECK detection source.
+   * Unset: 0.1 in Lambda (a lookalike checked ten times is sampled almost surely); 1 elsewhere.
+   */
+  get checkSampleRate(): number {
+    const value = optional('CHECK_SAMPLE_RATE');
+    if (value === undefined) return optional('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1 : 0.1;
+    if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim())) {
+      throw new Error('CHECK_SAMPLE_RATE must be a fraction from 0 to 1');
+    }
+    return Number(value);
+  },
+  /** The SQS queue of detection runs (AWS); unset locally, where runs go through an in-process queue. */
+  get detectionQueueUrl(): string | undefined {
+    return optional('DETECTION_QUEUE_URL');
   },
   /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
   get detectionDnsFixture(): string | undefined {

@@ -22,6 +22,7 @@ import {
   httpLogClient,
   inProcessRunQueue,
   recordedLogClient,
+  sqsRunQueue,
 } from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
@@ -48,7 +49,8 @@ import { replicatedIndex } from './domain/check/replica.ts';
 import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
 import { cursorCodec } from './domain/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
-import { type DetectionRun, executeRun, type PipelineDeps } from './domain/detections/detections.ts';
+import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
+import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
@@ -284,6 +286,13 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   assets: assets(),
   reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
   isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
+  detections: {
+    ...detectionDeps(),
+    checker: disputeDeps().checker,
+    assets: assets(),
+    reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+    lists: lists(),
+  },
 }));
 /**
  * Where no scan queue is configured (the local runtime), scans run in this process: the local
@@ -312,6 +321,7 @@ export const detectionPipeline = /* @__PURE__ */ once(
     checker: disputeDeps().checker,
     assets: assets(),
     reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+    lists: lists(),
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined
@@ -320,18 +330,50 @@ export const detectionPipeline = /* @__PURE__ */ once(
     resolverConcurrency: RESOLVER_CONCURRENCY,
   }),
 );
+/** How long a worker holds a run it took; past it (the worker died) a redelivered message takes it again. */
+export const DETECTION_RUN_LEASE_MS = 15 * 60_000;
 /** Runs the queued detection runs one after another in this process; a failed run is recorded FAILED and logged. */
 export const runDetections = async (runs: readonly DetectionRun[]) => {
   for (const run of runs) {
-    await executeRun(detectionPipeline(), run, now()).catch((error: unknown) =>
+    await runQueued(detectionPipeline(), run, now(), DETECTION_RUN_LEASE_MS).catch((error: unknown) =>
       logger.error('Detection run failed', { error, configId: run.configId, runId: run.runId }),
     );
   }
 };
 /**
- * Locally the runs start once the request has answered; a Lambda container may freeze as soon as it
- * answers, so there the request runs them before it answers.
+ * Where no run queue is configured (the local runtime), runs go through an in-process queue: the
+ * local gateway sets `run` (to the run worker's module, held to the worker's declared writes).
  */
-export const detectionQueue = /* @__PURE__ */ once(() =>
-  config.inLambda ? { send: runDetections } : inProcessRunQueue(runDetections),
+export const localDetections: { run: (runs: readonly DetectionRun[]) => Promise<void> } = {
+  run: async (runs) =>
+    logger.info('Detection runs left QUEUED: no run queue is configured here', {
+      runIds: runs.map((run) => run.runId),
+    }),
+};
+/** The queue of detection runs: SQS in AWS, the local runtime's in-process queue otherwise; the request never waits for a run. */
+export const detectionQueue = /* @__PURE__ */ once(() => {
+  const url = config.detectionQueueUrl;
+  if (url !== undefined) return sqsRunQueue(url);
+  return inProcessRunQueue((runs) =>
+    localDetections.run(runs).catch((error: unknown) => logger.error('Detection runs not run', { error })),
+  );
+});
+
+/**
+ * Where the check's sampled unknown content goes: the local gateway sets `feed` (the in-process
+ * ASSET_CHECK feed); in AWS each batch is one log line, which a subscription filter on the check's
+ * log group hands to the sample worker.
+ */
+export const localCheckSamples: { feed?: (contents: string[]) => void } = {};
+export const checkSamples = /* @__PURE__ */ once(() =>
+  checkSampler({
+    rate: config.checkSampleRate,
+    batch: 25,
+    maxWaitMs: 10_000,
+    seenLimit: 10_000,
+    emit: (contents) => {
+      if (localCheckSamples.feed) localCheckSamples.feed(contents);
+      else logger.info(SAMPLES_MESSAGE, { samples: contents });
+    },
+  }),
 );

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type CheckIndexStore, createChecker, type ExternalSource } from '../../shared/domain/check/index.ts';
+import type { CheckSampler } from '../../shared/domain/detections/check-samples.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { checkContent } from '../../shared/http/schemas.ts';
@@ -15,13 +16,16 @@ type Deps = {
   keys: KeyResolver;
   index: CheckIndexStore;
   sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
+  /** Unknown content sampled for the ASSET_CHECK detection source, off the request's path. */
+  samples?: CheckSampler;
 };
 
-export const createHandler = ({ keys, index, sources }: Deps) => {
+export const createHandler = ({ keys, index, sources, samples }: Deps) => {
   const checker = createChecker({ timer: systemTimer, index, sources });
   return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'check', keys }, async ({ body }) => {
     const result = await checker.check(body.content);
     recordVerdict(result);
+    samples?.offer(body.content, result.status);
     return json(200, result);
   });
 };
@@ -30,4 +34,5 @@ export const handler = createHandler({
   keys: runtime.keys(),
   index: runtime.checkIndex(),
   sources: runtime.externalSources(),
+  samples: runtime.checkSamples(),
 });

@@ -5,6 +5,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { listDetectionConfigs } from '../../shared/db/detection-migration.ts';
 import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { reindexExport } from '../../shared/db/verdict-log.ts';
@@ -21,6 +22,7 @@ import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { groupName } from '../../shared/http/schemas.ts';
 import { ACTIVITY_USAGE, activityCommand } from './activity-commands.ts';
 import { BLOCKLIST_USAGE } from './blocklist-commands.ts';
+import { DETECTION_USAGE, detectionsCommand } from './detection-commands.ts';
 import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
@@ -59,6 +61,7 @@ ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
 ${BLOCKLIST_USAGE}
 ${INSIGHTS_USAGE}
+${DETECTION_USAGE}
 ${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */
@@ -119,6 +122,7 @@ export const runAdminCommand = async (
   ) {
     return insightsCommand(db, table, words);
   }
+  if (noun === 'org' && verb === 'detections') return detectionsCommand(db, table, await existingOrg(0), rest.slice(1));
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
     const { rewritten, current, changedMeanwhile, insightsCounted } = await migrateActivityItems(db, table, progress);
@@ -130,6 +134,10 @@ export const runAdminCommand = async (
     );
   };
   if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();
+  if (noun === 'migrate' && verb === 'detections') {
+    const { configs, listed, alreadyListed } = await listDetectionConfigs(db, table, Date.now());
+    return `Detection configs: ${configs} read, ${listed} listed for the scheduler and feeds, ${alreadyListed} listed before`;
+  }
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;
     const { scanned, moved, alreadyMoved } = await moveDirectoryItems(db, table, progress, { keepOld });

@@ -1,16 +1,17 @@
 import { ROUTES, type Worker } from '../routes.ts';
 
 /** What an event is for, as far as its shape says: an HTTP route (by route key), the queue, or a schedule. */
-const kindOf = (event: unknown): { route: string } | 'queue' | 'schedule' | undefined => {
+const kindOf = (event: unknown): { route: string } | 'queue' | 'schedule' | 'logs' | undefined => {
   if (typeof event !== 'object' || event === null) return undefined;
   const fields = event as Record<string, unknown>;
   if (typeof fields.routeKey === 'string') return { route: fields.routeKey };
   if (Array.isArray(fields.Records)) return 'queue';
   if (fields['detail-type'] === 'Scheduled Event') return 'schedule';
+  if (typeof fields.awslogs === 'object' && fields.awslogs !== null) return 'logs';
   return undefined;
 };
 
-const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
+const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule' | 'logs'> = {
   'ingest-activity': 'queue',
   'sync-lists': 'schedule',
   'snapshot-verdicts': 'schedule',
@@ -19,6 +20,9 @@ const WORKER_EVENTS: Record<Worker, 'queue' | 'schedule'> = {
   'generate-webhook-events': 'schedule',
   'deliver-webhooks': 'queue',
   'run-scans': 'queue',
+  'run-detections': 'queue',
+  'schedule-detections': 'schedule',
+  'feed-check-samples': 'logs',
 };
 
 /**
@@ -35,12 +39,12 @@ export const eventMismatch = (name: string, event: unknown, worker?: Worker): st
         ? `an event of ${k.route} (${ROUTES.find((r) => `${r.method} ${r.path}` === k.route)?.name ?? 'no route'})`
         : k === 'queue'
           ? 'a queue event'
-          : 'a scheduled event';
+          : k === 'logs'
+            ? 'a log subscription event'
+            : 'a scheduled event';
   if (worker !== undefined) {
     const expected = WORKER_EVENTS[worker];
-    return kind === expected
-      ? undefined
-      : `${name} takes a ${expected === 'queue' ? 'queue' : 'scheduled'} event; this is ${describe(kind)}`;
+    return kind === expected ? undefined : `${name} takes ${describe(expected)}; this is ${describe(kind)}`;
   }
   const route = ROUTES.find((candidate) => candidate.name === name);
   if (route === undefined) return `${name} is not a function`;

@@ -6,6 +6,7 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
@@ -13,6 +14,7 @@ import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts'
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
 import { toBrandProfile } from '../../shared/domain/brand-profile.ts';
 import { brandProfileFields } from '../../shared/domain/brand-profile-schema.ts';
+import { changeDetectionSettings } from '../../shared/domain/detections/detections.ts';
 import { SLUG } from '../../shared/domain/limits.ts';
 import { settingsSchema } from '../../shared/domain/organization-settings.ts';
 import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
@@ -51,6 +53,13 @@ export const fixtureSchema = v.strictObject(
           featureFlags: v.optional(v.array(text(64)), []),
           // contactUrl, avatarUrl, services, healthcheckThresholds, sla: the insights' settings.
           ...settingsSchema.entries,
+          // Detection settings, as `npm run admin -- org detections` sets them.
+          detections: v.optional(
+            v.strictObject({
+              autoReport: v.optional(v.boolean()),
+              thresholds: v.optional(v.strictObject({ low: v.number(), medium: v.number(), high: v.number() })),
+            }),
+          ),
           brands: v.optional(
             v.array(
               v.strictObject({
@@ -337,8 +346,9 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
         ...toBrandProfile({ orgId: org.slug, slug }, profile),
       });
     }
-    const { slug: _, name: __, featureFlags: ___, brands: ____, ...settings } = org;
+    const { slug: _, name: __, featureFlags: ___, brands: ____, detections, ...settings } = org;
     if (Object.keys(settings).length > 0) await settingsRepository(db, table).put(org.slug, settings);
+    if (detections) await changeDetectionSettings(detectionRepository(db, table), org.slug, detections);
   }
   log(`organizations: ${fixture.organizations.length} written`);
 

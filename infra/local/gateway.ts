@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { localScans, tableClient } from '../../shared/runtime.ts';
+import type { DetectionRun } from '../../shared/domain/detections/detections.ts';
+import { localCheckSamples, localDetections, localScans, tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
 import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES, WORKERS } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -192,6 +193,13 @@ const answerUnparsable = (_error: Error, socket: Duplex): void => {
   );
 };
 
+/** Batches of check samples being fed in this process. */
+const feeding = new Set<Promise<void>>();
+/** Resolves once every batch of check samples handed to the local feed so far is fed. */
+export const checkSamplesSettled = async (): Promise<void> => {
+  while (feeding.size > 0) await Promise.all(feeding);
+};
+
 /**
  * Serves every route of the route table under each base path, turning requests into HTTP API 2.0
  * events, and answers CORS as the HTTP API's `corsPreflight` does. Each handler runs as its route:
@@ -213,6 +221,25 @@ export const createGateway = ({
       };
       await worker.runScans(scanIds);
     });
+  // Detection runs too, held to the run worker's writes.
+  localDetections.run = (runs) =>
+    runAs({ name: 'run-detections', writes: WORKER_WRITES['run-detections'] }, async () => {
+      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['run-detections'])).href)) as {
+        runLocally: (queued: readonly DetectionRun[]) => Promise<void>;
+      };
+      await worker.runLocally(runs);
+    });
+  // The check's samples feed ASSET_CHECK in this process, after the checks answered, as the sample worker.
+  localCheckSamples.feed = (contents) => {
+    const fed = runAs({ name: 'feed-check-samples', writes: WORKER_WRITES['feed-check-samples'] }, async () => {
+      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['feed-check-samples'])).href)) as {
+        feedLocally: (samples: readonly string[]) => Promise<number>;
+      };
+      await worker.feedLocally(contents);
+    }).catch((error: unknown) => console.error(`Check samples not fed: ${String(error)}`));
+    feeding.add(fed);
+    void fed.finally(() => feeding.delete(fed));
+  };
   const server = createServer(async (request, response) => {
     const receivedAt = Date.now();
     try {

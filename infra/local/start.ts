@@ -7,6 +7,7 @@ import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
@@ -15,7 +16,10 @@ import { applyActivities } from '../../shared/domain/activity.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
+import { detectionQueue } from '../../shared/runtime.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
@@ -33,8 +37,8 @@ const DEMO = resolve(import.meta.dirname, 'demo.json');
 
 /**
  * The demo organization's first detection configs (DNS_TWIST over its domains, CERTSTREAM over the
- * recorded log in infra/local/detections), created through the API once and run, so its detections
- * are there to list.
+ * recorded log in infra/local/detections, and the push sources), created through the API once and
+ * run, so its detections are there to list; the scheduler runs them again at their cron's times.
  */
 const startDemoDetections = async (base: string, key: string) => {
   const post = async (path: string, body: object) =>
@@ -49,10 +53,17 @@ const startDemoDetections = async (base: string, key: string) => {
     source: 'CERTSTREAM',
     config: { logs: ['https://ct.example.net/demo'] },
   });
+  // Push sources: what acme submits (EXTERNAL), and lookalikes of its brands anyone checks (ASSET_CHECK).
+  await post('/detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });
+  await post('/detection/configs/create', { slug: 'acme', source: 'ASSET_CHECK', config: {} });
   await post('/detection/configs/run', { slug: 'acme' });
-  console.log('  detections: DNS_TWIST and CERTSTREAM configs created and run for acme');
+  console.log(
+    '  detections: DNS_TWIST, CERTSTREAM, EXTERNAL and ASSET_CHECK configs created for acme, the first two run',
+  );
 };
 const RESUME_EVERY_MS = 2000;
+/** The local scheduler ticks every class this often (each config still runs at its cron's times). */
+const SCHEDULE_EVERY_MS = 30_000;
 const RESUME_BUDGET_MS = 10_000;
 
 /** Runs the local stand-in of a scheduled function as that function: it may write only what it declares. */
@@ -131,6 +142,14 @@ const main = async () => {
       });
   }, RESUME_EVERY_MS);
 
+  // The detection scheduler, as the schedules of its classes invoke it in AWS; runs go through the in-process queue.
+  const detections = detectionRepository(db, LOCAL.tableName);
+  const scheduler = setInterval(() => {
+    asWorker('schedule-detections', () =>
+      scheduleDueRuns({ store: detections, queue: detectionQueue() }, SCHEDULE_CLASSES, Date.now()),
+    ).catch((error: unknown) => console.error(`Detection runs not scheduled: ${String(error)}`));
+  }, SCHEDULE_EVERY_MS);
+
   // The webhook workers, in-process: events from the verdict log, deliveries through an in-process queue.
   const webhooks = await asWorker('generate-webhook-events', async () =>
     startLocalWebhooks({
@@ -173,6 +192,7 @@ const main = async () => {
     console.log('\nStopping ...');
     clearInterval(resumer);
     await publishing.stop();
+    clearInterval(scheduler);
     await webhooks.stop();
     server.close();
     server.closeAllConnections();

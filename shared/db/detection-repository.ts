@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
+  type ConfigListing,
   DEFAULT_SETTINGS,
   type Detection,
   type DetectionConfig,
@@ -56,7 +57,20 @@ const queryAll = async (
   return items;
 };
 
-/** Detections, their configs, runs, stream positions and settings: one partition per organization. */
+const putListing = (listing: ConfigListing) => ({
+  Put: {
+    Item: {
+      ...key.detectionListing(listing.slot, listing.orgId, listing.configId),
+      entity: 'DETECTION_LISTING',
+      ...listing,
+    },
+  },
+});
+
+/**
+ * Detections, their configs, runs, stream positions and settings: one partition per organization;
+ * the listings of enabled configs in one partition per schedule class or push source.
+ */
 export const detectionRepository = (db: DynamoDBDocumentClient, TableName: string): DetectionStore => ({
   async settings(orgId) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.detectionSettings(orgId) }));
@@ -65,7 +79,16 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
     return { thresholds: stored.thresholds ?? DEFAULT_SETTINGS.thresholds, autoReport: stored.autoReport ?? false };
   },
 
-  async createConfig(config) {
+  async putSettings(orgId, settings) {
+    await db.send(
+      new PutCommand({
+        TableName,
+        Item: { ...key.detectionSettings(orgId), entity: 'DETECTION_SETTINGS', ...settings },
+      }),
+    );
+  },
+
+  async createConfig(config, listing) {
     await changeWriter(db, TableName).commit(() => [
       claim(key.detectionConfig(config.orgId, config.id), { entity: 'DETECTION_CONFIG', ...config }),
       record({
@@ -78,10 +101,11 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
           },
         },
       }),
+      ...(listing === undefined ? [] : [record(putListing(listing))]),
     ]);
   },
 
-  async updateConfig(config, expected) {
+  async updateConfig(config, expected, listings = {}) {
     const change = config.deletedAt !== null ? 'deleted' : config.updatedAt === expected ? 'ran' : 'updated';
     const history =
       change === 'ran'
@@ -110,8 +134,78 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
         refuse('changed'),
       ),
       ...history,
+      ...(listings.remove === undefined || listings.remove === listings.put?.slot
+        ? []
+        : [record({ Delete: { Key: key.detectionListing(listings.remove, config.orgId, config.id) } })]),
+      ...(listings.put === undefined ? [] : [record(putListing(listings.put))]),
     ]);
     return outcome.committed;
+  },
+
+  async listListed(slot) {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': key.detectionListings(slot) },
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items.map((item) => strip<ConfigListing>(item));
+  },
+
+  async advanceListing(listing, seen, next) {
+    return !(await failed(
+      db.send(
+        new UpdateCommand({
+          TableName,
+          Key: key.detectionListing(listing.slot, listing.orgId, listing.configId),
+          UpdateExpression: 'SET nextRunAt = :next',
+          ConditionExpression: 'attribute_exists(PK) AND nextRunAt = :seen',
+          ExpressionAttributeValues: { ':next': next, ':seen': seen },
+        }),
+      ),
+    ));
+  },
+
+  async putRunOnce(run) {
+    return !(await failed(
+      db.send(
+        new PutCommand({
+          TableName,
+          Item: { ...key.detectionRun(run.orgId, run.queuedAt, run.runId), entity: 'DETECTION_RUN', ...run },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    ));
+  },
+
+  async claimRun(run, now, leaseUntil) {
+    return !(await failed(
+      db.send(
+        new UpdateCommand({
+          TableName,
+          Key: key.detectionRun(run.orgId, run.queuedAt, run.runId),
+          UpdateExpression: 'SET #status = :running, leaseUntil = :lease',
+          ConditionExpression:
+            'attribute_exists(PK) AND (#status IN (:queued, :failed) OR (#status = :running AND leaseUntil < :now))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'RUNNING',
+            ':queued': 'QUEUED',
+            ':failed': 'FAILED',
+            ':lease': leaseUntil,
+            ':now': now,
+          },
+        }),
+      ),
+    ));
   },
 
   async findConfig(orgId, id) {

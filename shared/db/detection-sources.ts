@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { LogClient, LogEntry } from '../domain/detections/certstream.ts';
 import type { DetectionRun, RunQueue } from '../domain/detections/detections.ts';
 import type { Resolver } from '../domain/detections/dnstwist.ts';
+import type { AwsTarget } from './aws-request.ts';
+import { sqsMessages } from './scan-queue.ts';
 
 /** Answers that mean the name exists in DNS; NXDOMAIN (and no data) mean it does not. */
 const DNS_TIMEOUT_MS = 2000;
@@ -85,4 +87,10 @@ export const inProcessRunQueue = (run: (runs: readonly DetectionRun[]) => Promis
 /** Resolves once every run handed to the in-process runner so far has finished. */
 export const inProcessRunsSettled = async (): Promise<void> => {
   while (running.size > 0) await Promise.all(running);
+};
+
+/** One SQS message per run, the run as its body; the run worker takes it from there. */
+export const sqsRunQueue = (queueUrl: string, target?: AwsTarget): RunQueue => {
+  const messages = sqsMessages(queueUrl, { dependency: 'detection run queue', what: 'Detection runs' }, target);
+  return { send: (runs) => messages.send(runs.map((run) => ({ id: String(run.runId), body: JSON.stringify(run) }))) };
 };

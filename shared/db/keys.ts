@@ -270,6 +270,15 @@ export const key = {
     PK: `DETECT#${orgId}`,
     SK: `POS#${configId}#${digest(stream)}`,
   }),
+  /**
+   * The enabled configs of every organization under one schedule class or push source, for the
+   * scheduler and the feeds: `@` is in no slug, so these never meet an organization's partition.
+   */
+  detectionListing: (slot: string, orgId: string, configId: number): Key => ({
+    PK: `DETECT#@${slot}`,
+    SK: `${orgId}#${configId}`,
+  }),
+  detectionListings: (slot: string) => `DETECT#@${slot}`,
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
     SK: `DAY#${day}`,

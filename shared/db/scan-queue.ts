@@ -15,15 +15,20 @@ const errorCode = ({ body }: { body: Uint8Array }): string | undefined => {
 };
 
 /**
- * One message per scan, its id as the body, sent as SQS's JSON protocol over a signed HTTPS
- * request (see aws-request.ts): the routes that start scans carry no SQS client.
+ * Messages (their bodies) sent as SQS's JSON protocol over a signed HTTPS request (see
+ * aws-request.ts), ten a call: the routes that queue work carry no SQS client.
  */
-export const sqsScanQueue = (queueUrl: string, target?: AwsTarget): ScanQueue => {
-  const send = awsService({ dependency: 'scan queue', signingName: 'sqs', uriEscapePath: true, errorCode }, target);
+export const sqsMessages = (
+  queueUrl: string,
+  { dependency, what }: { dependency: string; what: string },
+  target?: AwsTarget,
+) => {
+  const send = awsService({ dependency, signingName: 'sqs', uriEscapePath: true, errorCode }, target);
   return {
-    async send(scanIds) {
-      for (let start = 0; start < scanIds.length; start += BATCH) {
-        const entries = scanIds.slice(start, start + BATCH).map((id) => ({ Id: String(id), MessageBody: String(id) }));
+    /** `id`: letters, digits, `-` and `_` only, unique in the call; a failure names the ids not queued. */
+    async send(messages: readonly { id: string; body: string }[]) {
+      for (let start = 0; start < messages.length; start += BATCH) {
+        const entries = messages.slice(start, start + BATCH).map(({ id, body }) => ({ Id: id, MessageBody: body }));
         const answer = await send({
           method: 'POST',
           path: '/',
@@ -31,10 +36,18 @@ export const sqsScanQueue = (queueUrl: string, target?: AwsTarget): ScanQueue =>
           body: Buffer.from(JSON.stringify({ QueueUrl: queueUrl, Entries: entries })),
         });
         const { Failed = [] } = JSON.parse(Buffer.from(answer.body).toString('utf8')) as { Failed?: { Id: string }[] };
-        if (Failed.length > 0) throw new Error(`Scans not queued: ${Failed.map((entry) => entry.Id).join(', ')}`);
+        if (Failed.length > 0) {
+          throw new Error(`${what} not queued: ${Failed.map((entry) => entry.Id).join(', ')}`);
+        }
       }
     },
   };
+};
+
+/** One message per scan, its id as the body. */
+export const sqsScanQueue = (queueUrl: string, target?: AwsTarget): ScanQueue => {
+  const messages = sqsMessages(queueUrl, { dependency: 'scan queue', what: 'Scans' }, target);
+  return { send: (scanIds) => messages.send(scanIds.map((id) => ({ id: String(id), body: String(id) }))) };
 };
 
 /** Scans handed to the in-process worker and not finished yet. */

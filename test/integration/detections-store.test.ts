@@ -1,7 +1,13 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
+import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
+import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
+import { applyActivity } from '../../shared/domain/activity.ts';
 import type { CheckResult } from '../../shared/domain/check/types.ts';
 import { type PipelineDeps, processCandidates } from '../../shared/domain/detections/detections.ts';
 import type { ReportDeps } from '../../shared/domain/reports.ts';
@@ -23,6 +29,7 @@ const deps: PipelineDeps = {
   checker: { check: (content) => ({ status: verdicts[content] ?? 'UNKNOWN', source: 'service', sources: [] }) },
   // Auto-reporting is off for this organization: no report is ever filed here.
   reports: {} as ReportDeps,
+  lists: lifecycleRepository(table.db, table.tableName),
   resolver: { registered: async () => false },
   certificates: { read: async () => ({ names: [], positions: {} }) },
   resolverConcurrency: 1,
@@ -78,5 +85,53 @@ describe('detections in DynamoDB Local', () => {
     const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimReport('acme', first?.id as number)));
 
     expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('auto-reporting in DynamoDB Local', () => {
+  it('files the report of a lookalike its organization rejected once before, and none of one rejected twice', async () => {
+    const activity = activityRepository(table.db, table.tableName);
+    const rejected = (id: string, content: string) =>
+      applyActivity(activity, {
+        organization: 'acme',
+        kind: 'threat',
+        id,
+        content,
+        assetType: 'URL',
+        status: 'REJECTED',
+        watchlisted: false,
+        brands: [],
+        createdAt: '2026-01-01T00:00:00Z',
+        updatedAt: '2026-01-01T00:00:00Z',
+        deleted: false,
+      });
+    await rejected('r-1', 'acme-refund.xyz');
+    await rejected('r-2', 'acme-refund.xyz');
+    await rejected('r-3', 'acme-claim.xyz');
+    await table.db.send(
+      new PutCommand({ TableName: table.tableName, Item: { ...key.detectionSettings('acme'), autoReport: true } }),
+    );
+    const reporting: PipelineDeps = {
+      ...deps,
+      reports: {
+        store: activity,
+        verdicts: checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 }),
+        directory: directoryRepository(table.db, table.tableName),
+        ignoredHosts: [],
+      },
+    };
+
+    const recorded = await processCandidates(
+      reporting,
+      { ...run, source: 'DNS_TWIST', configId: 2 },
+      ['acme-refund.xyz', 'acme-claim.xyz'].map((content) => ({ content, reason: 'test' })),
+      Date.now(),
+    );
+    const listed = (await store.listDetections('acme', undefined, 100)).items.filter((d) => d.source === 'DNS_TWIST');
+    const status = (content: string) => listed.find((d) => d.threatContent === content)?.reportStatus;
+
+    expect(recorded.map((d) => d.threatContent).sort()).toEqual(['acme-claim.xyz', 'acme-refund.xyz']);
+    expect(status('acme-claim.xyz')).toBe('REPORTED');
+    expect(status('acme-refund.xyz')).toBe('NOT_REPORTED');
   });
 });

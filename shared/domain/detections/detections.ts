@@ -5,13 +5,15 @@ import type { AssetStore } from '../assets.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
 import { orderedBounds } from '../dates.ts';
-import { assetIdOf, newRecordId } from '../ids.ts';
+import { assetIdOf, newRecordId, stableId } from '../ids.ts';
+import type { ListStore } from '../lifecycle-lists.ts';
 import type { DirectoryStore } from '../organizations.ts';
 import { createReport, type ReportDeps } from '../reports.ts';
 import { brandIdOf } from '../reviews.ts';
 import { brandProfile, evaluateThreat } from '../threat-engine/engine.ts';
 import { matchNames } from './certstream.ts';
 import { mapBounded, permutations, type Resolver } from './dnstwist.ts';
+import { checkedCron, nextCronTime, parseCron, type ScheduleClass, scheduleClassOf } from './schedules.ts';
 import { type PermutationFamily, type SourceKey, sourceOf, validateConfig } from './sources.ts';
 
 export const CONFIDENCES = ['none', 'low', 'medium', 'high'] as const;
@@ -45,10 +47,23 @@ export type DetectionRun = {
   configId: number;
   runId: number;
   source: SourceKey;
-  status: 'QUEUED' | 'SUCCEEDED' | 'FAILED';
+  status: 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
   resultCount: number;
   queuedAt: string;
   finishedAt: string | null;
+};
+
+/**
+ * Where an enabled config is found across organizations: a pull config under its schedule class
+ * (with the next time its cron names), a push config under its source key (the feeds read it).
+ */
+export type ConfigListing = {
+  slot: string;
+  orgId: string;
+  configId: number;
+  source: SourceKey;
+  cron: string | null;
+  nextRunAt: string | null;
 };
 
 export type Detection = {
@@ -68,10 +83,29 @@ export type Detection = {
 
 export interface DetectionStore {
   settings(orgId: string): Promise<DetectionSettings>;
-  /** Writes a new config with its first history row, in one transaction. */
-  createConfig(config: DetectionConfig): Promise<void>;
-  /** Replaces a config (and writes its history row) if its `updatedAt` is still `expected`; false otherwise. */
-  updateConfig(config: DetectionConfig, expected: string): Promise<boolean>;
+  putSettings(orgId: string, settings: DetectionSettings): Promise<void>;
+  /** Writes a new config with its first history row (and its listing), in one transaction. */
+  createConfig(config: DetectionConfig, listing?: ConfigListing): Promise<void>;
+  /**
+   * Replaces a config (and writes its history row) if its `updatedAt` is still `expected`; false
+   * otherwise. In the same transaction, the listing under `listings.remove` goes and `listings.put` is written.
+   */
+  updateConfig(
+    config: DetectionConfig,
+    expected: string,
+    listings?: { remove?: string; put?: ConfigListing },
+  ): Promise<boolean>;
+  /** The enabled configs listed under a slot (a schedule class or a push source), every organization's. */
+  listListed(slot: string): Promise<ConfigListing[]>;
+  /** Moves a listing's next run time on, if it is still `seen`; false when another scheduler moved it. */
+  advanceListing(listing: ConfigListing, seen: string | null, next: string | null): Promise<boolean>;
+  /** Writes a queued run unless it exists (a scheduled run has a stable id); false when it did. */
+  putRunOnce(run: DetectionRun): Promise<boolean>;
+  /**
+   * Takes a run for one worker until `leaseUntil`: a QUEUED or FAILED run, or a RUNNING one whose
+   * lease ran out (its worker died); false when it finished or another worker holds it.
+   */
+  claimRun(run: DetectionRun, now: string, leaseUntil: string): Promise<boolean>;
   findConfig(orgId: string, id: number): Promise<DetectionConfig | undefined>;
   listConfigs(orgId: string): Promise<DetectionConfig[]>;
   putRun(run: DetectionRun): Promise<void>;
@@ -114,10 +148,16 @@ export type DetectionDeps = {
   directory: Pick<DirectoryStore, 'findMembership' | 'listBrands'>;
 };
 
-export type PipelineDeps = DetectionDeps & {
+/** What turns candidates into detections: the check, the brands and assets, the lifecycle and an asset's records. */
+export type CandidateDeps = DetectionDeps & {
   checker: Checker;
   assets: Pick<AssetStore, 'list'>;
   reports: ReportDeps;
+  /** An organization's own records of an asset: its rejections hold auto-reporting back. */
+  lists: Pick<ListStore, 'byAssetOf'>;
+};
+
+export type PipelineDeps = CandidateDeps & {
   resolver: Resolver;
   certificates: CertificateNames;
   /** Lookups in flight at once against the resolver. */
@@ -138,6 +178,29 @@ export const organizationFor = async (
   }
   if ((await directory.findMembership(caller.userId, slug))?.status !== 'ACTIVE') throw new ForbiddenError(NO_ACCESS);
   return slug;
+};
+
+/**
+ * An organization's detection settings changed by the operator: auto-reporting on or off, and
+ * the confidence thresholds, each in [0, 1] and in order (low ≤ medium ≤ high).
+ */
+export const changeDetectionSettings = async (
+  store: Pick<DetectionStore, 'settings' | 'putSettings'>,
+  orgId: string,
+  change: { autoReport?: boolean; thresholds?: Thresholds },
+): Promise<DetectionSettings> => {
+  const current = await store.settings(orgId);
+  const next = {
+    autoReport: change.autoReport ?? current.autoReport,
+    thresholds: change.thresholds ?? current.thresholds,
+  };
+  const { low, medium, high } = next.thresholds;
+  const inRange = [low, medium, high].every((value) => Number.isFinite(value) && value >= 0 && value <= 1);
+  if (!inRange || low > medium || medium > high) {
+    throw new BadRequestError('Thresholds must be numbers from 0 to 1 with low ≤ medium ≤ high');
+  }
+  await store.putSettings(orgId, next);
+  return next;
 };
 
 export const confidenceOf = (score: number, { low, medium, high }: Thresholds): Confidence =>
@@ -168,6 +231,29 @@ const checkCron = (source: { mode: string; key: string }, cron: string | null | 
       issues: [{ message: `cron is only accepted for scheduled sources`, path: 'body.cron' }],
     });
   }
+  if (cron !== undefined && cron !== null) checkedCron(cron);
+};
+
+/**
+ * Where an enabled config is listed: a pull config under the schedule class of its cron (its
+ * source's default when it has none), with the first time after `now` that cron names; a push
+ * config under its source. A disabled or deleted config is not listed.
+ */
+export const listingOf = (config: DetectionConfig, now: number): ConfigListing | undefined => {
+  const source = sourceOf(config.source);
+  if (source === undefined || config.status !== 'ENABLED' || config.deletedAt !== null) return undefined;
+  const base = { orgId: config.orgId, configId: config.id, source: config.source };
+  if (source.mode === 'push') return { ...base, slot: config.source, cron: null, nextRunAt: null };
+  const text = config.cron ?? source.defaultCron;
+  const cron = text === null ? undefined : parseCron(text);
+  if (cron === undefined) return undefined;
+  const next = nextCronTime(cron, now);
+  return {
+    ...base,
+    slot: scheduleClassOf(cron),
+    cron: text,
+    nextRunAt: next === undefined ? null : new Date(next).toISOString(),
+  };
 };
 
 export const listConfigs = async (deps: DetectionDeps, caller: Caller, slug: string) => {
@@ -220,7 +306,7 @@ export const createConfig = async (
     lastRunAt: null,
     lastResultCount: null,
   };
-  await deps.store.createConfig(created);
+  await deps.store.createConfig(created, listingOf(created, now));
   return configView(created);
 };
 
@@ -261,7 +347,8 @@ export const updateConfig = async (
     config: validateConfig(source, merged),
     updatedAt: new Date(Math.max(now, Date.parse(current.updatedAt) + 1)).toISOString(),
   };
-  if (!(await deps.store.updateConfig(next, current.updatedAt))) {
+  const listings = { remove: listingOf(current, now)?.slot, put: listingOf(next, now) };
+  if (!(await deps.store.updateConfig(next, current.updatedAt, listings))) {
     throw new BadRequestError('The config changed while it was being updated; try again');
   }
   return configView(next);
@@ -276,7 +363,8 @@ export const deleteConfig = async (
   const orgId = await organizationFor(deps.directory, caller, body.slug);
   const current = await findLive(deps.store, orgId, body.configId);
   const at = new Date(Math.max(now, Date.parse(current.updatedAt) + 1)).toISOString();
-  if (!(await deps.store.updateConfig({ ...current, deletedAt: at, updatedAt: at }, current.updatedAt))) {
+  const deleted = { ...current, deletedAt: at, updatedAt: at };
+  if (!(await deps.store.updateConfig(deleted, current.updatedAt, { remove: listingOf(current, now)?.slot }))) {
     throw new NotFoundError(`Detection config ${body.configId} not found`);
   }
   return { id: current.id, deletedAt: at };
@@ -329,6 +417,69 @@ export const queueRuns = async (
   return { runs: runs.map((run) => ({ configId: run.configId, runId: run.runId, status: run.status })) };
 };
 
+/** A scheduled run is queued up to this long before the time its cron names (a schedule may fire a little early). */
+const SCHEDULE_SLACK_MS = 60_000;
+
+/**
+ * One tick of the scheduler: each enabled config listed under the ticking classes whose time has
+ * come gets a run with a stable id (of its config and that time), written once and queued; then
+ * its next time moves on, conditionally, so two ticks at once move it once. A tick that dies
+ * between queueing and moving on queues the same run again at the next tick, and the worker,
+ * which takes a run before it runs it, runs it once. A config whose times were missed (the
+ * scheduler was down) runs once, then at its next time after now.
+ */
+export const scheduleDueRuns = async (
+  deps: { store: DetectionStore; queue: RunQueue },
+  classes: readonly ScheduleClass[],
+  now: number,
+): Promise<DetectionRun[]> => {
+  const due: { listing: ConfigListing; run: DetectionRun }[] = [];
+  for (const slot of classes) {
+    for (const listing of await deps.store.listListed(slot)) {
+      if (listing.nextRunAt === null || Date.parse(listing.nextRunAt) > now + SCHEDULE_SLACK_MS) continue;
+      const run: DetectionRun = {
+        orgId: listing.orgId,
+        configId: listing.configId,
+        runId: stableId(`run:${listing.orgId}:${listing.configId}:${listing.nextRunAt}`),
+        source: listing.source,
+        status: 'QUEUED',
+        resultCount: 0,
+        queuedAt: listing.nextRunAt,
+        finishedAt: null,
+      };
+      await deps.store.putRunOnce(run);
+      due.push({ listing, run });
+    }
+  }
+  await deps.queue.send(due.map((entry) => entry.run));
+  for (const { listing } of due) {
+    const cron = listing.cron === null ? undefined : parseCron(listing.cron);
+    const from = Math.max(now, Date.parse(listing.nextRunAt as string));
+    const next = cron === undefined ? undefined : nextCronTime(cron, from);
+    await deps.store.advanceListing(
+      listing,
+      listing.nextRunAt,
+      next === undefined ? null : new Date(next).toISOString(),
+    );
+  }
+  return due.map((entry) => entry.run);
+};
+
+/**
+ * The worker's run of one queued run: taken first (until `leaseMs` from now), so a message
+ * delivered twice, or a scheduled run queued twice, runs once; undefined when it was not taken.
+ */
+export const runQueued = async (
+  deps: PipelineDeps,
+  run: DetectionRun,
+  now: number,
+  leaseMs: number,
+): Promise<number | undefined> => {
+  const taken = await deps.store.claimRun(run, new Date(now).toISOString(), new Date(now + leaseMs).toISOString());
+  if (!taken) return undefined;
+  return executeRun(deps, { ...run, status: 'RUNNING' }, now);
+};
+
 const HOUR = 3_600_000;
 
 export const validateConfigs = async (
@@ -348,8 +499,8 @@ export const validateConfigs = async (
   const configs = await selectConfigs(deps.store, orgId, body);
   if (body.run === true) {
     const at = new Date(now).toISOString();
-    await deps.runNow(
-      configs.map((config, i) => ({
+    const runs = configs.map(
+      (config, i): DetectionRun => ({
         orgId,
         configId: config.id,
         runId: newRecordId(now) + i,
@@ -358,8 +509,10 @@ export const validateConfigs = async (
         resultCount: 0,
         queuedAt: at,
         finishedAt: null,
-      })),
+      }),
     );
+    for (const run of runs) await deps.store.putRun(run);
+    await deps.runNow(runs);
   }
   const since = new Date(now - (body.lookbackHours ?? 168) * HOUR).toISOString();
   const runs = await deps.store.listRuns(orgId, since);
@@ -447,7 +600,7 @@ export const detectionDrift = async (
 
 /** The organization's own domains: the hosts of its allowlisted URL assets. */
 const MAX_ASSET_PAGES = 5;
-const ownDomains = async (assets: PipelineDeps['assets'], orgId: string): Promise<string[]> => {
+const ownDomains = async (assets: CandidateDeps['assets'], orgId: string): Promise<string[]> => {
   const domains: string[] = [];
   let position: string | undefined;
   for (let page = 0; page < MAX_ASSET_PAGES; page++) {
@@ -462,10 +615,10 @@ const ownDomains = async (assets: PipelineDeps['assets'], orgId: string): Promis
   return domains;
 };
 
-type Brand = Awaited<ReturnType<PipelineDeps['directory']['listBrands']>>[number];
+type Brand = Awaited<ReturnType<CandidateDeps['directory']['listBrands']>>[number];
 
 /** What a run matches against: the organization's (or the config's brand's) terms and own domains. */
-export const profileOf = async (deps: PipelineDeps, orgId: string, brandId: number | null) => {
+export const profileOf = async (deps: CandidateDeps, orgId: string, brandId: number | null) => {
   const [allBrands, domains] = await Promise.all([deps.directory.listBrands(orgId), ownDomains(deps.assets, orgId)]);
   const brands = allBrands.filter((brand) => !brand.deleted && (brandId === null || brandIdOf(brand) === brandId));
   const tickers = brands.flatMap((brand) => brand.tickers ?? []);
@@ -485,10 +638,11 @@ const matchedBrands = (content: string, brands: readonly Brand[], domains: reado
  * The pipeline of one run's candidates: each becomes an asset (skipped when ALLOWED), is scored by
  * the threat engine, and becomes one detection per asset, source and organization (a second run
  * records nothing new); with auto-report on, a detection at or above the medium threshold whose
- * content is not already blocked files its one report. Returns the detections recorded.
+ * content is not already blocked, nor rejected twice before, files its one report. Returns the
+ * detections recorded.
  */
 export const processCandidates = async (
-  deps: PipelineDeps,
+  deps: CandidateDeps,
   run: { orgId: string; source: SourceKey; configId: number | null; brandId: number | null; minScore?: number },
   candidates: readonly Candidate[],
   now: number,
@@ -526,7 +680,12 @@ export const processCandidates = async (
     };
     if (!(await recordOnce(deps.store, detection, idTime))) continue;
     recorded.push(detection);
-    if (settings.autoReport && score >= settings.thresholds.medium && known.status !== 'BLOCKED') {
+    if (
+      settings.autoReport &&
+      score >= settings.thresholds.medium &&
+      known.status !== 'BLOCKED' &&
+      !(await rejectedTwice(deps.lists, run.orgId, detection.asset.id))
+    ) {
       await fileReport(deps, detection, now);
     }
   }
@@ -544,7 +703,20 @@ const recordOnce = async (store: DetectionStore, detection: Detection, now: numb
   throw new Error(`No free detection id at ${now} after ${MAX_ID_DRAWS} draws`);
 };
 
-const fileReport = async (deps: PipelineDeps, detection: Detection, now: number) => {
+/** Records of an asset read for its rejections: the newest of the organization's own. */
+const REJECTION_RECORDS = 25;
+/**
+ * Auto-reporting stops at content the organization's reviewers rejected at least twice (two of its
+ * proposals of that content REJECTED): a third report would only come back for the same answer.
+ */
+const REJECTIONS_TO_STOP = 2;
+const rejectedTwice = async (lists: CandidateDeps['lists'], orgId: string, assetId: number): Promise<boolean> => {
+  const records = await lists.byAssetOf(assetId, orgId, REJECTION_RECORDS);
+  const rejected = records.filter((record) => record.kind === 'threat' && record.status === 'REJECTED');
+  return rejected.length >= REJECTIONS_TO_STOP;
+};
+
+const fileReport = async (deps: CandidateDeps, detection: Detection, now: number) => {
   if (!(await deps.store.claimReport(detection.orgId, detection.id))) return;
   const at = new Date(now).toISOString();
   try {
@@ -564,6 +736,33 @@ const fileReport = async (deps: PipelineDeps, detection: Detection, now: number)
     throw error;
   }
   await deps.store.markReported(detection.orgId, detection.id, at);
+};
+
+/**
+ * Content pushed to a push source for one organization (`EXTERNAL` from its submissions, and
+ * `ASSET_CHECK` from unknown content it submitted or scanned): recorded under its enabled config
+ * of that source, none when it has none. Pushed content is a finding whatever its score; content
+ * seen by the check must score at least the config's `minScore` (the low threshold by default).
+ */
+export const feedPushSource = async (
+  deps: CandidateDeps,
+  orgId: string,
+  source: 'ASSET_CHECK' | 'EXTERNAL',
+  candidates: readonly Candidate[],
+  now: number,
+): Promise<Detection[]> => {
+  const config = (await deps.store.listConfigs(orgId)).find(
+    (found) => found.source === source && found.status === 'ENABLED' && found.deletedAt === null,
+  );
+  if (config === undefined || candidates.length === 0) return [];
+  const minScore =
+    source === 'EXTERNAL' ? 0 : typeof config.config.minScore === 'number' ? config.config.minScore : undefined;
+  return processCandidates(
+    deps,
+    { orgId, source, configId: config.id, brandId: config.brandId, minScore },
+    candidates,
+    now,
+  );
 };
 
 const DNS_TWIST_DEFAULT_MAX = 5000;

@@ -6,6 +6,7 @@ import type { AssetType } from '../asset-types.ts';
 import type { AssetStore } from '../assets.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
+import { type CandidateDeps, feedPushSource } from '../detections/detections.ts';
 import { newRecordIds } from '../ids.ts';
 import type { DirectoryStore } from '../organizations.ts';
 import { assetIdOf, createReport, type ReportDeps } from '../reports.ts';
@@ -26,6 +27,8 @@ export type Scan = {
   result: EngineResult | null;
   createdAt: string;
   completedAt: string | null;
+  /** `submit`: pushed with `/asset/submit`, so an `EXTERNAL` detection of its organization too. */
+  origin?: 'submit' | 'scan';
 };
 
 export interface ScanStore {
@@ -71,6 +74,7 @@ const newScans = (
   contents: readonly string[],
   owner: { owner: string; organization?: string },
   now: number,
+  origin: Scan['origin'],
 ): Scan[] => {
   const ids = newRecordIds(contents.length, now);
   return contents.map((content, i) => {
@@ -85,6 +89,7 @@ const newScans = (
       result: null,
       createdAt: new Date(now).toISOString(),
       completedAt: null,
+      origin,
     };
   });
 };
@@ -107,7 +112,7 @@ export const submitAssets = async (
 ) => {
   const identified = body.assets.map((asset) => ({ asset, assetId: identify(asset).assetId }));
   if (body.organizationSlug === undefined) return { submittedAssets: identified };
-  const scans = newScans(body.assets, await ownerOf(deps, caller, body.organizationSlug), now);
+  const scans = newScans(body.assets, await ownerOf(deps, caller, body.organizationSlug), now, 'submit');
   await startScans(deps, scans);
   return { submittedAssets: identified.map((entry, i) => ({ ...entry, scanId: (scans[i] as Scan).id })) };
 };
@@ -119,7 +124,7 @@ export const startScan = async (
   body: { content: string; organizationSlug?: string },
   now: number,
 ) => {
-  const [scan] = newScans([body.content], await ownerOf(deps, caller, body.organizationSlug), now) as [Scan];
+  const [scan] = newScans([body.content], await ownerOf(deps, caller, body.organizationSlug), now, 'scan') as [Scan];
   await startScans(deps, [scan]);
   return { scanId: scan.id, status: scan.status, content: scan.content };
 };
@@ -156,6 +161,8 @@ export type WorkerDeps = {
   reports: ReportDeps;
   /** Whether an open dispute of the content exists. */
   isDisputed: (checkKey: string) => Promise<boolean>;
+  /** The detection pipeline the organization's push sources feed; none, no detections. */
+  detections?: CandidateDeps;
 };
 
 /** Pages of an organization's URL assets read for its own domains. */
@@ -230,6 +237,12 @@ export const runScan = async (deps: WorkerDeps, scanId: number, now: number): Pr
   const result = evaluateThreat(scan.content, profile, { status: known.status, source: known.source });
   if (result.verdict === 'MALICIOUS' && orgId !== undefined && scan.checkKey !== null) {
     await fileReport(deps, scan, orgId, scan.checkKey, result, now);
+  }
+  if (deps.detections !== undefined && orgId !== undefined && scan.checkKey !== null) {
+    const reason = scan.origin === 'submit' ? 'submitted with /asset/submit' : 'scanned with /asset/scan';
+    const candidate = [{ content: scan.content, reason }];
+    if (scan.origin === 'submit') await feedPushSource(deps.detections, orgId, 'EXTERNAL', candidate, now);
+    if (known.status === 'UNKNOWN') await feedPushSource(deps.detections, orgId, 'ASSET_CHECK', candidate, now);
   }
   await deps.scans.complete(scan.id, result, new Date(now).toISOString());
 };
