@@ -42,7 +42,7 @@ export const handler = createHandler({
   deliveries: store,
   open: store,
   log: runtime.webhookChangeLog(),
-  records: runtime.lists(),
+  records: runtime.webhookAssetRecords(),
   now: runtime.now,
   enqueue: runtime.webhookQueue(),
 });

@@ -16,6 +16,7 @@ import {
   type DetectionStore,
 } from '../domain/detections/detections.ts';
 import { key } from './keys.ts';
+import { detectionFeedPut } from './webhook-repository.ts';
 
 const strip = <T>(item: Record<string, unknown>): T => {
   const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
@@ -186,6 +187,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            // Announces the new detection to webhooks; exists exactly when the detection does.
+            detectionFeedPut(TableName, detection.orgId, detection.id),
           ],
         }),
       );
