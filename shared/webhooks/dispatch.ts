@@ -241,6 +241,8 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
   /** Organizations named by recent changes of blocked content, by content: see `ORIGIN_MEMORY_MS`. */
   const named = new Map<string, { origin: VerdictOrigin; version: string; until: number }[]>();
   let state: GeneratorState | undefined;
+  let readFrom: string | undefined;
+  let cursorSavedAt = 0;
 
   const remember = (changes: readonly LoggedChange[], now: number) => {
     for (const [content, list] of named) {
@@ -299,9 +301,15 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
       state ??= await deps.deliveries.generatorState();
       const current = state;
       const isDone = (entry: string) => entry < current.position || current.done.has(entry) || seen.has(entry);
-      const saved = await deps.log.cursor();
+      // The saved position is read once: after that this generator knows how far it has read.
+      if (readFrom === undefined) {
+        const saved = await deps.log.cursor();
+        readFrom = saved ?? settled;
+        if (saved === undefined) await deps.log.saveCursor(settled);
+      }
+      const from = readFrom;
       const [changes, detections] = await Promise.all([
-        deps.log.readFrom(saved ?? settled),
+        deps.log.readFrom(from),
         deps.deliveries.detectionFeed(current.position === '' ? settled : current.position),
       ]);
       const fresh: Entry[] = [
@@ -359,8 +367,12 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
       }
       state = committed;
       for (const entry of fresh) seen.set(entry.at, true);
-      // A first poll saves where it started, so a restart resumes there rather than at its own start.
-      if (saved === undefined || settled > (saved ?? settled)) await deps.log.saveCursor(settled);
+      if (settled > from) readFrom = settled;
+      // Saved now and then (a restart reads again from there, and records nothing twice).
+      if (started - cursorSavedAt >= POSITION_EVERY_MS) {
+        await deps.log.saveCursor(from);
+        cursorSavedAt = started;
+      }
       for (const entry of [...seen.keys()]) if (entry < settled) seen.delete(entry);
       return { changes: fresh.length, events };
     },

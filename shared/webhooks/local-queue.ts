@@ -111,12 +111,22 @@ export const startLocalDispatcher = (
 ): Dispatcher => {
   let stopped = false;
   let lastRecovery = 0;
+  let recovering: Promise<void> | undefined;
   const loop = (async () => {
     while (!stopped) {
       try {
-        if (Date.now() - lastRecovery >= recoverEveryMs) {
+        // Beside the polls, not between them: reading every webhook's unfinished records delays no change.
+        if (recovering === undefined && Date.now() - lastRecovery >= recoverEveryMs) {
           lastRecovery = Date.now();
-          await recovery();
+          recovering = recovery().then(
+            () => {
+              recovering = undefined;
+            },
+            (error: unknown) => {
+              recovering = undefined;
+              onError(error);
+            },
+          );
         }
         await generator.poll();
       } catch (error) {
@@ -131,6 +141,7 @@ export const startLocalDispatcher = (
       stopped = true;
       queue.stop();
       await loop;
+      await recovering;
     },
   };
 };
