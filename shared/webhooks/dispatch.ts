@@ -55,6 +55,9 @@ const EVENTS_PER_BATCH = 100;
 const BODY_BYTES_PER_BATCH = 200_000;
 /** A transaction holds 100 items: the generator's state, then a delivery record and its open marker per batch. */
 const MAX_BATCHES_PER_COMMIT = 49;
+/** ... and 4 MB: the records' bodies, each event's other fields, and room for the state. */
+const BYTES_PER_COMMIT = 3_000_000;
+const EVENT_OVERHEAD_BYTES = 400;
 /** With no events to record, the generator's position is still saved this often (so a restart reads little again). */
 const POSITION_EVERY_MS = 10_000;
 /**
@@ -272,9 +275,19 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
     position: string,
   ): Promise<GeneratorState | undefined> => {
     const batches = batchesOf(planned);
-    const groups: (typeof batches)[] = [];
-    for (let i = 0; i < batches.length; i += perCommit) groups.push(batches.slice(i, i + perCommit));
-    if (groups.length === 0) groups.push([]);
+    const groups: (typeof batches)[] = [[]];
+    let bytes = 0;
+    for (const batch of batches) {
+      const size = batch.events.reduce((sum, event) => sum + event.body.length + EVENT_OVERHEAD_BYTES, 0);
+      const group = groups.at(-1) as typeof batches;
+      if (group.length > 0 && (group.length >= perCommit || bytes + size > BYTES_PER_COMMIT)) {
+        groups.push([batch]);
+        bytes = size;
+      } else {
+        group.push(batch);
+        bytes += size;
+      }
+    }
     let at = current;
     for (const [index, group] of groups.entries()) {
       const last = index === groups.length - 1;
