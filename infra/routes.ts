@@ -751,8 +751,8 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
   // A scan's result, and the report a MALICIOUS one files (once per content and organization).
   'run-scans': [PARTITIONS.scan, ...LIFECYCLE],
-  // Reads the verdict log; records each event's deliveries and its own position in the log.
+  // Reads the verdict log and new detections; records the events' delivery records and its own state.
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
-  // Claims a delivery, records its outcome.
+  // Claims a delivery record, records its events' outcomes.
   'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
 };

@@ -16,9 +16,9 @@ export type LocalQueue = {
 
 /**
  * The in-process stand-in of the delivery queue: one lane per webhook, each attempting its
- * deliveries one at a time in the order they were queued (a delivery waiting for its retry holds
- * back the later ones of its webhook only), all lanes concurrently, so a slow or dead receiver
- * delays nobody else's deliveries, nor the generator, nor any request.
+ * delivery records one at a time in the order they were queued (an event waiting for its retry
+ * holds back the later ones of its webhook only), all lanes concurrently, so a slow or dead
+ * receiver delays nobody else's deliveries, nor the generator, nor any request.
  */
 export const localDeliveryQueue = (
   deps: DeliveryDeps,
