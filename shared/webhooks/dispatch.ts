@@ -200,7 +200,11 @@ type Entry = { at: string; change?: LoggedChange; detection?: DetectionFeedEntry
 /** A webhook's events, in order, cut into delivery records; one entry's events for a webhook stay in one record. */
 const batchesOf = (planned: readonly (Planned & { entry: string })[]) => {
   const byHook = new Map<string, (Planned & { entry: string })[]>();
-  for (const item of planned) byHook.set(item.hook.id, [...(byHook.get(item.hook.id) ?? []), item]);
+  for (const item of planned) {
+    const list = byHook.get(item.hook.id) ?? [];
+    list.push(item);
+    byHook.set(item.hook.id, list);
+  }
   const batches: (NewBatch & { entries: Set<string> })[] = [];
   for (const items of byHook.values()) {
     let current: (Planned & { entry: string })[] = [];
