@@ -150,18 +150,36 @@ const toWebhook = (item: Record<string, unknown>): Webhook => ({
   sealedSecret: item.sealedSecret as string,
 });
 
-const toBatch = (item: Record<string, unknown>): DeliveryBatch => ({
-  hookId: item.hookId as string,
-  orgId: item.orgId as string,
-  sort: item[ATTR.sk] as string,
-  events: (item.events as DeliveryEvent[]).map((event) => ({
-    ...event,
-    responseStatus: event.responseStatus ?? null,
-  })),
-  next: item.next as number,
-  claims: item.claims as number,
-  notBefore: item.notBefore as number,
-});
+/** Claims of a delivery written before records held several events: never claimed again, shown as they were left. */
+const LEGACY_CLAIMS = -1;
+
+const toBatch = (item: Record<string, unknown>): DeliveryBatch => {
+  const base = { hookId: item.hookId as string, orgId: item.orgId as string, sort: item[ATTR.sk] as string };
+  if (item.events === undefined) {
+    const event = {
+      id: item.id as string,
+      event: item.event as string,
+      eventId: item.eventId as string,
+      body: item.body as string,
+      status: item.status as DeliveryStatus,
+      attempts: item.attempts as number,
+      responseStatus: (item.responseStatus as number | null | undefined) ?? null,
+      createdAt: item.createdAt as string,
+      updatedAt: item.updatedAt as string,
+    };
+    return { ...base, events: [event], next: 0, claims: LEGACY_CLAIMS, notBefore: item.notBefore as number };
+  }
+  return {
+    ...base,
+    events: (item.events as DeliveryEvent[]).map((event) => ({
+      ...event,
+      responseStatus: event.responseStatus ?? null,
+    })),
+    next: item.next as number,
+    claims: item.claims as number,
+    notBefore: item.notBefore as number,
+  };
+};
 
 const viewOf = (batch: Pick<DeliveryBatch, 'hookId' | 'orgId' | 'sort'>, event: DeliveryEvent): Delivery => ({
   hookId: batch.hookId,
@@ -471,7 +489,7 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
       if (Item === undefined) return undefined;
       const batch = toBatch(Item);
       const head = batch.events[batch.next];
-      if (head === undefined || batch.notBefore > now) return undefined;
+      if (head === undefined || batch.notBefore > now || batch.claims === LEGACY_CLAIMS) return undefined;
       const at = new Date(now).toISOString();
       const path = `#events[${batch.next}]`;
       try {
