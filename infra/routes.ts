@@ -761,9 +761,9 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   // A scan's result, the report a MALICIOUS one files (once per content and organization), and the
   // detections of its organization's push sources (EXTERNAL for a submission, ASSET_CHECK).
   'run-scans': [PARTITIONS.scan, ...LIFECYCLE, PARTITIONS.detection],
-  // Reads the verdict log; records each event's deliveries and its own position in the log.
+  // Reads the verdict log and new detections; records the events' delivery records and its own state.
   'generate-webhook-events': [PARTITIONS.webhooks, PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
-  // Claims a delivery, records its outcome.
+  // Claims a delivery record, records its events' outcomes.
   'deliver-webhooks': [PARTITIONS.webhookDelivery, PARTITIONS.webhookOpen],
   // A run's detections, its history row and config, and the reports auto-reporting files.
   'run-detections': [PARTITIONS.detection, ...LIFECYCLE],

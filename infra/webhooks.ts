@@ -31,9 +31,10 @@ const DELIVERY_FAILED = 'WebhookDeliveriesFailed';
 const DELIVERY_FINISHED = 'WebhookDeliveriesFinished';
 
 /**
- * Webhook events and their delivery: a scheduled generator reads the verdict log and records
- * each event's deliveries; an SQS queue carries them to the delivery function (one attempt per
- * message, a retry as a new delayed message), with a dead-letter queue for messages whose
+ * Webhook events and their delivery: a scheduled generator reads the verdict log and the feed of
+ * new detections and records the events, one delivery record per webhook and poll; an SQS queue
+ * carries the records to the delivery function (one attempt per message, its events sent in order,
+ * a retry as a new delayed message), with a dead-letter queue for messages whose
  * outcome could not be recorded. Signing secrets are sealed with a KMS key of their own that only
  * the functions which create webhooks (encrypt) and deliver them (decrypt) may use.
  */

@@ -40,7 +40,7 @@ import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
 import { verdictFeed } from './db/verdict-log.ts';
 import { fileVerdictSnapshotStore, s3VerdictSnapshotStore } from './db/verdict-snapshot-store.ts';
-import { changeLogReader, webhookRepository } from './db/webhook-repository.ts';
+import { assetRecordsReader, changeLogReader, webhookRepository } from './db/webhook-repository.ts';
 import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.ts';
 import { cachedKeyResolver } from './domain/api-keys.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
@@ -55,7 +55,7 @@ import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
-import { sendWebhook, systemResolver } from './webhooks/sender.ts';
+import { keepAliveAgents, sendWebhook, systemResolver } from './webhooks/sender.ts';
 
 // Canonicalization looks public suffixes up in every layer: the shipped list is its suffix data.
 useSuffixFile();
@@ -248,19 +248,23 @@ export const webhookTesting = /* @__PURE__ */ once(() => ({
 }));
 /** The verdict log as the webhook event generator reads it. */
 export const webhookChangeLog = /* @__PURE__ */ table(changeLogReader);
+/** Every organization's records of a content, as the webhook event generator reads them. */
+export const webhookAssetRecords = /* @__PURE__ */ table(assetRecordsReader);
 /** What one delivery attempt needs: the webhook, its sealed secret, the checked sender, the stage's timing. */
 export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
   const { policy, resolve } = webhookReceivers();
   const timeoutMs = config.webhookTimeoutMs;
+  const agents = keepAliveAgents();
   return {
     // A disabled or deleted webhook stops getting deliveries within a second.
     hooks: cachedHooks(webhooks(), 1000),
     deliveries: webhooks(),
     sealer: rememberingSealer(webhookSealer()),
-    send: (url, body, headers) => sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
+    send: (url, body, headers) => sendWebhook(url, body, headers, { policy, resolve, timeoutMs, agents }),
     now,
     backoffBaseMs: config.webhookBackoffMs,
     leaseMs: 2 * timeoutMs + 1000,
+    sendBudgetMs: timeoutMs,
   };
 });
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */

@@ -40,7 +40,9 @@ export const createHandler =
           const outcome = await attemptDelivery(deps, message.hookId, message.sort);
           if (outcome.state === 'retry') await deps.retryLater(message, outcome.at - deps.now());
           // One line per finished delivery: the delivery-failure alarm counts them (infra/webhooks.ts).
-          if (outcome.state === 'finished') logger.info('Webhook delivery finished', { outcome: outcome.status });
+          if (outcome.state !== 'skipped') {
+            for (const status of outcome.finished) logger.info('Webhook delivery finished', { outcome: status });
+          }
           return [];
         } catch (error) {
           logger.warn('Webhook delivery not recorded', { messageId: record.messageId, error });

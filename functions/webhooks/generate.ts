@@ -16,8 +16,9 @@ type Deps = GeneratorDeps & {
 
 /**
  * Scheduled every minute (one at a time): reads the verdict log about once a second until the
- * minute is nearly over, recording each event's deliveries and queuing them; first it queues again
- * the deliveries left unfinished (a worker that stopped mid-attempt).
+ * minute is nearly over (and the feed of new detections with it), recording the events' delivery
+ * records and queuing them; first it queues again the deliveries left unfinished (a worker that
+ * stopped mid-attempt).
  */
 export const createHandler = (deps: Deps) => {
   const generator = eventGenerator(deps, deps.enqueue);
@@ -42,7 +43,7 @@ export const handler = createHandler({
   deliveries: store,
   open: store,
   log: runtime.webhookChangeLog(),
-  records: runtime.lists(),
+  records: runtime.webhookAssetRecords(),
   now: runtime.now,
   enqueue: runtime.webhookQueue(),
 });

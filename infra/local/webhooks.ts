@@ -1,6 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
-import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
+import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer, rememberingSealer, type SecretSealer } from '../../shared/db/webhook-secrets.ts';
 import type { AddressPolicy, Resolver } from '../../shared/domain/webhooks.ts';
 import { cachedHooks, eventGenerator } from '../../shared/webhooks/dispatch.ts';
@@ -11,7 +10,7 @@ import {
   startLocalDispatcher,
 } from '../../shared/webhooks/local-queue.ts';
 import { useInProcessQueue } from '../../shared/webhooks/queue.ts';
-import { sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
+import { keepAliveAgents, sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
 
 export type LocalWebhookOptions = {
   db: DynamoDBDocumentClient;
@@ -46,16 +45,18 @@ export const startLocalWebhooks = (options: LocalWebhookOptions): Dispatcher => 
   const timeoutMs = options.timeoutMs ?? 5000;
   const policy = options.policy ?? { allowLoopback: true };
   const resolve = options.resolve ?? systemResolver;
+  const agents = keepAliveAgents();
   const onError = options.onError ?? ((error: unknown) => console.error(`Webhooks: ${String(error)}`));
   const deliveryDeps = {
     hooks: cachedHooks(store, HOOK_CACHE_MS),
     deliveries: store,
     sealer: rememberingSealer(sealer),
     send: (url: string, body: string, headers: Record<string, string>) =>
-      sendWebhook(url, body, headers, { policy, resolve, timeoutMs }),
+      sendWebhook(url, body, headers, { policy, resolve, timeoutMs, agents }),
     now: Date.now,
     backoffBaseMs: options.backoffBaseMs ?? 30_000,
     leaseMs: 2 * timeoutMs + 1000,
+    sendBudgetMs: timeoutMs,
   };
   const queue = localDeliveryQueue(deliveryDeps, {
     onError,
@@ -67,7 +68,7 @@ export const startLocalWebhooks = (options: LocalWebhookOptions): Dispatcher => 
       hooks: store,
       deliveries: store,
       log: changeLogReader(options.db, options.tableName),
-      records: lifecycleRepository(options.db, options.tableName),
+      records: assetRecordsReader(options.db, options.tableName),
       now: Date.now,
     },
     queue.enqueue,

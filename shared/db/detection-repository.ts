@@ -17,6 +17,7 @@ import {
 } from '../domain/detections/detections.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { key } from './keys.ts';
+import { detectionFeedPut } from './webhook-repository.ts';
 
 const strip = <T>(item: Record<string, unknown>): T => {
   const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
@@ -244,6 +245,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
         refuse('duplicate'),
       ),
       claim(key.detection(detection.orgId, detection.id), { entity: 'DETECTION', ...detection }, refuse('id-taken')),
+      // Announces the new detection to webhooks; exists exactly when the detection does.
+      record(detectionFeedPut(detection.orgId, detection.id)),
     ]);
     return outcome.committed ? 'recorded' : outcome.refused;
   },

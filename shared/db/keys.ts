@@ -220,6 +220,8 @@ export const key = {
   webhooks: { PK: 'WEBHOOKS', prefix: (orgId?: string) => (orgId === undefined ? 'HOOK#' : `HOOK#${orgId}#`) },
   webhookCount: (orgId: string): Key => ({ PK: 'WEBHOOKS', SK: `COUNT#${orgId}` }),
   webhookCursor: { PK: 'WEBHOOKS', SK: 'CURSOR' } as Key,
+  /** What the event generator has recorded: a log position and the entries after it already turned into events. */
+  webhookGenerator: { PK: 'WEBHOOKS', SK: 'GENERATOR' } as Key,
   /** A delivery sorts by the position of its change in the verdict log, then by its own id. */
   webhookDelivery: (hookId: string, sort: string): Key => ({ PK: `WEBHOOKDLV#${hookId}`, SK: sort }),
   webhookDeliveryPartition: (hookId: string): string => `WEBHOOKDLV#${hookId}`,
@@ -259,6 +261,16 @@ export const key = {
   }),
   detectionRuns: { PK: (orgId: string) => `DETECT#${orgId}`, prefix: 'RUN#' },
   /** Detections sort by id (time-ordered, 16 digits), so the newest are read first. */
+  /**
+   * New detections of every organization, one partition per hour of their recording (under the
+   * detections' own prefix, which every writer of detections may write): the webhook generator
+   * reads it as it reads the verdict log. Organization ids never contain `#`.
+   */
+  detectionFeed: (bucket: string, position: string, orgId: string, id: number): Key => ({
+    PK: `DETECT#FEED#${bucket}`,
+    SK: `${position}#${orgId}#${id}`,
+  }),
+  detectionFeedPartition: (bucket: string): string => `DETECT#FEED#${bucket}`,
   detection: (orgId: string, id: number): Key => ({ PK: `DETECT#${orgId}`, SK: `DET#${String(id).padStart(16, '0')}` }),
   detections: { PK: (orgId: string) => `DETECT#${orgId}`, prefix: 'DET#' },
   /** Held by the one detection of an asset from a source. */

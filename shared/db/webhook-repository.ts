@@ -7,8 +7,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { ActivityRecord } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
-import { LOG_TIMING } from '../domain/check/verdicts.ts';
+import { LOG_TIMING, positionAt, timeOf } from '../domain/check/verdicts.ts';
 import {
   type DeliveryStatus,
   MAX_WEBHOOKS_PER_ORGANIZATION,
@@ -17,14 +18,17 @@ import {
   type WebhookEventRecord,
 } from '../domain/webhooks.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
-import { changeWriter, claim, record, refuse, release } from './change-set.ts';
-import { ATTR, key } from './keys.ts';
+import { toRecord } from './activity-repository.ts';
+import { type Change, changeWriter, claim, record, refuse, release } from './change-set.ts';
+import { ACTIVITY_INDEX, ATTR, assetPartition, key } from './keys.ts';
 import { readLogFrom, type VerdictOrigin } from './verdict-log.ts';
 
+/** One event of one webhook as its delivery log shows it. */
 export type Delivery = {
   id: string;
   hookId: string;
   orgId: string;
+  /** The delivery record the event is kept in (see `DeliveryBatch`). */
   sort: string;
   event: string;
   eventId: string;
@@ -34,9 +38,37 @@ export type Delivery = {
   responseStatus: number | null;
   createdAt: string;
   updatedAt: string;
+};
+
+export type DeliveryEvent = Omit<Delivery, 'hookId' | 'orgId' | 'sort'>;
+
+/**
+ * One delivery record: events of one webhook, in the order they are sent, made by one poll of
+ * the event generator (or one test event). Events before `next` are finished; `claims` counts the
+ * attempts taken on the record, so only the attempt that claimed it last may record an outcome.
+ */
+export type DeliveryBatch = {
+  hookId: string;
+  orgId: string;
+  sort: string;
+  events: DeliveryEvent[];
+  next: number;
+  claims: number;
   /** No attempt starts before this time (epoch ms): the lease of the attempt under way, or the backoff of the next. */
   notBefore: number;
 };
+
+/**
+ * What the event generator has recorded: every entry (verdict change, new detection) before
+ * `position`, and the entries at or after it named in `done` (`<entry>` for all its events,
+ * `<entry>>hookId` for the events of one webhook, when one entry's events were split over commits).
+ */
+export type GeneratorState = { rev: number; position: string; done: ReadonlySet<string> };
+
+export type NewBatch = { hook: Pick<Webhook, 'id' | 'orgId'>; events: readonly WebhookEventRecord[] };
+
+/** A detection recorded at `sort` (its recording time, organization and id). */
+export type DetectionFeedEntry = { sort: string; orgId: string; detectionId: number; recordedAt: string };
 
 /** A verdict-log entry as the event generator reads it. */
 export type LoggedChange = {
@@ -62,27 +94,41 @@ export interface WebhookStore {
 }
 
 export interface DeliveryStore {
-  /** Records the event for the webhook once: false when it was recorded before (the same event id). */
+  /** Records one event for the webhook in a record of its own: undefined when it was recorded before (the same event id). */
   createDelivery(
     hook: Pick<Webhook, 'id' | 'orgId'>,
     event: WebhookEventRecord,
     now: number,
   ): Promise<Delivery | undefined>;
-  /** Takes the delivery for one attempt (counted), unless it is finished or another attempt holds it. */
-  claim(hookId: string, sort: string, now: number, leaseMs: number): Promise<Delivery | undefined>;
-  /** Records the outcome of the attempt `claimed` made: SUCCESS or FAILURE end it, PENDING schedules the next. */
-  record(
-    claimed: Delivery,
-    outcome: { status: 'SUCCESS' | 'FAILURE' | 'PENDING'; responseStatus: number | null; notBefore: number },
+  generatorState(): Promise<GeneratorState>;
+  /**
+   * One transaction: the delivery records (one per batch) and the generator's state after them,
+   * on the condition that the state is still `expected`. Undefined, recording nothing, when
+   * another generator recorded first.
+   */
+  commitEvents(
+    expected: GeneratorState,
+    batches: readonly NewBatch[],
+    next: { position: string; done: readonly string[] },
     now: number,
+  ): Promise<{ state: GeneratorState; sorts: string[] } | undefined>;
+  /** Takes the record for one attempt (counted on its first unfinished event), unless it is finished or another attempt holds it. */
+  claim(hookId: string, sort: string, now: number, leaseMs: number): Promise<DeliveryBatch | undefined>;
+  /** Records what the attempt that claimed `claimed` did: the events' outcomes, the first unfinished one, when to go on. */
+  record(
+    claimed: DeliveryBatch,
+    outcome: { events: readonly DeliveryEvent[]; next: number; notBefore: number },
   ): Promise<void>;
+  /** Newest first; `after` is the `next` of the page before. */
   listDeliveries(
     hookId: string,
     limit: number,
     after?: string,
   ): Promise<{ deliveries: Delivery[]; next: string | undefined }>;
-  /** The sort keys of the webhook's deliveries not yet finished, oldest first. */
+  /** The sort keys of the webhook's delivery records not yet finished, oldest first. */
   openDeliveries(hookId: string): Promise<string[]>;
+  /** The detections recorded from `from` (inclusive) until now and the settle window ahead. */
+  detectionFeed(from: string): Promise<DetectionFeedEntry[]>;
 }
 
 export interface ChangeLogReader {
@@ -104,20 +150,42 @@ const toWebhook = (item: Record<string, unknown>): Webhook => ({
   sealedSecret: item.sealedSecret as string,
 });
 
-const toDelivery = (item: Record<string, unknown>): Delivery => ({
-  id: item.id as string,
-  hookId: item.hookId as string,
-  orgId: item.orgId as string,
-  sort: item[ATTR.sk] as string,
-  event: item.event as string,
-  eventId: item.eventId as string,
-  body: item.body as string,
-  status: item.status as DeliveryStatus,
-  attempts: item.attempts as number,
-  responseStatus: (item.responseStatus as number | null | undefined) ?? null,
-  createdAt: item.createdAt as string,
-  updatedAt: item.updatedAt as string,
-  notBefore: item.notBefore as number,
+/** Claims of a delivery written before records held several events: never claimed again, shown as they were left. */
+const LEGACY_CLAIMS = -1;
+
+const toBatch = (item: Record<string, unknown>): DeliveryBatch => {
+  const base = { hookId: item.hookId as string, orgId: item.orgId as string, sort: item[ATTR.sk] as string };
+  if (item.events === undefined) {
+    const event = {
+      id: item.id as string,
+      event: item.event as string,
+      eventId: item.eventId as string,
+      body: item.body as string,
+      status: item.status as DeliveryStatus,
+      attempts: item.attempts as number,
+      responseStatus: (item.responseStatus as number | null | undefined) ?? null,
+      createdAt: item.createdAt as string,
+      updatedAt: item.updatedAt as string,
+    };
+    return { ...base, events: [event], next: 0, claims: LEGACY_CLAIMS, notBefore: item.notBefore as number };
+  }
+  return {
+    ...base,
+    events: (item.events as DeliveryEvent[]).map((event) => ({
+      ...event,
+      responseStatus: event.responseStatus ?? null,
+    })),
+    next: item.next as number,
+    claims: item.claims as number,
+    notBefore: item.notBefore as number,
+  };
+};
+
+const viewOf = (batch: Pick<DeliveryBatch, 'hookId' | 'orgId' | 'sort'>, event: DeliveryEvent): Delivery => ({
+  hookId: batch.hookId,
+  orgId: batch.orgId,
+  sort: batch.sort,
+  ...event,
 });
 
 const deliveryIdOf = (hookId: string, eventId: string): string =>
@@ -125,6 +193,94 @@ const deliveryIdOf = (hookId: string, eventId: string): string =>
 
 /** Delivery records expire with the verdict log they came from. */
 const DELIVERY_RETENTION_MS = LOG_TIMING.retentionMs;
+
+/** Entries of the generator's `done` list, in one string attribute. Versions and feed positions never contain it. */
+const DONE_SEPARATOR = ',';
+/** The partition (an hour, as the verdict log's) of a detection recorded at `ms`. */
+const hourOf = (ms: number): number => Math.floor(ms / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
+
+/** A new delivery record: its key is its first event's position and id, so the same events make the same key. */
+const newBatch = ({ hook, events }: NewBatch, now: number): DeliveryBatch => {
+  const first = events[0] as WebhookEventRecord;
+  const at = new Date(now).toISOString();
+  return {
+    hookId: hook.id,
+    orgId: hook.orgId,
+    sort: `${first.position}#${first.eventId}`,
+    events: events.map((event) => ({
+      id: deliveryIdOf(hook.id, event.eventId),
+      event: event.type,
+      eventId: event.eventId,
+      body: event.body,
+      status: 'PENDING',
+      attempts: 0,
+      responseStatus: null,
+      createdAt: at,
+      updatedAt: at,
+    })),
+    next: 0,
+    claims: 0,
+    notBefore: 0,
+  };
+};
+
+/** The record and its open marker (the marker of a deleted webhook's record, which no worker finishes, expires with it). */
+const batchWrites = (batch: DeliveryBatch, now: number, onlyNew: boolean): Change<'exists'>[] => {
+  const expires = Math.ceil((now + DELIVERY_RETENTION_MS) / 1000);
+  const { sort, ...stored } = batch;
+  const item = {
+    ...key.webhookDelivery(batch.hookId, sort),
+    entity: 'WEBHOOK_DELIVERY',
+    ...stored,
+    [ATTR.ttl]: expires,
+  };
+  return [
+    onlyNew ? claim(key.webhookDelivery(batch.hookId, sort), item, refuse('exists')) : record({ Put: { Item: item } }),
+    record({ Put: { Item: { ...key.webhookOpen(batch.hookId, sort), entity: 'WEBHOOK_OPEN', [ATTR.ttl]: expires } } }),
+  ];
+};
+
+/**
+ * The item that announces a new detection to the webhook generator, for the detection's own
+ * transaction (so it exists exactly when the detection does). Stamped just before the commit,
+ * like a verdict-log entry, so a reader that re-reads the log's settle window sees it.
+ */
+export const detectionFeedPut = (orgId: string, detectionId: number, now: number = Date.now()) => ({
+  Put: {
+    Item: {
+      ...key.detectionFeed(positionAt(hourOf(now)), positionAt(now), orgId, detectionId),
+      entity: 'DETECTION_FEED',
+      orgId,
+      detectionId,
+      recordedAt: new Date(now).toISOString(),
+      [ATTR.ttl]: Math.ceil((now + LOG_TIMING.retentionMs) / 1000),
+    },
+  },
+});
+
+/** Every record of a content (threats, takedowns: not reports) of every organization, page after page. */
+export const assetRecordsReader = (db: DynamoDBDocumentClient, TableName: string) => ({
+  async allByAsset(assetId: number): Promise<ActivityRecord[]> {
+    const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
+    const records: ActivityRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName,
+          IndexName: name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': partitionKey },
+          ExpressionAttributeValues: { ':pk': assetPartition(assetId) },
+          ExclusiveStartKey: start,
+        }),
+      );
+      records.push(...(page.Items ?? []).map(toRecord));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return records;
+  },
+});
 
 export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string): WebhookStore & DeliveryStore => {
   const query = async (prefix: string): Promise<Webhook[]> => {
@@ -232,106 +388,112 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
     },
 
     async createDelivery(hook, event, now) {
-      const sort = `${event.position}#${event.eventId}`;
-      const at = new Date(now).toISOString();
-      const delivery: Delivery = {
-        id: deliveryIdOf(hook.id, event.eventId),
-        hookId: hook.id,
-        orgId: hook.orgId,
-        sort,
-        event: event.type,
-        eventId: event.eventId,
-        body: event.body,
-        status: 'PENDING',
-        attempts: 0,
-        responseStatus: null,
-        createdAt: at,
-        updatedAt: at,
-        notBefore: 0,
+      const batch = newBatch({ hook, events: [event] }, now);
+      const outcome = await changes.commit(() => batchWrites(batch, now, true));
+      return outcome.committed ? viewOf(batch, batch.events[0] as DeliveryEvent) : undefined;
+    },
+
+    async generatorState() {
+      const { Item } = await db.send(new GetCommand({ TableName, Key: key.webhookGenerator, ConsistentRead: true }));
+      if (Item === undefined) return { rev: 0, position: '', done: new Set<string>() };
+      const done = (Item.done as string | undefined) ?? '';
+      return {
+        rev: Item.rev as number,
+        position: Item.position as string,
+        done: new Set(done === '' ? [] : done.split(DONE_SEPARATOR)),
       };
-      const { sort: _, ...stored } = delivery;
-      const outcome = await changes.commit(() => [
-        claim(
-          key.webhookDelivery(hook.id, sort),
+    },
+
+    async commitEvents(expected, batches, next, now) {
+      const built = batches.map((batch) => newBatch(batch, now));
+      const rev = expected.rev + 1;
+      const outcome = await changes.commit<'exists' | 'moved'>(() => [
+        record(
           {
-            entity: 'WEBHOOK_DELIVERY',
-            ...stored,
-            [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
-          },
-          refuse('exists'),
-        ),
-        record({
-          Put: {
-            Item: {
-              ...key.webhookOpen(hook.id, sort),
-              entity: 'WEBHOOK_OPEN',
-              // The marker of a deleted webhook's delivery, which no worker finishes, goes with the delivery.
-              [ATTR.ttl]: Math.ceil((now + DELIVERY_RETENTION_MS) / 1000),
+            Put: {
+              Item: { ...key.webhookGenerator, rev, position: next.position, done: next.done.join(DONE_SEPARATOR) },
+              ConditionExpression: expected.rev === 0 ? 'attribute_not_exists(#rev)' : '#rev = :rev',
+              ExpressionAttributeNames: { '#rev': 'rev' },
+              ...(expected.rev === 0 ? {} : { ExpressionAttributeValues: { ':rev': expected.rev } }),
             },
           },
-        }),
+          refuse('moved'),
+        ),
+        ...built.flatMap((batch) => batchWrites(batch, now, false)),
       ]);
-      return outcome.committed ? delivery : undefined;
+      if (!outcome.committed) return undefined;
+      return {
+        state: { rev, position: next.position, done: new Set(next.done) },
+        sorts: built.map((batch) => batch.sort),
+      };
     },
 
     async claim(hookId, sort, now, leaseMs) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName, Key: key.webhookDelivery(hookId, sort), ConsistentRead: true }),
+      );
+      if (Item === undefined) return undefined;
+      const batch = toBatch(Item);
+      const head = batch.events[batch.next];
+      if (head === undefined || batch.notBefore > now || batch.claims === LEGACY_CLAIMS) return undefined;
+      const at = new Date(now).toISOString();
+      const path = `#events[${batch.next}]`;
       try {
-        const { Attributes } = await db.send(
+        await db.send(
           new UpdateCommand({
             TableName,
             Key: key.webhookDelivery(hookId, sort),
-            UpdateExpression: 'SET #status = :inProgress, #notBefore = :lease, #updatedAt = :at ADD #attempts :one',
-            ConditionExpression: '#status IN (:pending, :inProgress) AND #notBefore <= :now',
+            UpdateExpression: `SET #notBefore = :lease, #claims = :claimed, ${path}.#status = :inProgress, ${path}.#attempts = :attempts, ${path}.#updatedAt = :at`,
+            ConditionExpression: '#claims = :claims',
             ExpressionAttributeNames: {
-              '#status': 'status',
               '#notBefore': 'notBefore',
-              '#updatedAt': 'updatedAt',
+              '#claims': 'claims',
+              '#events': 'events',
+              '#status': 'status',
               '#attempts': 'attempts',
+              '#updatedAt': 'updatedAt',
             },
             ExpressionAttributeValues: {
-              ':inProgress': 'IN_PROGRESS',
-              ':pending': 'PENDING',
               ':lease': now + leaseMs,
-              ':now': now,
-              ':at': new Date(now).toISOString(),
-              ':one': 1,
+              ':claims': batch.claims,
+              ':claimed': batch.claims + 1,
+              ':inProgress': 'IN_PROGRESS',
+              ':attempts': head.attempts + 1,
+              ':at': at,
             },
-            ReturnValues: 'ALL_NEW',
           }),
         );
-        return toDelivery(Attributes as Record<string, unknown>);
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return undefined;
         throw error;
       }
+      const events = [...batch.events];
+      events[batch.next] = { ...head, status: 'IN_PROGRESS', attempts: head.attempts + 1, updatedAt: at };
+      return { ...batch, events, claims: batch.claims + 1, notBefore: now + leaseMs };
     },
 
-    async record(claimed, outcome, now) {
+    async record(claimed, outcome) {
       const update = {
         TableName,
         Key: key.webhookDelivery(claimed.hookId, claimed.sort),
-        UpdateExpression:
-          'SET #status = :status, #responseStatus = :responseStatus, #notBefore = :notBefore, #updatedAt = :at',
-        // Only the attempt that claimed it records: one whose lease ran out and was taken over does not.
-        ConditionExpression: '#status = :inProgress AND #attempts = :attempts',
+        UpdateExpression: 'SET #events = :events, #next = :next, #notBefore = :notBefore',
+        // Only the attempt that claimed it last records: one whose lease ran out and was taken over does not.
+        ConditionExpression: '#claims = :claims',
         ExpressionAttributeNames: {
-          '#status': 'status',
-          '#responseStatus': 'responseStatus',
+          '#events': 'events',
+          '#next': 'next',
           '#notBefore': 'notBefore',
-          '#updatedAt': 'updatedAt',
-          '#attempts': 'attempts',
+          '#claims': 'claims',
         },
         ExpressionAttributeValues: {
-          ':status': outcome.status,
-          ':responseStatus': outcome.responseStatus,
+          ':events': outcome.events,
+          ':next': outcome.next,
           ':notBefore': outcome.notBefore,
-          ':at': new Date(now).toISOString(),
-          ':inProgress': 'IN_PROGRESS',
-          ':attempts': claimed.attempts,
+          ':claims': claimed.claims,
         },
       };
       try {
-        if (outcome.status === 'PENDING') {
+        if (outcome.next < outcome.events.length) {
           await db.send(new UpdateCommand(update));
           return;
         }
@@ -345,19 +507,55 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
     },
 
     async listDeliveries(hookId, limit, after) {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': ATTR.pk },
-          ExpressionAttributeValues: { ':pk': key.webhookDeliveryPartition(hookId) },
-          ScanIndexForward: false,
-          Limit: limit,
-          ...(after === undefined ? {} : { ExclusiveStartKey: key.webhookDelivery(hookId, after) }),
-        }),
-      );
-      const last = page.LastEvaluatedKey?.[ATTR.sk];
-      return { deliveries: (page.Items ?? []).map(toDelivery), next: typeof last === 'string' ? last : undefined };
+      const deliveries: Delivery[] = [];
+      let next: string | undefined;
+      /** Takes the batch's events before `before`, newest first; remembers where a full page stopped. */
+      const take = (batch: DeliveryBatch, before: number) => {
+        for (let i = before - 1; i >= 0; i--) {
+          if (deliveries.length === limit) {
+            next = `${batch.sort}/${i + 1}`;
+            return;
+          }
+          deliveries.push(viewOf(batch, batch.events[i] as DeliveryEvent));
+        }
+        next = `${batch.sort}/0`;
+      };
+      let start: Record<string, unknown> | undefined;
+      if (after !== undefined) {
+        const [sort, index] = after.split('/') as [string, string];
+        const { Item } = await db.send(new GetCommand({ TableName, Key: key.webhookDelivery(hookId, sort) }));
+        if (Item !== undefined) take(toBatch(Item), Math.min(Number(index), (Item.events as unknown[]).length));
+        start = key.webhookDelivery(hookId, sort);
+      }
+      while (deliveries.length < limit) {
+        const page = await db.send(
+          new QueryCommand({
+            TableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': ATTR.pk },
+            ExpressionAttributeValues: { ':pk': key.webhookDeliveryPartition(hookId) },
+            ScanIndexForward: false,
+            Limit: limit - deliveries.length,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        let left = false;
+        for (const item of page.Items ?? []) {
+          if (deliveries.length === limit) {
+            left = true;
+            break;
+          }
+          const batch = toBatch(item);
+          take(batch, batch.events.length);
+        }
+        start = page.LastEvaluatedKey;
+        if (start === undefined) {
+          // The last record was shown whole and nothing follows it.
+          if (!left && next?.endsWith('/0')) next = undefined;
+          break;
+        }
+      }
+      return { deliveries, next };
     },
 
     async openDeliveries(hookId) {
@@ -377,6 +575,36 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
         start = page.LastEvaluatedKey;
       } while (start);
       return sorts;
+    },
+
+    async detectionFeed(from) {
+      const entries: DetectionFeedEntry[] = [];
+      const last = hourOf(Date.now() + LOG_TIMING.settleMs);
+      for (let bucket = hourOf(timeOf(from)); bucket <= last; bucket += LOG_TIMING.bucketMs) {
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await db.send(
+            new QueryCommand({
+              TableName,
+              KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+              ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
+              ExpressionAttributeValues: { ':pk': key.detectionFeedPartition(positionAt(bucket)), ':from': from },
+              ConsistentRead: true,
+              ExclusiveStartKey: start,
+            }),
+          );
+          for (const item of page.Items ?? []) {
+            entries.push({
+              sort: item[ATTR.sk] as string,
+              orgId: item.orgId as string,
+              detectionId: item.detectionId as number,
+              recordedAt: item.recordedAt as string,
+            });
+          }
+          start = page.LastEvaluatedKey;
+        } while (start);
+      }
+      return entries;
     },
   };
 };

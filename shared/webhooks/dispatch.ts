@@ -1,12 +1,22 @@
-import type { ChangeLogReader, Delivery, DeliveryStore, LoggedChange, WebhookStore } from '../db/webhook-repository.ts';
+import type { VerdictOrigin } from '../db/verdict-log.ts';
+import type {
+  ChangeLogReader,
+  DeliveryEvent,
+  DeliveryStore,
+  DetectionFeedEntry,
+  GeneratorState,
+  LoggedChange,
+  NewBatch,
+  WebhookStore,
+} from '../db/webhook-repository.ts';
 import type { SecretSealer } from '../db/webhook-secrets.ts';
 import type { ActivityRecord } from '../domain/activity.ts';
-import { LOG_TIMING, positionAt, statusOf } from '../domain/check/verdicts.ts';
+import { BIT, LOG_TIMING, positionAt, statusOf, timeOf } from '../domain/check/verdicts.ts';
 import { mapConcurrently } from '../domain/concurrency.ts';
-import type { ListStore } from '../domain/lifecycle-lists.ts';
 import { assetIdOf, organizationIdOf } from '../domain/reports.ts';
 import {
   backoffMs,
+  type DeliveryStatus,
   debugTestBody,
   eventIdOf,
   MAX_RETRIES,
@@ -21,20 +31,41 @@ import {
 import type { SendResult } from './sender.ts';
 
 /** Hands a recorded delivery to the queue that attempts it. */
-export type Enqueue = (delivery: Pick<Delivery, 'hookId' | 'sort'>) => void | Promise<void>;
+export type Enqueue = (delivery: { hookId: string; sort: string }) => void | Promise<void>;
+
+/** Every record (threat, takedown, report) any organization has of one content. */
+export type AssetRecords = { allByAsset(assetId: number): Promise<ActivityRecord[]> };
 
 export type GeneratorDeps = {
   hooks: Pick<WebhookStore, 'listAll'>;
-  deliveries: Pick<DeliveryStore, 'createDelivery'>;
+  deliveries: Pick<DeliveryStore, 'generatorState' | 'commitEvents' | 'detectionFeed'>;
   log: ChangeLogReader;
-  records: Pick<ListStore, 'byAsset'>;
+  records: AssetRecords;
   now: () => number;
+  /** Delivery records one transaction holds (each with its open marker, beside the generator's state): at most 49. */
+  batchesPerCommit?: number;
 };
 
-/** Changes read, and deliveries recorded, at once by one poll. */
-const CONCURRENCY = 16;
-/** Records of one asset read per change: the organizations that reported it or own it as a threat. */
-const RECORDS_PER_ASSET = 25;
+/** Changes whose records are read at once by one poll. */
+const CONCURRENCY = 32;
+/** Log entries turned into events and recorded together: deliveries of a long backlog start after the first. */
+const ENTRIES_PER_COMMIT = 400;
+/** Events one delivery record holds at most (a record stays far below DynamoDB's 400 KB item size). */
+const EVENTS_PER_BATCH = 100;
+const BODY_BYTES_PER_BATCH = 200_000;
+/** A transaction holds 100 items: the generator's state, then a delivery record and its open marker per batch. */
+const MAX_BATCHES_PER_COMMIT = 49;
+/** ... and 4 MB: the records' bodies, each event's other fields, and room for the state. */
+const BYTES_PER_COMMIT = 3_000_000;
+const EVENT_OVERHEAD_BYTES = 400;
+/** With no events to record, the generator's position is still saved this often (so a restart reads little again). */
+const POSITION_EVERY_MS = 10_000;
+/**
+ * How long the organizations named by a change of a content count as having records of it: the
+ * index of records by content is eventually consistent, so a threat approved just before another
+ * organization's change may not be found there yet; its own change named its organization.
+ */
+const ORIGIN_MEMORY_MS = 60_000;
 /**
  * How long before its verdict change a review may have been stamped: the review is stamped once,
  * then its transaction may be rebuilt (and its change re-stamped) while other writers contend.
@@ -56,29 +87,34 @@ type Planned = { hook: Webhook; event: WebhookEventRecord };
  * The events one verdict-log entry makes, for the webhooks that exist now. `asset.status-updated`
  * goes to every organization whose content it is when the entry changes the content's status:
  * the organizations that made the change (an allowlisting added or removed, a threat approved or
- * withdrawn: the entry names them) and those with records of the content (reports, threats,
- * takedowns). Once an organization allowlists content its status is ALLOWED until the last
- * allowlisting goes, and that removal names its organization, so no other organization's
- * allowlisting needs looking up. `asset.status-escalated` goes to an organization whose change
- * it was, for each of its proposals of the content approved by that change.
+ * withdrawn: the entry names them), those with records of the content (threats, takedowns; every
+ * page of them), and those that `recent` changes of the content named while it was blocked (whose
+ * records the index may not show yet). Once an organization allowlists content its status is
+ * ALLOWED until the last allowlisting goes, and that removal names its organization, so no other
+ * organization's allowlisting needs looking up. `asset.status-escalated` goes to an organization
+ * whose change it was, for each of its proposals of the content approved by that change.
  */
 export const eventsOfChange = async (
   deps: Pick<GeneratorDeps, 'records'>,
   change: LoggedChange,
   hooks: readonly Webhook[],
+  recent: readonly VerdictOrigin[] = [],
 ): Promise<Planned[]> => {
   const updated = subscribers(hooks, 'asset.status-updated');
   const escalated = subscribers(hooks, 'asset.status-escalated');
   const statusChanged = statusOf(change.bits) !== statusOf(change.previousBits);
   const escalating = change.origins.filter((origin) => escalated.has(origin.orgId));
-  const wantsRecords = (statusChanged && updated.size > 0) || escalating.length > 0;
-  if (!wantsRecords) return [];
+  const named = new Set([...change.origins, ...recent].map((origin) => origin.orgId));
+  const othersListen = statusChanged && [...updated.keys()].some((orgId) => !named.has(orgId));
+  const needsRecords = othersListen || escalating.length > 0;
+  if (!(statusChanged && updated.size > 0) && !needsRecords) return [];
   const serviceAssetId = assetIdOf(change.key);
-  const records = await deps.records.byAsset(serviceAssetId, RECORDS_PER_ASSET);
+  const records = needsRecords ? await deps.records.allByAsset(serviceAssetId) : [];
   const planned: Planned[] = [];
   if (statusChanged) {
     const about = new Map<string, { assetId: number; content: string; type: string }>();
-    for (const origin of change.origins) {
+    for (const origin of [...change.origins, ...recent]) {
+      if (about.has(origin.orgId)) continue;
       about.set(origin.orgId, {
         assetId: origin.assetId ?? serviceAssetId,
         content: origin.content ?? change.key,
@@ -126,6 +162,24 @@ export const eventsOfChange = async (
   return planned;
 };
 
+/** `organization.threat-detection-added` for each subscribed webhook of the organization whose detection it is. */
+export const eventsOfDetection = (entry: DetectionFeedEntry, hooks: readonly Webhook[]): Planned[] => {
+  const body = threatDetectionAddedBody(entry.recordedAt, {
+    organizationId: organizationIdOf(entry.orgId),
+    detectionResultId: entry.detectionId,
+  });
+  const event: WebhookEventRecord = {
+    eventId: eventIdOf('organization.threat-detection-added', entry.orgId, String(entry.detectionId)),
+    type: 'organization.threat-detection-added',
+    position: positionAt(timeOf(entry.sort)),
+    body,
+  };
+  return (subscribers(hooks, 'organization.threat-detection-added').get(entry.orgId) ?? []).map((hook) => ({
+    hook,
+    event,
+  }));
+};
+
 /** A proposal of `orgId` whose approval this change (stamped `changedAt`) carries. */
 const isApprovalOf = (
   record: ActivityRecord,
@@ -140,95 +194,206 @@ const isApprovalOf = (
 
 export type Generator = { poll(): Promise<{ changes: number; events: number }> };
 
+/** One entry read this poll, in the order of the log: a verdict change or a new detection. */
+type Entry = { at: string; change?: LoggedChange; detection?: DetectionFeedEntry };
+
+/** A webhook's events, in order, cut into delivery records; one entry's events for a webhook stay in one record. */
+const batchesOf = (planned: readonly (Planned & { entry: string })[]) => {
+  const byHook = new Map<string, (Planned & { entry: string })[]>();
+  for (const item of planned) {
+    const list = byHook.get(item.hook.id) ?? [];
+    list.push(item);
+    byHook.set(item.hook.id, list);
+  }
+  const batches: (NewBatch & { entries: Set<string> })[] = [];
+  for (const items of byHook.values()) {
+    let current: (Planned & { entry: string })[] = [];
+    let bytes = 0;
+    const close = () => {
+      if (current.length === 0) return;
+      const first = current[0] as Planned;
+      batches.push({
+        hook: first.hook,
+        events: current.map((item) => item.event),
+        entries: new Set(current.map((item) => item.entry)),
+      });
+      current = [];
+      bytes = 0;
+    };
+    for (const item of items) {
+      const full = current.length >= EVENTS_PER_BATCH || bytes + item.event.body.length > BODY_BYTES_PER_BATCH;
+      if (full && current.at(-1)?.entry !== item.entry) close();
+      current.push(item);
+      bytes += item.event.body.length;
+    }
+    close();
+  }
+  return batches;
+};
+
 /**
- * Turns the verdict log into deliveries, exactly once per change and webhook: each delivery's
- * key is its event id (made from the change), written on the condition that it does not exist,
- * so reading a change twice (every poll re-reads the log's settle window, and a generator that
- * stopped re-reads from its saved position) records nothing twice. The log is read before the
- * webhooks, so a change committed after a webhook was created is matched with that webhook.
+ * Turns the verdict log and the feed of new detections into delivery records, exactly once per
+ * entry and webhook. The records of a group of entries are written in one transaction with the
+ * generator's state (a position, and the entries after it already done), on the condition that
+ * the state is what this generator read: so reading an entry twice (every poll re-reads the log's
+ * settle window, a restarted generator re-reads from its saved position, two generators may run
+ * at once) records nothing twice. A webhook gets one record per group, sent in order by one
+ * attempt. The log is read before the webhooks, so a change committed after a webhook was created
+ * is matched with that webhook.
  */
 export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator => {
-  /** Versions this generator already turned into deliveries: the settle window's re-reads skip them. */
+  const perCommit = Math.min(MAX_BATCHES_PER_COMMIT, deps.batchesPerCommit ?? MAX_BATCHES_PER_COMMIT);
+  /** Entries this generator already turned into deliveries: the settle window's re-reads skip them. */
   const seen = new Map<string, true>();
+  /** Organizations named by recent changes of blocked content, by content: see `ORIGIN_MEMORY_MS`. */
+  const named = new Map<string, { origin: VerdictOrigin; version: string; until: number }[]>();
+  let state: GeneratorState | undefined;
+  let readFrom: string | undefined;
+  let cursorSavedAt = 0;
+
+  const remember = (changes: readonly LoggedChange[], now: number) => {
+    for (const [content, list] of named) {
+      const live = list.filter((item) => item.until > now);
+      if (live.length === 0) named.delete(content);
+      else named.set(content, live);
+    }
+    for (const change of changes) {
+      if ((change.bits & BIT.block) === 0 || change.origins.length === 0) continue;
+      const list = named.get(change.key) ?? [];
+      for (const origin of change.origins)
+        list.push({ origin, version: change.version, until: now + ORIGIN_MEMORY_MS });
+      named.set(change.key, list);
+    }
+  };
+  const namedBefore = (change: LoggedChange): VerdictOrigin[] =>
+    (named.get(change.key) ?? []).filter((item) => item.version < change.version).map((item) => item.origin);
+
+  /**
+   * Records `planned` (the events of `entries`), then the state: `position` when given, the done
+   * entries otherwise. False when another generator recorded first (the state is read again).
+   */
+  const commit = async (
+    current: GeneratorState,
+    entries: readonly string[],
+    planned: readonly (Planned & { entry: string })[],
+    position: string,
+  ): Promise<GeneratorState | undefined> => {
+    const batches = batchesOf(planned);
+    const groups: (typeof batches)[] = [[]];
+    let bytes = 0;
+    for (const batch of batches) {
+      const size = batch.events.reduce((sum, event) => sum + event.body.length + EVENT_OVERHEAD_BYTES, 0);
+      const group = groups.at(-1) as typeof batches;
+      if (group.length > 0 && (group.length >= perCommit || bytes + size > BYTES_PER_COMMIT)) {
+        groups.push([batch]);
+        bytes = size;
+      } else {
+        group.push(batch);
+        bytes += size;
+      }
+    }
+    let at = current;
+    for (const [index, group] of groups.entries()) {
+      const last = index === groups.length - 1;
+      // Before the last group, an entry is done only for the webhooks whose records are in.
+      const added = last
+        ? entries
+        : group.flatMap((batch) => [...batch.entries].map((entry) => `${entry}>${batch.hook.id}`));
+      const nextPosition = last && position > at.position ? position : at.position;
+      const done = [...at.done, ...added].filter((entry) => entry >= nextPosition);
+      const result = await deps.deliveries.commitEvents(at, group, { position: nextPosition, done }, deps.now());
+      if (result === undefined) return undefined;
+      at = result.state;
+      for (const [i, sort] of result.sorts.entries()) {
+        await enqueue({ hookId: (group[i] as NewBatch).hook.id, sort });
+      }
+    }
+    return at;
+  };
+
   return {
     async poll() {
       const started = deps.now();
       const settled = positionAt(started - LOG_TIMING.settleMs);
-      const saved = await deps.log.cursor();
-      const from = saved ?? settled;
-      const changes = await deps.log.readFrom(from);
-      const fresh = changes.filter((change) => !seen.has(change.version));
+      state ??= await deps.deliveries.generatorState();
+      const current = state;
+      const isDone = (entry: string) => entry < current.position || current.done.has(entry) || seen.has(entry);
+      // The saved position is read once: after that this generator knows how far it has read.
+      if (readFrom === undefined) {
+        const saved = await deps.log.cursor();
+        readFrom = saved ?? settled;
+        if (saved === undefined) await deps.log.saveCursor(settled);
+      }
+      const from = readFrom;
+      const [changes, detections] = await Promise.all([
+        deps.log.readFrom(from),
+        deps.deliveries.detectionFeed(current.position === '' ? settled : current.position),
+      ]);
+      const fresh: Entry[] = [
+        ...changes.filter((change) => !isDone(change.version)).map((change) => ({ at: change.version, change })),
+        ...detections.filter((entry) => !isDone(entry.sort)).map((detection) => ({ at: detection.sort, detection })),
+      ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      remember(
+        fresh.flatMap((entry) => (entry.change ? [entry.change] : [])),
+        started,
+      );
       let events = 0;
+      let committed: GeneratorState | undefined = current;
       if (fresh.length > 0) {
         const hooks = (await deps.hooks.listAll()).filter((hook) => hook.enabled);
-        // Read and recorded side by side, queued in the log's order: each webhook's queue keeps it.
-        const planned =
-          hooks.length === 0
-            ? []
-            : (await mapConcurrently(fresh, CONCURRENCY, (change) => eventsOfChange(deps, change, hooks))).flat();
-        const created = await mapConcurrently(planned, CONCURRENCY, ({ hook, event }) =>
-          deps.deliveries.createDelivery(hook, event, deps.now()),
-        );
-        for (const delivery of created) {
-          if (!delivery) continue;
-          events++;
-          await enqueue(delivery);
+        for (let i = 0; i < fresh.length && committed !== undefined; i += ENTRIES_PER_COMMIT) {
+          const chunk = fresh.slice(i, i + ENTRIES_PER_COMMIT);
+          const following = fresh[i + ENTRIES_PER_COMMIT]?.at;
+          const planned = (
+            hooks.length === 0
+              ? []
+              : await mapConcurrently(chunk, CONCURRENCY, async ({ at, change, detection }) => {
+                  const made = change
+                    ? await eventsOfChange(deps, change, hooks, namedBefore(change))
+                    : eventsOfDetection(detection as DetectionFeedEntry, hooks);
+                  return made.map((item) => ({ ...item, entry: at }));
+                })
+          )
+            .flat()
+            .filter((item) => !committed?.done.has(`${item.entry}>${item.hook.id}`))
+            .sort((a, b) => (a.event.position < b.event.position ? -1 : a.event.position > b.event.position ? 1 : 0));
+          // Everything before the next entry (or the settle window) is done once this group is recorded.
+          const position = following !== undefined && following < settled ? following : settled;
+          if (planned.length > 0) {
+            committed = await commit(
+              committed,
+              chunk.map((entry) => entry.at),
+              planned,
+              position,
+            );
+            if (committed !== undefined) events += planned.length;
+          }
         }
-        for (const change of fresh) seen.set(change.version, true);
       }
-      // A first poll saves where it started, so a restart resumes there rather than at its own start.
-      if (saved === undefined || settled > from) await deps.log.saveCursor(settled);
-      for (const version of seen.keys()) {
-        if (version >= settled) break;
-        seen.delete(version);
+      if (
+        committed !== undefined &&
+        committed === current &&
+        timeOf(settled) - timeOf(current.position || '0') >= POSITION_EVERY_MS
+      ) {
+        committed = await commit(current, [], [], settled);
       }
+      if (committed === undefined) {
+        // Another generator recorded first: read what it recorded, and this poll's entries again next time.
+        state = await deps.deliveries.generatorState();
+        return { changes: 0, events };
+      }
+      state = committed;
+      for (const entry of fresh) seen.set(entry.at, true);
+      if (settled > from) readFrom = settled;
+      // Saved now and then (a restart reads again from there, and records nothing twice).
+      if (started - cursorSavedAt >= POSITION_EVERY_MS) {
+        await deps.log.saveCursor(from);
+        cursorSavedAt = started;
+      }
+      for (const entry of [...seen.keys()]) if (entry < settled) seen.delete(entry);
       return { changes: fresh.length, events };
     },
   };
-};
-
-/** Records one event for each of the organization's webhooks subscribed to it, and queues them. */
-export const emitOrganizationEvent = async (
-  deps: Pick<GeneratorDeps, 'hooks' | 'deliveries' | 'now'>,
-  enqueue: Enqueue,
-  orgId: string,
-  event: WebhookEventRecord & { type: WebhookEvent },
-): Promise<number> => {
-  let created = 0;
-  const hooks = (await deps.hooks.listAll()).filter(
-    (hook) => hook.orgId === orgId && hook.enabled && hook.events.includes(event.type),
-  );
-  for (const hook of hooks) {
-    const delivery = await deps.deliveries.createDelivery(hook, event, deps.now());
-    if (delivery) {
-      created++;
-      await enqueue(delivery);
-    }
-  }
-  return created;
-};
-
-/**
- * `organization.threat-detection-added` for a new detection result of the organization: the
- * detection's id makes the event id, so recording the same detection twice sends it once.
- */
-export const threatDetectionAdded = (
-  deps: Pick<GeneratorDeps, 'hooks' | 'deliveries' | 'now'>,
-  enqueue: Enqueue,
-  orgId: string,
-  detectionResultId: number,
-) => {
-  const now = deps.now();
-  const body = threatDetectionAddedBody(new Date(now).toISOString(), {
-    organizationId: organizationIdOf(orgId),
-    detectionResultId,
-  });
-  return emitOrganizationEvent(deps, enqueue, orgId, {
-    eventId: eventIdOf('organization.threat-detection-added', orgId, String(detectionResultId)),
-    type: 'organization.threat-detection-added',
-    position: positionAt(now),
-    body,
-  });
 };
 
 /** A `debug.test` event for one webhook: a new event (and id) per request. */
@@ -247,22 +412,25 @@ export type DeliveryDeps = {
   now: () => number;
   /** The first retry waits about this long, each later one twice the one before (plus jitter). */
   backoffBaseMs: number;
-  /** An attempt's lease: longer than a send can take, after which another worker may take the delivery over. */
+  /** An attempt's lease: longer than `sendBudgetMs` plus one send, after which another worker may take the record over. */
   leaseMs: number;
+  /** No event of a record is sent later than this after the attempt claimed it; the rest goes on in the next attempt. */
+  sendBudgetMs: number;
   random?: () => number;
 };
 
 export type AttemptOutcome =
   | { state: 'skipped' }
-  | { state: 'finished'; status: 'SUCCESS' | 'FAILURE' }
-  | { state: 'retry'; at: number };
+  | { state: 'finished'; finished: DeliveryStatus[] }
+  | { state: 'retry'; at: number; finished: DeliveryStatus[] };
 
 /**
- * One attempt of one delivery: claim it (counting the attempt), POST it signed, record the
- * outcome. 2xx is SUCCESS; anything else is retried after a growing wait until `MAX_RETRIES`
- * retries were made, then FAILURE. A worker that dies between the send and the record leaves the
- * delivery IN_PROGRESS under a lease; once that runs out the delivery is claimed and sent again
- * with the same event id (receivers deduplicate by it).
+ * One attempt of one delivery record: claim it (counting an attempt of its first unfinished
+ * event), POST its events signed, one after another in order, and record their outcomes. 2xx is
+ * SUCCESS; anything else is retried after a growing wait (the events after it wait too) until
+ * `MAX_RETRIES` retries were made, then FAILURE and the next event goes. A worker that dies
+ * before it records leaves the record claimed under a lease; once that runs out it is claimed
+ * and its unrecorded events are sent again with the same event ids (receivers deduplicate by them).
  */
 export const attemptDelivery = async (
   deps: DeliveryDeps,
@@ -270,34 +438,62 @@ export const attemptDelivery = async (
   sort: string,
   onSent?: () => void,
 ): Promise<AttemptOutcome> => {
-  const claimed = await deps.deliveries.claim(hookId, sort, deps.now(), deps.leaseMs);
+  const started = deps.now();
+  const claimed = await deps.deliveries.claim(hookId, sort, started, deps.leaseMs);
   if (!claimed) return { state: 'skipped' };
+  const events: DeliveryEvent[] = [...claimed.events];
+  const finished: DeliveryStatus[] = [];
+  let next = claimed.next;
+  const settle = (status: DeliveryStatus, attempts: number, responseStatus: number | null) => {
+    events[next] = {
+      ...(events[next] as DeliveryEvent),
+      status,
+      attempts,
+      responseStatus,
+      updatedAt: new Date(deps.now()).toISOString(),
+    };
+    if (status === 'SUCCESS' || status === 'FAILURE') {
+      finished.push(status);
+      next++;
+    }
+  };
   const hook = await deps.hooks.find(claimed.orgId, hookId);
   if (!hook?.enabled) {
-    await deps.deliveries.record(claimed, { status: 'FAILURE', responseStatus: null, notBefore: 0 }, deps.now());
-    return { state: 'finished', status: 'FAILURE' };
+    while (next < events.length) settle('FAILURE', (events[next] as DeliveryEvent).attempts, null);
+    await deps.deliveries.record(claimed, { events, next, notBefore: 0 });
+    return { state: 'finished', finished };
   }
   const secret = await deps.sealer.open(hook.sealedSecret);
-  const result = await deps.send(hook.url, claimed.body, {
-    ...hook.headers,
-    'X-ChainPatrol-Signature': signatureOf(secret, claimed.body),
-    'X-ChainPatrol-Event-Id': claimed.eventId,
-    'X-ChainPatrol-Timestamp': String(Math.floor(deps.now() / 1000)),
-  });
-  onSent?.();
-  const responseStatus = 'status' in result ? result.status : null;
-  const now = deps.now();
-  if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) {
-    await deps.deliveries.record(claimed, { status: 'SUCCESS', responseStatus, notBefore: 0 }, now);
-    return { state: 'finished', status: 'SUCCESS' };
+  let retryAt: number | undefined;
+  while (next < events.length) {
+    const event = events[next] as DeliveryEvent;
+    // The claim counted the first event's attempt; each later one is counted as it is sent.
+    const attempts = next === claimed.next ? event.attempts : event.attempts + 1;
+    const result = await deps.send(hook.url, event.body, {
+      ...hook.headers,
+      'X-ChainPatrol-Signature': signatureOf(secret, event.body),
+      'X-ChainPatrol-Event-Id': event.eventId,
+      'X-ChainPatrol-Timestamp': String(Math.floor(deps.now() / 1000)),
+    });
+    onSent?.();
+    const responseStatus = 'status' in result ? result.status : null;
+    const now = deps.now();
+    if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) {
+      settle('SUCCESS', attempts, responseStatus);
+    } else if (attempts > MAX_RETRIES) {
+      settle('FAILURE', attempts, responseStatus);
+    } else {
+      settle('PENDING', attempts, responseStatus);
+      retryAt = now + backoffMs(deps.backoffBaseMs, attempts, deps.random);
+      break;
+    }
+    if (next < events.length && now - started >= deps.sendBudgetMs) {
+      retryAt = now;
+      break;
+    }
   }
-  if (claimed.attempts > MAX_RETRIES) {
-    await deps.deliveries.record(claimed, { status: 'FAILURE', responseStatus, notBefore: 0 }, now);
-    return { state: 'finished', status: 'FAILURE' };
-  }
-  const at = now + backoffMs(deps.backoffBaseMs, claimed.attempts, deps.random);
-  await deps.deliveries.record(claimed, { status: 'PENDING', responseStatus, notBefore: at }, now);
-  return { state: 'retry', at };
+  await deps.deliveries.record(claimed, { events, next, notBefore: retryAt ?? 0 });
+  return retryAt === undefined ? { state: 'finished', finished } : { state: 'retry', at: retryAt, finished };
 };
 
 /**

@@ -16,9 +16,9 @@ export type LocalQueue = {
 
 /**
  * The in-process stand-in of the delivery queue: one lane per webhook, each attempting its
- * deliveries one at a time in the order they were queued (a delivery waiting for its retry holds
- * back the later ones of its webhook only), all lanes concurrently, so a slow or dead receiver
- * delays nobody else's deliveries, nor the generator, nor any request.
+ * delivery records one at a time in the order they were queued (an event waiting for its retry
+ * holds back the later ones of its webhook only), all lanes concurrently, so a slow or dead
+ * receiver delays nobody else's deliveries, nor the generator, nor any request.
  */
 export const localDeliveryQueue = (
   deps: DeliveryDeps,
@@ -111,12 +111,22 @@ export const startLocalDispatcher = (
 ): Dispatcher => {
   let stopped = false;
   let lastRecovery = 0;
+  let recovering: Promise<void> | undefined;
   const loop = (async () => {
     while (!stopped) {
       try {
-        if (Date.now() - lastRecovery >= recoverEveryMs) {
+        // Beside the polls, not between them: reading every webhook's unfinished records delays no change.
+        if (recovering === undefined && Date.now() - lastRecovery >= recoverEveryMs) {
           lastRecovery = Date.now();
-          await recovery();
+          recovering = recovery().then(
+            () => {
+              recovering = undefined;
+            },
+            (error: unknown) => {
+              recovering = undefined;
+              onError(error);
+            },
+          );
         }
         await generator.poll();
       } catch (error) {
@@ -131,6 +141,7 @@ export const startLocalDispatcher = (
       stopped = true;
       queue.stop();
       await loop;
+      await recovering;
     },
   };
 };

@@ -102,8 +102,11 @@ export const sendTestEvent = async (
   return deliveryView(delivery);
 };
 
-/** Page tokens carry the sort key of the last delivery shown; they only ever page within the caller's own webhook. */
-const SORT_PATTERN = /^\d{13}[-0-9a-f.]*#evt_[0-9a-f]{32}$/;
+/**
+ * Page tokens carry the key of the delivery record the last delivery shown is in, and how many of
+ * its events are still to show; they only ever page within the caller's own webhook.
+ */
+const SORT_PATTERN = /^\d{13}[-0-9a-f.]*#evt_[0-9a-f]{32}\/\d{1,4}$/;
 const encodePage = (sort: string): string => Buffer.from(sort, 'utf8').toString('base64url');
 const decodePage = (token: string): string => {
   const sort = Buffer.from(token, 'base64url').toString('utf8');

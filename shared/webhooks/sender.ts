@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { type AddressPolicy, isAllowedAddress, parseReceiverUrl, type Resolver } from '../domain/webhooks.ts';
@@ -12,7 +12,23 @@ export type SendOptions = {
   policy: AddressPolicy;
   resolve: Resolver;
   timeoutMs: number;
+  /** Connections kept open between deliveries; without them every send opens its own. */
+  agents?: KeepAliveAgents;
 };
+
+export type KeepAliveAgents = { http: HttpAgent; https: HttpsAgent };
+
+/**
+ * A worker's pools of open connections to receivers: a receiver's next delivery reuses the
+ * connection of the one before (its address was checked when it connected, as every new one is).
+ */
+export const keepAliveAgents = (): KeepAliveAgents => ({
+  http: new HttpAgent({ keepAlive: true }),
+  https: new HttpsAgent({ keepAlive: true }),
+});
+
+/** A kept connection the receiver closed meanwhile fails at once with one of these; the send goes again on a new one. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
 /** At most this much of a response is read (and thrown away): a receiver cannot make a delivery hold memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -89,40 +105,50 @@ export const sendWebhook = (
       settle(result);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(url, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
-      lookup: checkedLookup(options.resolve, policy),
-      agent: false,
-    });
+    const agent =
+      options.agents === undefined ? false : url.protocol === 'https:' ? options.agents.https : options.agents.http;
+    let request: ClientRequest;
     const timer = setTimeout(() => {
       finish({ error: `no answer within ${options.timeoutMs} ms` });
       request.destroy();
     }, options.timeoutMs);
-    request.on('socket', (socket: Socket) => {
-      socket.once('connect', () => {
-        const remote = socket.remoteAddress;
-        if (remote === undefined || !isAllowedAddress(remote, policy)) {
-          finish({ error: 'address refused' });
-          request.destroy();
-        }
+    const start = (again: boolean) => {
+      request = send(url, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        lookup: checkedLookup(options.resolve, policy),
+        agent,
       });
-    });
-    request.on('response', (response: IncomingMessage) => {
-      const status = response.statusCode ?? 0;
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= MAX_RESPONSE_BYTES) {
-          finish({ status });
-          response.destroy();
-        }
+      request.on('socket', (socket: Socket) => {
+        socket.once('connect', () => {
+          const remote = socket.remoteAddress;
+          if (remote === undefined || !isAllowedAddress(remote, policy)) {
+            finish({ error: 'address refused' });
+            request.destroy();
+          }
+        });
       });
-      response.on('end', () => finish({ status }));
-      response.on('error', () => finish({ status }));
-    });
-    request.on('error', (error: Error) => {
-      finish({ error: error instanceof RefusedAddressError ? 'address refused' : error.message });
-    });
-    request.end(body);
+      request.on('response', (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) {
+            finish({ status });
+            response.destroy();
+          }
+        });
+        response.on('end', () => finish({ status }));
+        response.on('error', () => finish({ status }));
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (!again && request.reusedSocket && STALE_CONNECTION.has(error.code ?? '')) {
+          start(true);
+          return;
+        }
+        finish({ error: error instanceof RefusedAddressError ? 'address refused' : error.message });
+      });
+      request.end(body);
+    };
+    start(false);
   });

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
-import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
-import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
+import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { organizationIdOf } from '../../shared/domain/reports.ts';
@@ -161,27 +160,42 @@ describe('webhooks through the local runtime', () => {
     expect([...times].sort()).toEqual(times);
   });
 
-  it('records nothing again when the whole log is read a second time', async () => {
+  it('records nothing again when the whole log is read a second time, even by a generator that read its state before', async () => {
     const store = webhookRepository(table.db, table.tableName);
     const log = changeLogReader(table.db, table.tableName);
+    const read: string[] = [];
     const queued: string[] = [];
-    const rereading = eventGenerator(
-      {
-        hooks: store,
-        deliveries: store,
-        log: { ...log, cursor: async () => startedAt, saveCursor: async () => undefined },
-        records: lifecycleRepository(table.db, table.tableName),
-        now: Date.now,
-      },
-      (delivery) => {
-        queued.push(delivery.sort);
-      },
-    );
+    const rereading = (deliveries: typeof store) =>
+      eventGenerator(
+        {
+          hooks: store,
+          deliveries,
+          log: {
+            ...log,
+            cursor: async () => startedAt,
+            saveCursor: async () => undefined,
+            readFrom: async (from) => {
+              const changes = await log.readFrom(from);
+              read.push(...changes.map((change) => change.version));
+              return changes;
+            },
+          },
+          records: assetRecordsReader(table.db, table.tableName),
+          now: Date.now,
+        },
+        (delivery) => {
+          queued.push(delivery.sort);
+        },
+      );
+    // As if it had read the generator's state before any event was recorded (two generators at once).
+    const stale = { ...store, generatorState: async () => ({ rev: 0, position: '', done: new Set<string>() }) };
 
-    const polled = await rereading.poll();
+    const current = await rereading(store).poll();
+    const late = await rereading(stale).poll();
 
-    expect(polled.changes).toBeGreaterThanOrEqual(3);
-    expect(polled.events).toBe(0);
+    expect(read.length).toBeGreaterThanOrEqual(6);
+    expect(current.events).toBe(0);
+    expect(late.events).toBe(0);
     expect(queued).toEqual([]);
   });
 

@@ -13,8 +13,7 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
-import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
-import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
+import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { createReport } from '../../shared/domain/reports.ts';
@@ -307,7 +306,7 @@ describe('the partitions each function writes, driven down every path that write
         deliveries: store,
         open: store,
         log: changeLogReader(table.db, table.tableName),
-        records: lifecycleRepository(table.db, table.tableName),
+        records: assetRecordsReader(table.db, table.tableName),
         now: Date.now,
         enqueue: (delivery) => {
           queued.push({ hookId: delivery.hookId, sort: delivery.sort });
@@ -332,6 +331,7 @@ describe('the partitions each function writes, driven down every path that write
         now: Date.now,
         backoffBaseMs: 1000,
         leaseMs: 11_000,
+        sendBudgetMs: 5000,
         retryLater: async () => undefined,
       }),
     );

@@ -60,7 +60,7 @@ const recordsOf = (records: ActivityRecord[]) => {
     reads,
     deps: {
       records: {
-        byAsset: async (assetId: number) => {
+        allByAsset: async (assetId: number) => {
           reads.push(assetId);
           return records;
         },
