@@ -301,7 +301,8 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
    * Writes the changes `build` returns in one transaction (none: nothing to write). It builds
    * again, after a pause, when another transaction conflicted or only `retry` changes failed,
    * telling `build` every tag that failed so far. A `refuse` change that failed answers its
-   * reasons and writes nothing; any other failed condition throws ConditionsFailedError. Retries
+   * reasons and writes nothing, whatever else failed beside it; otherwise any failed condition of
+   * a change that declares no meaning throws ConditionsFailedError. Retries
    * that run out throw ServiceUnavailableError: the items are contended, and the client may try
    * again later. A set larger than a transaction throws ChangeSetTooLargeError.
    */
@@ -329,6 +330,11 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
         const failed = compiled.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
         const conflicted = codes.includes('TransactionConflict');
         if (conflicted) recordTransactionConflict();
+        // A refusal explains whatever else failed beside it (a count of the item it found missing, say).
+        const reasons = failed.flatMap(({ meaning }) =>
+          typeof meaning === 'object' && 'refuse' in meaning ? [meaning.refuse] : [],
+        );
+        if (reasons.length > 0) return { committed: false, refused: reasons[0] as R, reasons };
         const unexpected = failed.filter(({ meaning }) => meaning === undefined);
         if (unexpected.length > 0) {
           throw new ConditionsFailedError(
@@ -336,10 +342,6 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
             { cause: error },
           );
         }
-        const reasons = failed.flatMap(({ meaning }) =>
-          typeof meaning === 'object' && 'refuse' in meaning ? [meaning.refuse] : [],
-        );
-        if (reasons.length > 0) return { committed: false, refused: reasons[0] as R, reasons };
         if (failed.length === 0 && !conflicted) throw error;
         const pause = backoff(attempt);
         if (attempt >= maxAttempts || Date.now() + pause >= deadline) {

@@ -107,6 +107,17 @@ describe('changeWriter().commit', () => {
     expect((error as ConditionsFailedError).failed).toEqual(['claim N M']);
   });
 
+  it('answers the refusal when a change whose condition had to hold failed beside it', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed', 'ConditionalCheckFailed']));
+
+    const outcome = await writer.commit(() => [
+      record(put('hook'), refuse('missing')),
+      counter({ PK: 'COUNT', SK: 'C' }, { count: -1 }),
+    ]);
+
+    expect(outcome).toEqual({ committed: false, refused: 'missing', reasons: ['missing'] });
+  });
+
   it('rebuilds and retries after a conflict with another transaction', async () => {
     ddb
       .on(TransactWriteCommand)
