@@ -13,9 +13,13 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
+import { inProcessScansSettled } from '../../shared/db/scan-queue.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
+import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import { sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
 import { logEntry } from '../fixtures/certificates.ts';
@@ -264,6 +268,8 @@ describe('the partitions each function writes, driven down every path that write
     expect(await send('POST', '/asset/unblock', { content: 'disputed-block.example' })).toMatchObject({
       status: 'DISPUTED',
     });
+    // Its organization takes EXTERNAL detections: the scan of a submission records one.
+    await send('POST', '/detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });
     await send('POST', '/asset/submit', { assets: ['plain-shop.example'], organizationSlug: 'acme' });
     const { scanId } = await send('POST', '/asset/scan', { content: pending?.content, organizationSlug: 'acme' });
     let scan = await send('POST', '/scan/result', { scanId });
@@ -271,6 +277,8 @@ describe('the partitions each function writes, driven down every path that write
       await new Promise((resolve) => setTimeout(resolve, 25));
       scan = await send('POST', '/scan/result', { scanId });
     }
+
+    await inProcessScansSettled();
 
     expect(scan.result.verdict).toBe('MALICIOUS');
     for (const name of ['create-dispute', 'unblock-asset', 'submit-assets', 'start-scan', 'run-scans']) {
@@ -406,7 +414,10 @@ describe('the partitions each function writes, driven down every path that write
       run: true,
     });
     await send('POST', '/detection/configs/delete', { slug: 'acme', configId: a.id });
-    const detections = await send('POST', '/detection/list', { slug: 'acme' });
+    const detections = await send('POST', '/detection/list', {
+      slug: 'acme',
+      filters: [{ property: 'source', operator: 'in', value: ['CERTSTREAM'] }],
+    });
 
     expect(validated.failures).toEqual([]);
     expect(detections.detections.map((d: { reportStatus: string }) => d.reportStatus)).toEqual([
@@ -419,7 +430,29 @@ describe('the partitions each function writes, driven down every path that write
       'run-detection-configs',
       'validate-detection-configs',
       'delete-detection-config',
+      'run-detections',
     ]) {
+      expect(partitionsWritten(name), name).toEqual(declared(name));
+    }
+  });
+
+  it('schedule-detections and feed-check-samples: exactly what they declare, the sample auto-reported past an abandoned report', async () => {
+    await send('POST', '/detection/configs/create', { slug: 'acme', source: 'ASSET_CHECK', config: {} });
+    const [reviewed, pending] = await abandonReport('acme-login-sample');
+    await approve(reviewed as { id: string; assetId: number });
+    const noQueue = { send: async () => undefined };
+    const runtime = await import('../../shared/runtime.ts');
+
+    const scheduled = await asWorker('schedule-detections', () =>
+      scheduleDueRuns({ store: runtime.detections(), queue: noQueue }, SCHEDULE_CLASSES, Date.now() + 2 * 86_400_000),
+    )();
+    const fed = await asWorker('feed-check-samples', () =>
+      feedCheckSamples(runtime.detectionPipeline(), [pending?.content as string], Date.now()),
+    )();
+
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(fed).toBe(1);
+    for (const name of ['schedule-detections', 'feed-check-samples']) {
       expect(partitionsWritten(name), name).toEqual(declared(name));
     }
   });
