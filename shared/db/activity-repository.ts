@@ -8,11 +8,17 @@ import {
   type RecordWrite,
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
-import { TOTAL } from '../domain/counters.ts';
-import { INSIGHTS_COUNTED, insightDeltas, LEGACY_INSIGHTS_COUNTED } from '../domain/insight-counters.ts';
+import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
+import {
+  INSIGHTS_COUNTED,
+  insightDeltas,
+  insightMonthDeltas,
+  LEGACY_INSIGHTS_COUNTED,
+  MONTHS_COUNTED,
+} from '../domain/insight-counters.ts';
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
-import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
+import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, type Key, key } from './keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 import { type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -60,13 +66,13 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas
   };
 };
 
-/** The insight counters of an organization day and shard, in their own item (no total: nothing probes them). */
-const insightUpdate = (TableName: string, { orgId, day, shard, deltas }: CounterDelta): TransactItem => {
+/** The insight counters of an organization day (or month, `Key`) and shard, in their own item (no total: nothing probes them). */
+const insightUpdate = (TableName: string, Key: Key, deltas: Record<string, number>): TransactItem => {
   const expression = addAll(deltas);
   return {
     Update: {
       TableName,
-      Key: key.insightDay(orgId, day, shard),
+      Key,
       UpdateExpression: expression.add,
       ConditionExpression: expression.condition,
       ExpressionAttributeNames: expression.names,
@@ -111,7 +117,11 @@ export const activityItem = (record: ActivityRecord): Record<string, unknown> =>
 const recordPut = (TableName: string, write: RecordWrite): TransactItem => ({
   Put: {
     TableName,
-    Item: { ...activityItem({ ...write.next, counterShard: counterShardOf(write) }), [INSIGHTS_COUNTED]: true },
+    Item: {
+      ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
+      [INSIGHTS_COUNTED]: true,
+      [MONTHS_COUNTED]: true,
+    },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : {
@@ -188,7 +198,7 @@ const REFERENCE_TTL_MS = 60_000;
 const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
 
 export const activityRepository = (db: DynamoDBDocumentClient, table: string): LifecycleStore => {
-  const seen = new Map<string, { brands: Set<string>; expires: number }>();
+  const seen = new Map<string, { brands: Set<string>; expires: number; sharded: boolean }>();
   const commitMany = async (
     writes: readonly RecordWrite[],
     effects: ActivityEffects,
@@ -205,10 +215,22 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     }));
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
+    const months = insightMonthDeltas(writes);
     const build = async () => ({
       ...Object.fromEntries(writes.map((write, i) => [`record${i}`, recordPut(table, write)])),
       ...Object.fromEntries(effects.counters.map((delta, i) => [`counter${i}`, counterUpdate(table, delta)])),
-      ...Object.fromEntries(insights.map((delta, i) => [`insight${i}`, insightUpdate(table, delta)])),
+      ...Object.fromEntries(
+        insights.map(({ orgId, day, shard, deltas }, i) => [
+          `insight${i}`,
+          insightUpdate(table, key.insightDay(orgId, day, shard), deltas),
+        ]),
+      ),
+      ...Object.fromEntries(
+        months.map(({ orgId, month, shard, deltas }, i) => [
+          `insightMonth${i}`,
+          insightUpdate(table, key.insightMonth(orgId, month, shard), deltas),
+        ]),
+      ),
       ...(await verdictChange(db, table, checks)),
       ...guardItems(table, guards),
     });
@@ -251,22 +273,24 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       const entry = seen.get(orgId);
       const cached = entry && entry.expires > Date.now() ? entry : undefined;
       if (cached && brands.every((brand) => cached.brands.has(brand))) {
-        return { organization: true, brands: new Set(brands) };
+        return { organization: true, brands: new Set(brands), ...(cached.sharded ? { sharded: true } : {}) };
       }
       const items = await batchGetAll(db, table, [key.org(orgId), ...brands.map((brand) => key.brand(orgId, brand))], {
-        expression: '#sk',
-        names: { '#sk': 'SK' },
+        expression: '#sk, #flags',
+        names: { '#sk': 'SK', '#flags': 'featureFlags' },
       });
       const found = new Set(items.map((item) => item.SK as string));
       const known = new Set(brands.filter((brand) => found.has(key.brand(orgId, brand).SK)));
       const organization = found.has(key.org(orgId).SK);
+      const flags = items.find((item) => item.SK === key.org(orgId).SK)?.featureFlags;
+      const sharded = Array.isArray(flags) && flags.includes(SHARDED_COUNTERS_FLAG);
       if (organization) {
         if (seen.size >= MAX_REMEMBERED_ORGANIZATIONS) seen.clear();
-        const remembered = cached ?? { brands: new Set<string>(), expires: Date.now() + REFERENCE_TTL_MS };
+        const remembered = cached ?? { brands: new Set<string>(), expires: Date.now() + REFERENCE_TTL_MS, sharded };
         for (const brand of known) remembered.brands.add(brand);
         seen.set(orgId, remembered);
       }
-      return { organization, brands: known };
+      return { organization, brands: known, ...(sharded ? { sharded: true } : {}) };
     },
 
     async commit(previous, next, effects: ActivityEffects) {

@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS, TOTAL } from '../domain/counters.ts';
+import { nextDay } from '../domain/dates.ts';
+import { DAY_UNITS_PREFIX, dayUnitsCounter } from '../domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
 import { type Key, key } from './keys.ts';
@@ -38,22 +40,123 @@ const shardDays = async (
   return items;
 };
 
-export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
-  /** A day's counters are the sums of its items in every shard. */
-  async days(scope, from, to) {
-    const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, from, to)));
-    const prefix = dayKey(scope, '', 0).SK.length;
-    const byDay = new Map<string, Record<string, number>>();
-    for (const item of shards.flat()) {
-      const day = (item.SK as string).slice(prefix);
-      const counters = byDay.get(day) ?? {};
-      for (const [name, value] of Object.entries(item)) {
-        if (typeof value === 'number' && name !== TOTAL) counters[name] = (counters[name] ?? 0) + value;
-      }
-      byDay.set(day, counters);
+type Counters = Record<string, number>;
+const addInto = (sums: Counters, item: Record<string, unknown>, skip: (name: string) => boolean) => {
+  for (const [name, value] of Object.entries(item)) {
+    if (typeof value === 'number' && !skip(name)) sums[name] = (sums[name] ?? 0) + value;
+  }
+};
+const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX);
+const lastDayOf = (month: string): string => {
+  const [year, number] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);
+};
+const nextMonth = (month: string): string => nextDay(lastDayOf(month)).slice(0, 7);
+
+/** One shard's insight month items from `from` (or the first) to `to`, ascending. */
+const shardMonths = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  shard: number,
+  from: string | undefined,
+  to: string,
+): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of queryPages(db, {
+    TableName: table,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': key.insightMonth(orgId, to, shard).PK,
+      ':from': key.insightMonth(orgId, from ?? '', shard).SK,
+      ':to': key.insightMonth(orgId, to, shard).SK,
+    },
+  })) {
+    items.push(...page);
+  }
+  return items;
+};
+
+/**
+ * The breakdown and histogram counters of an organization's insight items summed over [from, to]:
+ * whole months from the month items (one per month and shard), the days of a month the range cuts
+ * from the day items. The last month's item stands for its days up to `to` when no unit of it was
+ * counted on a later day of the month (records dated ahead), so a range ending today reads none
+ * of this month's day items.
+ */
+const insightSums = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  from: string | undefined,
+  to: string,
+): Promise<Counters> => {
+  const scope: MetricsScope = { orgId, insights: true };
+  const lastMonth = to.slice(0, 7);
+  const sums: Counters = {};
+  const addDays = async (first: string, last: string) => {
+    const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, first, last)));
+    for (const item of shards.flat()) addInto(sums, item, (name) => name === TOTAL);
+  };
+  const cut = from !== undefined && !from.endsWith('-01');
+  if (cut && from.slice(0, 7) === lastMonth) {
+    await addDays(from, to);
+    return sums;
+  }
+  const firstWhole = from === undefined ? undefined : cut ? nextMonth(from.slice(0, 7)) : from.slice(0, 7);
+  const [months] = await Promise.all([
+    Promise.all(SHARDS.map((shard) => shardMonths(db, table, orgId, shard, firstWhole, lastMonth))),
+    cut ? addDays(from, lastDayOf(from.slice(0, 7))) : undefined,
+  ]);
+  const items = months.flat();
+  const prefix = key.insightMonth(orgId, '', 0).SK.length;
+  const inLastMonth = items.filter((item) => (item.SK as string).slice(prefix) === lastMonth);
+  const toDay = Number(to.slice(8, 10));
+  const ahead =
+    to !== lastDayOf(lastMonth) &&
+    inLastMonth.some((item) =>
+      Array.from({ length: 31 - toDay }, (_, i) => dayUnitsCounter(String(toDay + 1 + i).padStart(2, '0'))).some(
+        (name) => typeof item[name] === 'number' && (item[name] as number) > 0,
+      ),
+    );
+  for (const item of ahead ? items.filter((item) => !inLastMonth.includes(item)) : items) {
+    addInto(sums, item, isDayUnits);
+  }
+  if (ahead) await addDays(`${lastMonth}-01`, to);
+  return sums;
+};
+
+/** A day's counters are the sums of its items in every shard. */
+const summedDays = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  scope: MetricsScope,
+  from: string | undefined,
+  to: string,
+): Promise<DayCounters[]> => {
+  const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, from, to)));
+  const prefix = dayKey(scope, '', 0).SK.length;
+  const byDay = new Map<string, Record<string, number>>();
+  for (const item of shards.flat()) {
+    const day = (item.SK as string).slice(prefix);
+    const counters = byDay.get(day) ?? {};
+    for (const [name, value] of Object.entries(item)) {
+      if (typeof value === 'number' && name !== TOTAL) counters[name] = (counters[name] ?? 0) + value;
     }
-    return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counters]): DayCounters => ({ day, counters }));
+    byDay.set(day, counters);
+  }
+  return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counters]): DayCounters => ({ day, counters }));
+};
+
+export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
+  async sums(scope, from, to) {
+    if (scope.insights) return insightSums(db, table, scope.orgId, from, to);
+    const sums: Counters = {};
+    for (const { counters } of await summedDays(db, table, scope, from, to)) addInto(sums, counters, () => false);
+    return sums;
   },
+
+  days: (scope, from, to) => summedDays(db, table, scope, from, to),
 
   /** Counters never go below zero, so a day is active when any of its shards has a positive total. */
   async hasActivityBefore(scope, day) {

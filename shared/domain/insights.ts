@@ -65,6 +65,13 @@ const readDays = async (store: MetricsStore, scope: MetricsScope, range: DateRan
   return store.days(scope, range.startDate, end);
 };
 
+/** The scope's counters summed over the range (the insight counters from their month rollups where whole months are in it). */
+const readSums = async (store: MetricsStore, scope: MetricsScope, range: DateRange, today: string) => {
+  const end = endOf(range, today);
+  if (range.startDate !== undefined && range.startDate > end) return {};
+  return store.sums(scope, range.startDate, end);
+};
+
 type Counters = Readonly<Record<string, number>>;
 const sumOf = (days: readonly DayCounters[]): Record<string, number> => {
   const totals: Record<string, number> = {};
@@ -169,7 +176,7 @@ export const metricsSummary = async (
           today,
         ),
       ))(),
-    (async () => sumOf(await readDays(stores.metrics, { orgId, insights: true }, query, today)))(),
+    readSums(stores.metrics, { orgId, insights: true }, query, today),
   ]);
   const value = (metric: BreakdownMetric) => metricValue(counters, metric);
   const toTakedown = median(histograms, 'timeToTakedown', brand);
@@ -205,16 +212,14 @@ export const metricsBreakdown = async (
   today: string,
 ): Promise<{ rows: BreakdownRow[] }> => {
   assertOrdered(query);
-  const scope: MetricsScope = query.by === 'day' ? { orgId } : { orgId, insights: true };
-  const days = await readDays(stores.metrics, scope, query, today);
   if (query.by === 'day') {
-    const rows = days
+    const rows = (await readDays(stores.metrics, { orgId }, query, today))
       .map(({ day, counters }) => ({ key: day, value: metricValue(counters, query.metric) }))
       .filter((row) => row.value > 0);
     return { rows };
   }
   const prefix = dimensionPrefix(query.metric, query.by);
-  const rows = Object.entries(sumOf(days))
+  const rows = Object.entries(await readSums(stores.metrics, { orgId, insights: true }, query, today))
     .filter(([name, value]) => name.startsWith(prefix) && value > 0)
     .map(([name, value]) => ({ key: name.slice(prefix.length), value }))
     .sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : 1));

@@ -28,6 +28,11 @@ export type MetricsScope = { orgId: string; brandSlug?: string; insights?: true 
 export interface MetricsStore {
   /** The scope's day items from `from` (or its first one) to `to`, inclusive and ascending. */
   days(scope: MetricsScope, from: string | undefined, to: string): Promise<DayCounters[]>;
+  /**
+   * The scope's counters summed over `from` (or its first day) to `to`, inclusive; of the insight
+   * counters (`insights`), the breakdowns and histograms only.
+   */
+  sums(scope: MetricsScope, from: string | undefined, to: string): Promise<Record<string, number>>;
   /** Whether a day before `day` has counters that are not all zero. */
   hasActivityBefore(scope: MetricsScope, day: string): Promise<boolean>;
 }

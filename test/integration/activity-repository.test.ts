@@ -5,10 +5,12 @@ import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import {
   type ActivityRecord,
+  applyActivities,
   counterShardOf,
   deleteActivity,
   effectsOf,
   parseActivityChange,
+  spreadShardOf,
   updateActivity,
 } from '../../shared/domain/activity.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
@@ -148,16 +150,52 @@ const days = async (orgId: string, brandSlug?: string) =>
   );
 
 describe('day counters in shards, on DynamoDB Local', () => {
+  it('counts an organization in shard 0 alone unless it is flagged for sharded counters', async () => {
+    await seed(table.db, table.tableName, {
+      organizations: [
+        { slug: 'org-quiet', name: 'Quiet', brands: [{ slug: 'wallet', name: 'Wallet' }] },
+        {
+          slug: 'org-busy',
+          name: 'Busy',
+          featureFlags: ['sharded-counters'],
+          brands: [{ slug: 'wallet', name: 'Wallet' }],
+        },
+      ],
+    });
+    const reportsOf = (organization: string) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        organization,
+        kind: 'report' as const,
+        id: `r-${i}`,
+        brands: ['wallet'],
+        createdAt: '2026-03-01T10:00:00Z',
+        updatedAt: '2026-03-01T10:00:00Z',
+        deleted: false,
+      }));
+
+    await applyActivities(store, [...reportsOf('org-quiet'), ...reportsOf('org-busy')]);
+
+    expect(Object.keys(await shardsHolding('org-quiet'))).toEqual(['0']);
+    expect(Object.keys(await shardsHolding('org-quiet', 'wallet'))).toEqual(['0']);
+    expect(Object.keys(await shardsHolding('org-busy')).length).toBeGreaterThan(1);
+    expect(Object.keys(await shardsHolding('org-busy', 'wallet')).length).toBeGreaterThan(1);
+    for (const orgId of ['org-quiet', 'org-busy']) {
+      expect(await days(orgId)).toEqual([{ day: '2026-03-01', reports: 40 }]);
+      expect(await days(orgId, 'wallet')).toEqual([{ day: '2026-03-01', reports: 40 }]);
+    }
+  });
+
   it('spreads the records of one organization over its counter shards and sums them back per day', async () => {
-    const reports = Array.from({ length: 50 }, (_, i) =>
-      parseActivityChange({
+    const reports = Array.from({ length: 50 }, (_, i) => ({
+      ...parseActivityChange({
         organization: 'org-spread',
         kind: 'report',
         id: `r-${i}`,
         brands: ['wallet'],
         createdAt: '2026-03-01T10:00:00Z',
       }),
-    );
+      counterShard: spreadShardOf(`r-${i}`),
+    }));
 
     for (const report of reports) await store.commit(undefined, report, effectsOf(undefined, report));
 
