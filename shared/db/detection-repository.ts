@@ -15,6 +15,7 @@ import {
   type DetectionSettings,
   type DetectionStore,
 } from '../domain/detections/detections.ts';
+import { detectionCounterUpdates } from './detection-counters.ts';
 import { key } from './keys.ts';
 
 const strip = <T>(item: Record<string, unknown>): T => {
@@ -186,6 +187,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            // Counted with the detection, once.
+            ...detectionCounterUpdates(TableName, detection),
           ],
         }),
       );

@@ -11,6 +11,9 @@ export const COUNTER = {
 export const THREAT_PREFIX = 'threats_';
 export const threatCounter = (type: AssetType): string => `${THREAT_PREFIX}${type}`;
 
+/** Detections recorded on the day (organization and brand day items); not in `total`, so no activity to the metrics' series. */
+export const DETECTIONS = 'detections';
+
 /** Sum of a day item's counters, kept beside them so "not all zero" is one filter; not itself a counter. */
 export const TOTAL = 'total';
 

@@ -1,7 +1,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import type { AssetType } from './asset-types.ts';
-import { COUNTER, THREAT_PREFIX } from './counters.ts';
+import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
 import { nextDay } from './dates.ts';
 import {
   type BreakdownMetric,
@@ -104,8 +104,7 @@ export const metricValue = (counters: Counters, metric: BreakdownMetric): number
     case 'newThreats':
       return threatsOf(counters);
     case 'detections':
-      // Detections are not recorded by this service yet: none are counted.
-      return 0;
+      return counters[DETECTIONS] ?? 0;
     case 'disputes':
       return counters.disputes ?? 0;
     default:

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
-import { COUNTER, THREAT_PREFIX, threatCounter } from './counters.ts';
+import { COUNTER, DETECTIONS, THREAT_PREFIX, threatCounter } from './counters.ts';
 import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
 import type { DirectoryStore } from './organizations.ts';
 
@@ -82,7 +82,9 @@ const blockedOn = (counters: Readonly<Record<string, number>>): number => {
   return blocked;
 };
 
-const isActive = ({ counters }: DayCounters): boolean => Object.values(counters).some((value) => value !== 0);
+/** A day with counts of the metrics' own (detections are counted beside them, and are not). */
+const isActive = ({ counters }: DayCounters): boolean =>
+  Object.entries(counters).some(([name, value]) => name !== DETECTIONS && value !== 0);
 
 const scopeOf = async (directory: MetricsDirectory, orgId: string, brandSlug?: string): Promise<MetricsScope> => {
   if (brandSlug === undefined) return { orgId };
