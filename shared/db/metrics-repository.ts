@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS, TOTAL } from '../domain/counters.ts';
 import { nextDay } from '../domain/dates.ts';
-import { DAY_UNITS_PREFIX, dayUnitsCounter } from '../domain/insight-counters.ts';
+import { DAY_UNITS_PREFIX, dayUnitsCounter, GAUGE_ON_DAY } from '../domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
 import { type Key, key } from './keys.ts';
@@ -46,7 +46,8 @@ const addInto = (sums: Counters, item: Record<string, unknown>, skip: (name: str
     if (typeof value === 'number' && !skip(name)) sums[name] = (sums[name] ?? 0) + value;
   }
 };
-const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX);
+/** A month item's day units and its gauges by day: neither is a breakdown or a histogram. */
+const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX) || GAUGE_ON_DAY.test(name);
 const lastDayOf = (month: string): string => {
   const [year, number] = month.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);

@@ -240,11 +240,15 @@ export const DAY_UNITS_PREFIX = 'n.';
 
 export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
 
-/** What a live record adds to its month items: its breakdown and histogram units, and each one's day. */
+/** A gauge (open work) of one day of the month in a month item: gauges are read by their day. */
+export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${gauge}@${dayOfMonth}`;
+export const GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+
+/** What a live record adds to its month items: its breakdown and histogram units and each one's day, its gauges by day. */
 const monthCounts = (record: ActivityRecord): { month: string; name: string }[] =>
   insightCounts(record).flatMap(({ day, name }) =>
     GAUGES.has(name)
-      ? []
+      ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }]
       : [
           { month: day.slice(0, 7), name },
           { month: day.slice(0, 7), name: dayUnitsCounter(day.slice(8, 10)) },
