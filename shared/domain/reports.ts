@@ -42,8 +42,8 @@ export const pendingClaim = (orgId: string, checkKey: string, status: string): s
   `pending#${orgId}#${status}#${checkKey}`;
 
 /**
- * Proposal records and their claims per transaction, leaving room for the report, its day counter
- * and its insight day item (2 × 48 + 3 = 99).
+ * Proposal records and their claims per transaction, leaving room for the report, its day counter,
+ * its insight day item and that item's month rollup (2 × 48 + 4 = 100, the most a transaction takes).
  */
 const PROPOSALS_PER_TRANSACTION = 48;
 const ID_ATTEMPTS = 3;
