@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/counters.ts';
-import { GAUGE_ON_DAY } from '../domain/insight-counters.ts';
+import { GAUGE_ON_DAY, gaugeOnDay } from '../domain/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights.ts';
 import type { DayCounters } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -10,17 +10,24 @@ const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
  * The open-work gauges of an organization by the day they were counted on, from its insight month
- * items (each holds its days' gauges), every shard's partition read whole: one item per month and
- * shard, whatever the number of records.
+ * items (each holds its days' gauges), every shard's partition read whole but only the named gauges
+ * returned: one item per month and shard, whatever the number of records.
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
   async days(orgId, names) {
     const wanted = new Set(names);
+    // Only the named gauges of every day of the month (the items also hold the breakdowns and histograms).
+    const days = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
+    const projected = Object.fromEntries(
+      names.flatMap((name, n) => days.map((day) => [`#g${n}_${day}`, gaugeOnDay(name, day)])),
+    );
     const shard = async (index: number) => {
       const items: Record<string, unknown>[] = [];
       for await (const page of queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk',
+        ProjectionExpression: ['#sk', ...Object.keys(projected)].join(', '),
+        ExpressionAttributeNames: { '#sk': 'SK', ...projected },
         ExpressionAttributeValues: { ':pk': key.insightMonth(orgId, '', index).PK },
       })) {
         items.push(...page);
