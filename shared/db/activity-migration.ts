@@ -15,6 +15,7 @@ import {
 } from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
 import { key } from './keys.ts';
+import { withBreakdownKeys } from './month-keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
 const SEGMENTS = 4;
@@ -103,7 +104,11 @@ export const migrateActivityItems = async (
                       Update: { TableName: table, Key: key.insightDay(orgId, day, shard), ...adds(deltas) },
                     })),
                     ...months.map(({ orgId, month, shard, deltas }) => ({
-                      Update: { TableName: table, Key: key.insightMonth(orgId, month, shard), ...adds(deltas) },
+                      Update: {
+                        TableName: table,
+                        Key: key.insightMonth(orgId, month, shard),
+                        ...withBreakdownKeys(adds(deltas), deltas),
+                      },
                     })),
                   ],
                 }),

@@ -19,6 +19,7 @@ import {
 import type { CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, type Key, key } from './keys.ts';
+import { withBreakdownKeys } from './month-keys.ts';
 import { failedConditions, type TransactItem, transactWithRetry } from './transactions.ts';
 import { type VerdictOrigin, verdictChange, verdictItemNames } from './verdict-log.ts';
 
@@ -67,16 +68,20 @@ const counterUpdate = (TableName: string, { orgId, brandSlug, day, shard, deltas
 };
 
 /** The insight counters of an organization day (or month, `Key`) and shard, in their own item (no total: nothing probes them). */
-const insightUpdate = (TableName: string, Key: Key, deltas: Record<string, number>): TransactItem => {
+const insightUpdate = (TableName: string, Key: Key, deltas: Record<string, number>, month = false): TransactItem => {
   const expression = addAll(deltas);
+  const adds = {
+    UpdateExpression: expression.add,
+    ExpressionAttributeNames: expression.names,
+    ExpressionAttributeValues: expression.values as Record<string, unknown>,
+  };
   return {
     Update: {
       TableName,
       Key,
-      UpdateExpression: expression.add,
       ConditionExpression: expression.condition,
-      ExpressionAttributeNames: expression.names,
-      ExpressionAttributeValues: expression.values,
+      // A month item also names the keys its breakdowns count.
+      ...(month ? withBreakdownKeys(adds, deltas) : adds),
     },
   };
 };
@@ -228,7 +233,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       ...Object.fromEntries(
         months.map(({ orgId, month, shard, deltas }, i) => [
           `insightMonth${i}`,
-          insightUpdate(table, key.insightMonth(orgId, month, shard), deltas),
+          insightUpdate(table, key.insightMonth(orgId, month, shard), deltas, true),
         ]),
       ),
       ...(await verdictChange(db, table, checks)),

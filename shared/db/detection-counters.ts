@@ -1,6 +1,7 @@
 import { DETECTIONS } from '../domain/counters.ts';
 import { type Dimension, dayUnitsCounter, dimensionCounter, NO_KEY } from '../domain/insight-counters.ts';
 import { type Key, key } from './keys.ts';
+import { withBreakdownKeys } from './month-keys.ts';
 
 /** What the detection counters need of a detection. */
 export type CountedDetection = {
@@ -22,6 +23,11 @@ const adds = (TableName: string, Key: Key, deltas: Record<string, number>) => {
       ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:a${i}`, value])),
     },
   };
+};
+
+const monthAdds = (TableName: string, Key: Key, deltas: Record<string, number>) => {
+  const { Update } = adds(TableName, Key, deltas);
+  return { Update: withBreakdownKeys(Update, deltas) };
 };
 
 /**
@@ -52,7 +58,7 @@ export const detectionCounterUpdates = (TableName: string, detection: CountedDet
       adds(TableName, key.brandDay(detection.orgId, slug, day), { [DETECTIONS]: 1 }),
     ),
     adds(TableName, key.insightDay(detection.orgId, day), breakdowns),
-    adds(TableName, key.insightMonth(detection.orgId, day.slice(0, 7)), {
+    monthAdds(TableName, key.insightMonth(detection.orgId, day.slice(0, 7)), {
       ...breakdowns,
       [dayUnitsCounter(day.slice(8, 10))]: units,
     }),

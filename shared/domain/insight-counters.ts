@@ -280,3 +280,23 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
     return Object.keys(deltas).length > 0 ? [{ ...entry, deltas }] : [];
   });
 };
+
+/**
+ * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted
+ * in it, so a breakdown reads those counters alone: `k.newThreats.source` = {"ingest", "report"}.
+ */
+export const breakdownKeysAttribute = (metric: BreakdownMetric, dimension: Dimension): string =>
+  `k.${metric}.${dimension}`;
+const DIMENSION_COUNTER = /^i\.([A-Za-z]+)\.(type|source|brand)\.(.+)$/;
+
+/** The keys each breakdown's set attribute gains from month-item deltas: those of the counters they add to. */
+export const breakdownKeysOf = (deltas: Record<string, number>): Record<string, string[]> => {
+  const sets: Record<string, string[]> = {};
+  for (const [name, delta] of Object.entries(deltas)) {
+    const match = DIMENSION_COUNTER.exec(name);
+    if (match === null || delta <= 0) continue;
+    const attribute = breakdownKeysAttribute(match[1] as BreakdownMetric, match[2] as Dimension);
+    (sets[attribute] ??= []).push(match[3] as string);
+  }
+  return sets;
+};

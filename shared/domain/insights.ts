@@ -66,10 +66,16 @@ const readDays = async (store: MetricsStore, scope: MetricsScope, range: DateRan
 };
 
 /** The scope's counters summed over the range (the insight counters from their month rollups where whole months are in it). */
-const readSums = async (store: MetricsStore, scope: MetricsScope, range: DateRange, today: string) => {
+const readSums = async (
+  store: MetricsStore,
+  scope: MetricsScope,
+  range: DateRange,
+  today: string,
+  breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+) => {
   const end = endOf(range, today);
   if (range.startDate !== undefined && range.startDate > end) return {};
-  return store.sums(scope, range.startDate, end);
+  return store.sums(scope, range.startDate, end, breakdown);
 };
 
 type Counters = Readonly<Record<string, number>>;
@@ -218,7 +224,11 @@ export const metricsBreakdown = async (
     return { rows };
   }
   const prefix = dimensionPrefix(query.metric, query.by);
-  const rows = Object.entries(await readSums(stores.metrics, { orgId, insights: true }, query, today))
+  const sums = await readSums(stores.metrics, { orgId, insights: true }, query, today, {
+    metric: query.metric,
+    dimension: query.by,
+  });
+  const rows = Object.entries(sums)
     .filter(([name, value]) => name.startsWith(prefix) && value > 0)
     .map(([name, value]) => ({ key: name.slice(prefix.length), value }))
     .sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : 1));

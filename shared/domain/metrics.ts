@@ -4,6 +4,7 @@ import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX, threatCounter } from './counters.ts';
 import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
+import type { BreakdownMetric, Dimension } from './insight-counters.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 /** The functions read the current UTC day through here. */
@@ -32,7 +33,13 @@ export interface MetricsStore {
    * The scope's counters summed over `from` (or its first day) to `to`, inclusive; of the insight
    * counters (`insights`), the breakdowns and histograms only.
    */
-  sums(scope: MetricsScope, from: string | undefined, to: string): Promise<Record<string, number>>;
+  sums(
+    scope: MetricsScope,
+    from: string | undefined,
+    to: string,
+    /** Of the insight counters, only this breakdown's need be summed. */
+    breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+  ): Promise<Record<string, number>>;
   /** Whether a day before `day` has counters that are not all zero. */
   hasActivityBefore(scope: MetricsScope, day: string): Promise<boolean>;
 }

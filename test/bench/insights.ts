@@ -19,6 +19,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { withBreakdownKeys } from '../../shared/db/month-keys.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import {
   type ActivityChange,
@@ -194,15 +195,22 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       const entries = [...item];
       for (let start = 0; start < entries.length; start += ADDS_PER_UPDATE) {
         const part = entries.slice(start, start + ADDS_PER_UPDATE);
+        const adds = {
+          UpdateExpression: `ADD ${part.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(part.map(([name], i) => [`#a${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(part.map(([, value], i) => [`:a${i}`, value])) as Record<
+            string,
+            unknown
+          >,
+        };
         await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { metrics: key.orgDay, insights: key.insightDay, months: key.insightMonth }[
               partition as 'metrics' | 'insights' | 'months'
             ](orgs.large, day, Number(shard)),
-            UpdateExpression: `ADD ${part.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-            ExpressionAttributeNames: Object.fromEntries(part.map(([name], i) => [`#a${i}`, name])),
-            ExpressionAttributeValues: Object.fromEntries(part.map(([, value], i) => [`:a${i}`, value])),
+            // Month items also name the keys their breakdowns count, as the transactions' updates do.
+            ...(partition === 'months' ? withBreakdownKeys(adds, Object.fromEntries(part)) : adds),
           }),
         );
       }
