@@ -296,7 +296,7 @@ export const breakdownKeysOf = (deltas: Record<string, number>): Record<string, 
     const match = DIMENSION_COUNTER.exec(name);
     if (match === null || delta <= 0) continue;
     const attribute = breakdownKeysAttribute(match[1] as BreakdownMetric, match[2] as Dimension);
-    (sets[attribute] ??= []).push(match[3] as string);
+    sets[attribute] = [...(sets[attribute] ?? []), match[3] as string];
   }
   return sets;
 };
