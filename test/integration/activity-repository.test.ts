@@ -6,7 +6,6 @@ import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import {
   type ActivityRecord,
   applyActivities,
-  counterShardOf,
   deleteActivity,
   effectsOf,
   parseActivityChange,
@@ -34,11 +33,16 @@ const threatOf = (orgId: string, input: Record<string, unknown> = {}) =>
     createdAt: '2026-03-01T10:00:00Z',
     ...input,
   });
-const blockedThreat = (orgId: string): ActivityRecord => ({ ...threatOf(orgId), checkKey: `${orgId}-airdrop.xyz` });
+/** The counter shard threat `t-1` of an organization with sharded counters gets: not 0, so not the unsharded partition. */
+const SHARD = spreadShardOf('t-1');
+/** A new threat as the write of an organization with sharded counters carries it: with its shard. */
+const blockedThreat = (orgId: string): ActivityRecord => ({
+  ...threatOf(orgId),
+  checkKey: `${orgId}-airdrop.xyz`,
+  counterShard: SHARD,
+});
 const rejectedThreat = (orgId: string): ActivityRecord =>
   threatOf(orgId, { status: 'REJECTED', updatedAt: '2026-03-02T00:00:00Z' });
-/** The counter shard of threat `t-1` of any organization: not 0, so it is not the unsharded partition. */
-const SHARD = counterShardOf({ previous: undefined, next: threatOf('any') });
 
 const read = async (itemKey: { PK: string; SK: string }) =>
   (await table.db.send(new GetCommand({ TableName: table.tableName, Key: itemKey, ConsistentRead: true }))).Item;
@@ -66,7 +70,12 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(undefined, threat, effectsOf(undefined, threat));
 
     expect(committed).toBe(true);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
+    expect(await store.find(threat)).toEqual({
+      ...threat,
+      counterShard: SHARD,
+      insightItemsCounted: true,
+      insightMonthsCounted: true,
+    });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
       brand: { threats_URL: 1, total: 1 },
@@ -95,7 +104,12 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(stale, withdrawn, effectsOf(stale, withdrawn));
 
     expect(committed).toBe(false);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
+    expect(await store.find(threat)).toEqual({
+      ...threat,
+      counterShard: SHARD,
+      insightItemsCounted: true,
+      insightMonthsCounted: true,
+    });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });
 
