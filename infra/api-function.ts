@@ -33,6 +33,8 @@ export type FunctionSettings = {
   reviewDailyLimit?: number;
   /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
   reportUrlBase?: string;
+  /** `HEALTHCHECK_THRESHOLDS` of the insights functions: the stage's healthcheck thresholds, JSON (checked at synth). */
+  healthcheckThresholds?: string;
 };
 
 export type ServiceFunctionProps = {
@@ -200,6 +202,9 @@ export class ApiFunction extends Construct {
         ? {}
         : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),
       ...(props.settings.reportUrlBase ? { REPORT_URL_BASE: props.settings.reportUrlBase } : {}),
+      ...(props.settings.healthcheckThresholds && props.area === 'insights'
+        ? { HEALTHCHECK_THRESHOLDS: props.settings.healthcheckThresholds }
+        : {}),
       ...props.environment,
     };
     this.fn = serviceFunction(this, 'Function', { ...props, environment });

@@ -31,6 +31,7 @@ try {
     rateLimits: context('rateLimits'),
     ...(context('reviewDailyLimit') === undefined ? {} : { reviewDailyLimit: Number(context('reviewDailyLimit')) }),
     reportUrlBase: context('reportUrlBase'),
+    healthcheckThresholds: context('healthcheckThresholds'),
     ...(rateLimit && burstLimit ? { throttle: { rateLimit: Number(rateLimit), burstLimit: Number(burstLimit) } } : {}),
     ...(lists ? { checkLists: JSON.parse(lists) } : {}),
     ...(corsOrigins ? { corsOrigins: parseOrigins(corsOrigins) } : {}),

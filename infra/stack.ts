@@ -6,6 +6,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { parseStageThresholds } from '../shared/domain/organization-settings.ts';
 import { parseRateLimits } from '../shared/domain/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
 import type { FunctionSettings } from './api-function.ts';
@@ -50,6 +51,8 @@ export type ServiceStackProps = StackProps & {
    * stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
    */
   reportUrlBase?: string;
+  /** The stage's healthcheck thresholds, JSON by healthcheck key (`-c healthcheckThresholds=…`); an organization's own override them. */
+  healthcheckThresholds?: string;
   /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
@@ -95,6 +98,16 @@ const checkedReviewLimit = (limit: number): number => {
   return limit;
 };
 
+/** Healthcheck thresholds that do not parse stop synth with one line naming what is wrong. */
+const checkedThresholds = (setting: string): string => {
+  try {
+    parseStageThresholds(setting);
+  } catch (error) {
+    throw new StackSettingError(`-c healthcheckThresholds: ${(error as Error).message}`);
+  }
+  return setting;
+};
+
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
 const STAGE_THROTTLE: ThrottleSettings = { rateLimit: 1000, burstLimit: 2000 };
 /** The stage that serves every route again under `/api/v2` (API Gateway puts a stage's name before its routes). */
@@ -112,6 +125,7 @@ export class ServiceStack extends Stack {
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
       ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
       ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
+      ...(props.healthcheckThresholds ? { healthcheckThresholds: checkedThresholds(props.healthcheckThresholds) } : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);

@@ -1,3 +1,4 @@
+import { parseStageThresholds, type StageThresholds } from './domain/organization-settings.ts';
 import { type Budget, parseRateLimits, type RateClass } from './domain/rate-limits.ts';
 
 export const required = (name: string): string => {
@@ -184,6 +185,14 @@ export const config = {
       ...(budget === undefined ? {} : { callBudgetMs: Number(budget) }),
       ...(request === undefined ? {} : { requestBudgetMs: Number(request) }),
     };
+  },
+  /** The stage's healthcheck thresholds (`HEALTHCHECK_THRESHOLDS`, JSON by healthcheck key); unset: the built-in ones. */
+  get healthcheckThresholds(): StageThresholds {
+    try {
+      return parseStageThresholds(optional('HEALTHCHECK_THRESHOLDS'));
+    } catch (error) {
+      throw new Error(`HEALTHCHECK_THRESHOLDS: ${(error as Error).message}`);
+    }
   },
   /** Reviews one organization may make per rolling 24 hours (default 10, the published budget); 0 means unlimited. */
   get reviewDailyLimit(): number {

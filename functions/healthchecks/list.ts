@@ -1,3 +1,4 @@
+import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
 import {
@@ -7,23 +8,39 @@ import {
   openWork,
 } from '../../shared/domain/insights.ts';
 import { utcDay } from '../../shared/domain/metrics.ts';
-import { effectiveSettings, type SettingsStore } from '../../shared/domain/organization-settings.ts';
+import {
+  effectiveSettings,
+  type SettingsStore,
+  type StageThresholds,
+} from '../../shared/domain/organization-settings.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { organizationBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: organizationBody };
-type Deps = InsightsStores & { keys: KeyResolver; settings: SettingsStore; work: OpenWorkStore; now: () => number };
+type Deps = InsightsStores & {
+  keys: KeyResolver;
+  settings: SettingsStore;
+  work: OpenWorkStore;
+  now: () => number;
+  /** The stage's thresholds (none: the built-in ones). */
+  thresholds?: () => StageThresholds;
+};
 
-export const createHandler = ({ keys, now, settings, work: openWorkStore, ...stores }: Deps) =>
+export const createHandler = ({ keys, now, settings, work: openWorkStore, thresholds, ...stores }: Deps) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body }) => {
       const orgId = await insightsOrganization(stores.directory, auth, body.slug, 'healthchecks');
       const [work, stored] = await Promise.all([openWork(openWorkStore, orgId), settings.find(orgId)]);
       const time = now();
-      const checks = runHealthchecks({ work, settings: effectiveSettings(stored), now: time, today: utcDay(time) });
+      const checks = runHealthchecks({
+        work,
+        settings: effectiveSettings(stored, thresholds?.()),
+        now: time,
+        today: utcDay(time),
+      });
       return json(200, { checks });
     },
   );
@@ -31,6 +48,7 @@ export const createHandler = ({ keys, now, settings, work: openWorkStore, ...sto
 export const handler = createHandler({
   keys: runtime.keys(),
   now: runtime.now,
+  thresholds: () => config.healthcheckThresholds,
   settings: runtime.settings(),
   work: runtime.openWork(),
   ...runtime.metricsStores(),

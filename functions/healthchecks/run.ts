@@ -1,3 +1,4 @@
+import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { healthcheckOfPath, runHealthcheck } from '../../shared/domain/healthchecks.ts';
 import {
@@ -7,17 +8,28 @@ import {
   openWork,
 } from '../../shared/domain/insights.ts';
 import { utcDay } from '../../shared/domain/metrics.ts';
-import { effectiveSettings, type SettingsStore } from '../../shared/domain/organization-settings.ts';
+import {
+  effectiveSettings,
+  type SettingsStore,
+  type StageThresholds,
+} from '../../shared/domain/organization-settings.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { organizationBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: organizationBody };
-type Deps = InsightsStores & { keys: KeyResolver; settings: SettingsStore; work: OpenWorkStore; now: () => number };
+type Deps = InsightsStores & {
+  keys: KeyResolver;
+  settings: SettingsStore;
+  work: OpenWorkStore;
+  now: () => number;
+  /** The stage's thresholds (none: the built-in ones). */
+  thresholds?: () => StageThresholds;
+};
 
 /** Serves every check's route: the path names the check (`/healthchecks/<area>/<name>`). */
-export const createHandler = ({ keys, now, settings, work: openWorkStore, ...stores }: Deps) =>
+export const createHandler = ({ keys, now, settings, work: openWorkStore, thresholds, ...stores }: Deps) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body, rawPath }) => {
@@ -27,7 +39,12 @@ export const createHandler = ({ keys, now, settings, work: openWorkStore, ...sto
       const time = now();
       return json(
         200,
-        runHealthcheck(check, { work, settings: effectiveSettings(stored), now: time, today: utcDay(time) }),
+        runHealthcheck(check, {
+          work,
+          settings: effectiveSettings(stored, thresholds?.()),
+          now: time,
+          today: utcDay(time),
+        }),
       );
     },
   );
@@ -35,6 +52,7 @@ export const createHandler = ({ keys, now, settings, work: openWorkStore, ...sto
 export const handler = createHandler({
   keys: runtime.keys(),
   now: runtime.now,
+  thresholds: () => config.healthcheckThresholds,
   settings: runtime.settings(),
   work: runtime.openWork(),
   ...runtime.metricsStores(),

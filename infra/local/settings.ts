@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import { parseStageThresholds } from '../../shared/domain/organization-settings.ts';
 import { parseOrigins } from '../cors.ts';
 
 /** Local defaults; each can be overridden by the environment variable of the same meaning. */
@@ -16,6 +17,8 @@ export const LOCAL = {
   blocklistDir: process.env.BLOCKLIST_DIR ?? resolve(import.meta.dirname, '../../.data/blocklist'),
   /** How often `npm start` snapshots the verdicts, as the scheduled function does in AWS. */
   snapshotEveryMs: 5 * 60_000,
+  /** The stage's healthcheck thresholds (JSON by healthcheck key), as `-c healthcheckThresholds` sets them in AWS; unset: the built-in ones. */
+  healthcheckThresholds: process.env.HEALTHCHECK_THRESHOLDS,
   /** The AES-256 key that seals webhook signing secrets in the local table, created on first use. */
   webhookKeyFile: resolve(import.meta.dirname, '../../.data/webhook-secrets.key'),
 };
@@ -40,6 +43,11 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.BLOCKLIST_DIR = LOCAL.blocklistDir;
   process.env.WEBHOOK_SECRETS_KEY_FILE = LOCAL.webhookKeyFile;
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
+  if (LOCAL.healthcheckThresholds !== undefined) {
+    // Refused at start, as synth refuses it, rather than at the first healthcheck.
+    parseStageThresholds(LOCAL.healthcheckThresholds);
+    process.env.HEALTHCHECK_THRESHOLDS = LOCAL.healthcheckThresholds;
+  }
   // The demo's DNS and certificate-transparency recordings, unless a test points at its own.
   process.env.DETECTION_DNS_FIXTURE ??= resolve(import.meta.dirname, 'detections/dns-fixture.json');
   process.env.DETECTION_CT_RECORDING ??= resolve(import.meta.dirname, 'detections/ct-sample.json');

@@ -1,9 +1,16 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { INSIGHTS_COUNTED, insightDeltas, isInsightCounter } from '../domain/insight-counters.ts';
+import {
+  INSIGHTS_COUNTED,
+  insightDeltas,
+  insightMonthDeltas,
+  isInsightCounter,
+  MONTHS_COUNTED,
+} from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
 import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import { key } from './keys.ts';
+import { monthCounter } from './month-keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
 const SEGMENTS = 4;
@@ -56,7 +63,7 @@ export const migrateActivityItems = async (
         totals.scanned += page.ScannedCount ?? 0;
         for (const item of page.Items ?? []) {
           const record = toRecord(item);
-          const next = { ...activityItem(record), [INSIGHTS_COUNTED]: true };
+          const next = { ...activityItem(record), [INSIGHTS_COUNTED]: true, [MONTHS_COUNTED]: true };
           if (canonical(next) === canonical(item)) {
             totals.current++;
             continue;
@@ -70,12 +77,17 @@ export const migrateActivityItems = async (
           };
           // A version not yet counted in the insight day items is counted there with the write that marks it.
           const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
+          // Likewise in the insight month items, which roll the day items up.
+          const months = item[MONTHS_COUNTED] === true ? [] : insightMonthDeltas([{ previous: record, next: record }]);
           try {
-            if (counts.length === 0) await db.send(new PutCommand(put));
+            if (counts.length === 0 && months.length === 0) await db.send(new PutCommand(put));
             else {
               const outcome = await changes.commit(() => [
                 write({ Put: put }, refuse('changedMeanwhile')),
                 ...counts.map(({ orgId, day, shard, deltas }) => counter(key.insightDay(orgId, day, shard), deltas)),
+                ...months.map(({ orgId, month, shard, deltas }) =>
+                  monthCounter(key.insightMonth(orgId, month, shard), deltas),
+                ),
               ]);
               if (!outcome.committed) {
                 totals.changedMeanwhile++;
@@ -101,7 +113,7 @@ export const migrateActivityItems = async (
 };
 
 /** The partitions of the insight day items, which keep their counters (the `i.` names) by design. */
-const INSIGHT_PARTITION = /#INSIGHTS(#S\d+)?$/;
+const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS)?(#S\d+)?$/;
 
 /**
  * Removes the insight counters earlier versions kept in the metrics day items (of organizations and

@@ -8,8 +8,14 @@ import {
   type RecordWrite,
 } from '../domain/activity.ts';
 import type { AssetType } from '../domain/asset-types.ts';
-import { TOTAL } from '../domain/counters.ts';
-import { INSIGHTS_COUNTED, insightDeltas, LEGACY_INSIGHTS_COUNTED } from '../domain/insight-counters.ts';
+import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
+import {
+  INSIGHTS_COUNTED,
+  insightDeltas,
+  insightMonthDeltas,
+  LEGACY_INSIGHTS_COUNTED,
+  MONTHS_COUNTED,
+} from '../domain/insight-counters.ts';
 import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
 import { batchGetAll } from './batch.ts';
 import {
@@ -26,6 +32,7 @@ import {
   type Write,
 } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
+import { monthCounter } from './month-keys.ts';
 import type { VerdictOrigin } from './verdict-log.ts';
 
 /** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
@@ -83,7 +90,11 @@ export const activityItem = (record: ActivityRecord): Record<string, unknown> =>
 /** Every write of a record goes through here, so each stored version names the shard it is counted in. */
 const recordPut = (write: RecordWrite): Write => ({
   Put: {
-    Item: { ...activityItem({ ...write.next, counterShard: counterShardOf(write) }), [INSIGHTS_COUNTED]: true },
+    Item: {
+      ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
+      [INSIGHTS_COUNTED]: true,
+      [MONTHS_COUNTED]: true,
+    },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : {
@@ -165,7 +176,7 @@ const MAX_REMEMBERED_ORGANIZATIONS = 10_000;
 
 export const activityRepository = (db: DynamoDBDocumentClient, table: string): LifecycleStore => {
   const changes = changeWriter(db, table);
-  const seen = new Map<string, { brands: Set<string>; expires: number }>();
+  const seen = new Map<string, { brands: Set<string>; expires: number; sharded: boolean }>();
   /** The change-set of one lifecycle commit. */
   const lifecycleSet = (
     writes: readonly RecordWrite[],
@@ -183,10 +194,15 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     }));
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
+    const months = insightMonthDeltas(writes);
     return [
       ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
       ...effects.counters.map(counterChange),
       ...insights.map(insightChange),
+      // A month item also names the keys its breakdowns count.
+      ...months.map(({ orgId, month, shard, deltas }) =>
+        monthCounter<Refusal>(key.insightMonth(orgId, month, shard), deltas, refuse('floor')),
+      ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),
       ...guardChanges(guards),
@@ -237,22 +253,24 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       const entry = seen.get(orgId);
       const cached = entry && entry.expires > Date.now() ? entry : undefined;
       if (cached && brands.every((brand) => cached.brands.has(brand))) {
-        return { organization: true, brands: new Set(brands) };
+        return { organization: true, brands: new Set(brands), ...(cached.sharded ? { sharded: true } : {}) };
       }
       const items = await batchGetAll(db, table, [key.org(orgId), ...brands.map((brand) => key.brand(orgId, brand))], {
-        expression: '#sk',
-        names: { '#sk': 'SK' },
+        expression: '#sk, #flags',
+        names: { '#sk': 'SK', '#flags': 'featureFlags' },
       });
       const found = new Set(items.map((item) => item.SK as string));
       const known = new Set(brands.filter((brand) => found.has(key.brand(orgId, brand).SK)));
       const organization = found.has(key.org(orgId).SK);
+      const flags = items.find((item) => item.SK === key.org(orgId).SK)?.featureFlags;
+      const sharded = Array.isArray(flags) && flags.includes(SHARDED_COUNTERS_FLAG);
       if (organization) {
         if (seen.size >= MAX_REMEMBERED_ORGANIZATIONS) seen.clear();
-        const remembered = cached ?? { brands: new Set<string>(), expires: Date.now() + REFERENCE_TTL_MS };
+        const remembered = cached ?? { brands: new Set<string>(), expires: Date.now() + REFERENCE_TTL_MS, sharded };
         for (const brand of known) remembered.brands.add(brand);
         seen.set(orgId, remembered);
       }
-      return { organization, brands: known };
+      return { organization, brands: known, ...(sharded ? { sharded: true } : {}) };
     },
 
     async commit(previous, next, effects: ActivityEffects) {

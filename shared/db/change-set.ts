@@ -90,7 +90,7 @@ export const sizeOf = (changes: ChangeSet<unknown, unknown>): number =>
   changes.reduce((sum, change) => sum + itemsOf(change), 0);
 
 /** `ADD` for every delta; a decrement also requires the counter to hold at least that much. */
-const addAll = (deltas: Readonly<Record<string, number>>) => {
+export const counterExpression = (deltas: Readonly<Record<string, number>>) => {
   const names: Record<string, string> = {};
   const values: Record<string, number> = {};
   const adds: string[] = [];
@@ -153,7 +153,7 @@ const compile = async <R, T>(
         break;
       case 'counter':
         compiled.push({
-          item: { Update: { TableName: table, Key: change.key, ...addAll(change.deltas) } },
+          item: { Update: { TableName: table, Key: change.key, ...counterExpression(change.deltas) } },
           meaning: change.onFailed,
           describe: `counter ${change.key.PK} ${change.key.SK}`,
         });

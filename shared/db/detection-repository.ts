@@ -16,6 +16,7 @@ import {
   type DetectionStore,
 } from '../domain/detections/detections.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
+import { detectionCounterChanges } from './detection-counters.ts';
 import { key } from './keys.ts';
 import { detectionFeedPut } from './webhook-repository.ts';
 
@@ -247,6 +248,8 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       claim(key.detection(detection.orgId, detection.id), { entity: 'DETECTION', ...detection }, refuse('id-taken')),
       // Announces the new detection to webhooks; exists exactly when the detection does.
       record(detectionFeedPut(detection.orgId, detection.id)),
+      // Counted with the detection, once.
+      ...detectionCounterChanges(detection),
     ]);
     return outcome.committed ? 'recorded' : outcome.refused;
   },

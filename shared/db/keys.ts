@@ -303,6 +303,15 @@ export const key = {
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS`, shard),
     SK: `DAY#${day}`,
   }),
+  /**
+   * The month rollup of an organization's insight day items (`YYYY-MM`) in the same shard: their
+   * breakdown and histogram counters summed over the month, so a read of whole months meets one
+   * item per month and shard whatever the number of records.
+   */
+  insightMonth: (orgId: string, month: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#INSIGHTS#MONTHS`, shard),
+    SK: `MONTH#${month}`,
+  }),
 };
 
 /**

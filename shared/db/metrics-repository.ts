@@ -1,5 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS, TOTAL } from '../domain/counters.ts';
+import { nextDay } from '../domain/dates.ts';
+import {
+  type BreakdownMetric,
+  breakdownKeysAttribute,
+  DAY_UNITS_PREFIX,
+  type Dimension,
+  dayUnitsCounter,
+  dimensionCounter,
+  GAUGE_ON_DAY,
+} from '../domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
 import { type Key, key } from './keys.ts';
@@ -38,22 +48,152 @@ const shardDays = async (
   return items;
 };
 
-export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
-  /** A day's counters are the sums of its items in every shard. */
-  async days(scope, from, to) {
-    const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, from, to)));
-    const prefix = dayKey(scope, '', 0).SK.length;
-    const byDay = new Map<string, Record<string, number>>();
-    for (const item of shards.flat()) {
-      const day = (item.SK as string).slice(prefix);
-      const counters = byDay.get(day) ?? {};
-      for (const [name, value] of Object.entries(item)) {
-        if (typeof value === 'number' && name !== TOTAL) counters[name] = (counters[name] ?? 0) + value;
+type Counters = Record<string, number>;
+const addInto = (sums: Counters, item: Record<string, unknown>, skip: (name: string) => boolean) => {
+  for (const [name, value] of Object.entries(item)) {
+    if (typeof value === 'number' && !skip(name)) sums[name] = (sums[name] ?? 0) + value;
+  }
+};
+/** A month item's day units and its gauges by day: neither is a breakdown or a histogram. */
+const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX) || GAUGE_ON_DAY.test(name);
+const lastDayOf = (month: string): string => {
+  const [year, number] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);
+};
+const nextMonth = (month: string): string => nextDay(lastDayOf(month)).slice(0, 7);
+
+/** One shard's insight month items from `from` (or the first) to `to`, ascending; only `names` of them when given. */
+const shardMonths = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  shard: number,
+  from: string | undefined,
+  to: string,
+  names?: readonly string[],
+): Promise<Record<string, unknown>[]> => {
+  const projected = names === undefined ? undefined : Object.fromEntries(names.map((name, i) => [`#p${i}`, name]));
+  const items: Record<string, unknown>[] = [];
+  for await (const page of queryPages(db, {
+    TableName: table,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ...(projected === undefined
+      ? {}
+      : {
+          ProjectionExpression: ['#sk', ...Object.keys(projected)].join(', '),
+          ExpressionAttributeNames: { '#sk': 'SK', ...projected },
+        }),
+    ExpressionAttributeValues: {
+      ':pk': key.insightMonth(orgId, to, shard).PK,
+      ':from': key.insightMonth(orgId, from ?? '', shard).SK,
+      ':to': key.insightMonth(orgId, to, shard).SK,
+    },
+  })) {
+    items.push(...page);
+  }
+  return items;
+};
+
+const DAYS_OF_MONTH = Array.from({ length: 31 }, (_, i) => dayUnitsCounter(String(i + 1).padStart(2, '0')));
+
+/**
+ * The breakdown and histogram counters of an organization's insight items summed over [from, to]:
+ * whole months from the month items (one per month and shard), the days of a month the range cuts
+ * from the day items. The last month's item stands for its days up to `to` when no unit of it was
+ * counted on a later day of the month (records dated ahead), so a range ending today reads none
+ * of this month's day items. With `breakdown`, only that breakdown's counters are summed: the month
+ * items are read twice, first for the keys it counted, then for those keys' counters alone.
+ */
+const insightSums = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  from: string | undefined,
+  to: string,
+  breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+): Promise<Counters> => {
+  const scope: MetricsScope = { orgId, insights: true };
+  const lastMonth = to.slice(0, 7);
+  const sums: Counters = {};
+  const addDays = async (first: string, last: string) => {
+    const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, first, last)));
+    for (const item of shards.flat()) addInto(sums, item, (name) => name === TOTAL);
+  };
+  const cut = from !== undefined && !from.endsWith('-01');
+  if (cut && from.slice(0, 7) === lastMonth) {
+    await addDays(from, to);
+    return sums;
+  }
+  const firstWhole = from === undefined ? undefined : cut ? nextMonth(from.slice(0, 7)) : from.slice(0, 7);
+  const keysAttribute =
+    breakdown === undefined ? undefined : breakdownKeysAttribute(breakdown.metric, breakdown.dimension);
+  const readMonths = async (names?: readonly string[]) =>
+    (
+      await Promise.all(SHARDS.map((shard) => shardMonths(db, table, orgId, shard, firstWhole, lastMonth, names)))
+    ).flat();
+  const [items] = await Promise.all([
+    readMonths(keysAttribute === undefined ? undefined : [keysAttribute, ...DAYS_OF_MONTH]),
+    cut ? addDays(from, lastDayOf(from.slice(0, 7))) : undefined,
+  ]);
+  const prefix = key.insightMonth(orgId, '', 0).SK.length;
+  const monthOf = (item: Record<string, unknown>) => (item.SK as string).slice(prefix);
+  const toDay = Number(to.slice(8, 10));
+  const ahead =
+    to !== lastDayOf(lastMonth) &&
+    items
+      .filter((item) => monthOf(item) === lastMonth)
+      .some((item) =>
+        DAYS_OF_MONTH.slice(toDay).some((name) => typeof item[name] === 'number' && (item[name] as number) > 0),
+      );
+  const counted = ahead ? items.filter((item) => monthOf(item) !== lastMonth) : items;
+  if (keysAttribute === undefined || breakdown === undefined) {
+    for (const item of counted) addInto(sums, item, isDayUnits);
+  } else {
+    const keys = new Set<string>();
+    for (const item of counted)
+      for (const name of (item[keysAttribute] as Set<string> | undefined) ?? []) keys.add(name);
+    const names = [...keys].map((name) => dimensionCounter(breakdown.metric, breakdown.dimension, name));
+    if (names.length > 0) {
+      for (const item of await readMonths(names)) {
+        if (!ahead || monthOf(item) !== lastMonth) addInto(sums, item, isDayUnits);
       }
-      byDay.set(day, counters);
     }
-    return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counters]): DayCounters => ({ day, counters }));
+  }
+  if (ahead) await addDays(`${lastMonth}-01`, to);
+  return sums;
+};
+
+/** A day's counters are the sums of its items in every shard. */
+const summedDays = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  scope: MetricsScope,
+  from: string | undefined,
+  to: string,
+): Promise<DayCounters[]> => {
+  const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, from, to)));
+  const prefix = dayKey(scope, '', 0).SK.length;
+  const byDay = new Map<string, Record<string, number>>();
+  for (const item of shards.flat()) {
+    const day = (item.SK as string).slice(prefix);
+    const counters = byDay.get(day) ?? {};
+    for (const [name, value] of Object.entries(item)) {
+      if (typeof value === 'number' && name !== TOTAL) counters[name] = (counters[name] ?? 0) + value;
+    }
+    byDay.set(day, counters);
+  }
+  return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counters]): DayCounters => ({ day, counters }));
+};
+
+export const metricsRepository = (db: DynamoDBDocumentClient, table: string): MetricsStore => ({
+  async sums(scope, from, to, breakdown) {
+    if (scope.insights) return insightSums(db, table, scope.orgId, from, to, breakdown);
+    const sums: Counters = {};
+    for (const { counters } of await summedDays(db, table, scope, from, to)) addInto(sums, counters, () => false);
+    return sums;
   },
+
+  days: (scope, from, to) => summedDays(db, table, scope, from, to),
 
   /** Counters never go below zero, so a day is active when any of its shards has a positive total. */
   async hasActivityBefore(scope, day) {

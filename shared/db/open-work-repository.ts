@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/counters.ts';
+import { GAUGE_ON_DAY, gaugeOnDay } from '../domain/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights.ts';
 import type { DayCounters } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -8,35 +9,43 @@ import { key } from './keys.ts';
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
- * The open-work gauges of every insight day item of an organization, each shard's partition read
- * whole but only the named counters returned (the items also hold the breakdowns and histograms).
+ * The open-work gauges of an organization by the day they were counted on, from its insight month
+ * items (each holds its days' gauges), every shard's partition read whole but only the named gauges
+ * returned: one item per month and shard, whatever the number of records.
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
   async days(orgId, names) {
-    const attributes = Object.fromEntries(names.map((name, i) => [`#c${i}`, name]));
+    const wanted = new Set(names);
+    // Only the named gauges of every day of the month (the items also hold the breakdowns and histograms).
+    const days = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
+    const projected = Object.fromEntries(
+      names.flatMap((name, n) => days.map((day) => [`#g${n}_${day}`, gaugeOnDay(name, day)])),
+    );
     const shard = async (index: number) => {
       const items: Record<string, unknown>[] = [];
       for await (const page of queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk',
-        ProjectionExpression: ['SK', ...Object.keys(attributes)].join(', '),
-        ExpressionAttributeNames: attributes,
-        ExpressionAttributeValues: { ':pk': key.insightDay(orgId, '', index).PK },
+        ProjectionExpression: ['#sk', ...Object.keys(projected)].join(', '),
+        ExpressionAttributeNames: { '#sk': 'SK', ...projected },
+        ExpressionAttributeValues: { ':pk': key.insightMonth(orgId, '', index).PK },
       })) {
         items.push(...page);
       }
       return items;
     };
-    const prefix = key.insightDay(orgId, '', 0).SK.length;
+    const prefix = key.insightMonth(orgId, '', 0).SK.length;
     const byDay = new Map<string, Record<string, number>>();
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
-      const day = (item.SK as string).slice(prefix);
-      const counters = byDay.get(day) ?? {};
-      for (const name of names) {
-        const value = item[name];
-        if (typeof value === 'number') counters[name] = (counters[name] ?? 0) + value;
+      const month = (item.SK as string).slice(prefix);
+      for (const [attribute, value] of Object.entries(item)) {
+        const gauge = GAUGE_ON_DAY.exec(attribute);
+        if (gauge === null || typeof value !== 'number' || !wanted.has(gauge[1] as string)) continue;
+        const day = `${month}-${gauge[2]}`;
+        const counters = byDay.get(day) ?? {};
+        counters[gauge[1] as string] = (counters[gauge[1] as string] ?? 0) + value;
+        byDay.set(day, counters);
       }
-      byDay.set(day, counters);
     }
     return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counters]): DayCounters => ({ day, counters }));
   },

@@ -221,7 +221,11 @@ export type ActivityEffects = { counters: CounterDelta[]; checks: CheckDelta[] }
 export interface ActivityStore {
   find(ref: ActivityRef): Promise<ActivityRecord | undefined>;
   /** Whether the organization exists, and which of `brands` are its brands. */
-  knownReferences(orgId: string, brands: readonly string[]): Promise<{ organization: boolean; brands: Set<string> }>;
+  /** `sharded`: the organization spreads its day counters over `COUNTER_SHARDS` shards (`SHARDED_COUNTERS_FLAG`). */
+  knownReferences(
+    orgId: string,
+    brands: readonly string[],
+  ): Promise<{ organization: boolean; brands: Set<string>; sharded?: boolean }>;
   /**
    * One transaction: replaces `previous` (undefined: no record yet) by `next` and applies
    * `effects`. Resolves false, changing nothing, when the stored record is no longer `previous`.
@@ -354,13 +358,20 @@ export type RecordWrite = { previous: ActivityRecord | undefined; next: Activity
 /**
  * The day-counter shard of a write, stored with its `next` record: a record keeps the shard its
  * stored version was counted in (0 when it was stored before counters were sharded), so every
- * withdrawal meets its addition; a new record gets a shard by the digest of its id. The stored
- * record, not a copy in memory, must be the write's `previous` whenever it counts anywhere.
+ * withdrawal meets its addition; a new record is counted in the shard its `next` names (see
+ * `spreadShardOf`), else in shard 0. The stored record, not a copy in memory, must be the write's
+ * `previous` whenever it counts anywhere.
  */
 export const counterShardOf = ({ previous, next }: RecordWrite): number =>
-  previous === undefined
-    ? createHash('sha256').update(next.id, 'utf8').digest().readUInt32BE(0) % COUNTER_SHARDS
-    : (previous.counterShard ?? 0);
+  previous === undefined ? (next.counterShard ?? 0) : (previous.counterShard ?? 0);
+
+/**
+ * The shard a new record of an organization with sharded counters is counted in, by the digest of
+ * its id. Only such organizations spread their day items: a read then sums 8 items per day where an
+ * unsharded organization's sums 1, whatever the number of records.
+ */
+export const spreadShardOf = (id: string): number =>
+  createHash('sha256').update(id, 'utf8').digest().readUInt32BE(0) % COUNTER_SHARDS;
 
 /** The counter and check-index deltas of every write together: new contributions minus old. */
 export const effectsOfAll = (writes: readonly RecordWrite[]): ActivityEffects => {
@@ -377,13 +388,15 @@ export const effectsOfAll = (writes: readonly RecordWrite[]): ActivityEffects =>
 export const effectsOf = (previous: ActivityRecord | undefined, next: ActivityRecord): ActivityEffects =>
   effectsOfAll([{ previous, next }]);
 
-const assertReferences = async (store: ActivityStore, change: ActivityChange): Promise<void> => {
+/** Checks the change's organization and brands; resolves whether the organization's counters are sharded. */
+const assertReferences = async (store: ActivityStore, change: ActivityChange): Promise<boolean> => {
   const known = await store.knownReferences(change.organization, change.brands);
   if (!known.organization) throw new NotFoundError(`Organization ${change.organization} not found`);
   const unknown = change.brands.filter((brand) => !known.brands.has(brand));
   if (unknown.length > 0) {
     throw new NotFoundError(`Brand not found in organization ${change.organization}: ${unknown.join(', ')}`);
   }
+  return known.sharded === true;
 };
 
 /**
@@ -393,15 +406,13 @@ const assertReferences = async (store: ActivityStore, change: ActivityChange): P
  */
 export const applyActivity = async (store: ActivityStore, input: ActivityChange): Promise<ApplyResult> => {
   const change = parseActivityChange(input);
-  let referencesChecked = false;
+  let sharded: boolean | undefined;
   for (let attempt = 1; ; attempt++) {
     const previous = await store.find(change);
     if (previous !== undefined && previous.updatedAt >= change.updatedAt) return 'ignored';
-    if (!referencesChecked) {
-      await assertReferences(store, change);
-      referencesChecked = true;
-    }
-    const next = toRecord(previous, change);
+    sharded ??= await assertReferences(store, change);
+    const applied = toRecord(previous, change);
+    const next = previous === undefined && sharded ? { ...applied, counterShard: spreadShardOf(change.id) } : applied;
     if (await store.commit(previous, next, effectsOf(previous, next))) return 'applied';
     if (attempt >= MAX_ATTEMPTS) {
       throw new Error(`${describeRef(change)} kept changing under this write; gave up after ${attempt} attempts`);

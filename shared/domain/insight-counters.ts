@@ -224,3 +224,79 @@ export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] =>
 
 /** Whether an attribute is an insight counter (earlier versions kept them in the metrics day items). */
 export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);
+
+/** Marks a stored version as counted in the insight month items too (versions stored before them are not). */
+export const MONTHS_COUNTED = 'insightMonthsCounted';
+const monthsCounted = (record: ActivityRecord | undefined): boolean =>
+  record !== undefined && (record as Record<string, unknown>)[MONTHS_COUNTED] === true;
+
+const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED)]);
+/**
+ * The counter of a month item that sums every breakdown and histogram unit counted on one day of the
+ * month (`DD`): a reader tells from them whether a month's item holds counts of days it must leave out.
+ */
+export const dayUnitsCounter = (dayOfMonth: string): string => `n.${dayOfMonth}`;
+export const DAY_UNITS_PREFIX = 'n.';
+
+export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
+
+/** A gauge (open work) of one day of the month in a month item: gauges are read by their day. */
+export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${gauge}@${dayOfMonth}`;
+export const GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+
+/** What a live record adds to its month items: its breakdown and histogram units and each one's day, its gauges by day. */
+const monthCounts = (record: ActivityRecord): { month: string; name: string }[] =>
+  insightCounts(record).flatMap(({ day, name }) =>
+    GAUGES.has(name)
+      ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }]
+      : [
+          { month: day.slice(0, 7), name },
+          { month: day.slice(0, 7), name: dayUnitsCounter(day.slice(8, 10)) },
+        ],
+  );
+
+/**
+ * The insight month-item deltas of writes, per organization month and shard (the shard of the day
+ * items they roll up): the next versions' counts minus those of previous versions counted there.
+ */
+export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] => {
+  const entries = new Map<string, MonthDelta>();
+  const add = (orgId: string, shard: number, month: string, name: string, amount: number) => {
+    const id = `${orgId}\u0000${month}\u0000${shard}`;
+    const entry = entries.get(id) ?? { orgId, month, shard, deltas: {} };
+    entry.deltas[name] = (entry.deltas[name] ?? 0) + amount;
+    entries.set(id, entry);
+  };
+  for (const write of writes) {
+    const shard = counterShardOf(write);
+    for (const { month, name } of monthCounts(write.next)) add(write.next.organization, shard, month, name, 1);
+    if (monthsCounted(write.previous)) {
+      const previous = write.previous as ActivityRecord;
+      for (const { month, name } of monthCounts(previous)) add(previous.organization, shard, month, name, -1);
+    }
+  }
+  return [...entries.values()].flatMap((entry) => {
+    const deltas = Object.fromEntries(Object.entries(entry.deltas).filter(([, delta]) => delta !== 0));
+    return Object.keys(deltas).length > 0 ? [{ ...entry, deltas }] : [];
+  });
+};
+
+/**
+ * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted
+ * in it, so a breakdown reads those counters alone: `k.newThreats.source` = {"ingest", "report"}.
+ */
+export const breakdownKeysAttribute = (metric: BreakdownMetric, dimension: Dimension): string =>
+  `k.${metric}.${dimension}`;
+const DIMENSION_COUNTER = /^i\.([A-Za-z]+)\.(type|source|brand)\.(.+)$/;
+
+/** The keys each breakdown's set attribute gains from month-item deltas: those of the counters they add to. */
+export const breakdownKeysOf = (deltas: Record<string, number>): Record<string, string[]> => {
+  const sets: Record<string, string[]> = {};
+  for (const [name, delta] of Object.entries(deltas)) {
+    const match = DIMENSION_COUNTER.exec(name);
+    if (match === null || delta <= 0) continue;
+    const attribute = breakdownKeysAttribute(match[1] as BreakdownMetric, match[2] as Dimension);
+    sets[attribute] = [...(sets[attribute] ?? []), match[3] as string];
+  }
+  return sets;
+};

@@ -1,7 +1,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import type { AssetType } from './asset-types.ts';
-import { COUNTER, THREAT_PREFIX } from './counters.ts';
+import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
 import { nextDay } from './dates.ts';
 import {
   type BreakdownMetric,
@@ -65,6 +65,19 @@ const readDays = async (store: MetricsStore, scope: MetricsScope, range: DateRan
   return store.days(scope, range.startDate, end);
 };
 
+/** The scope's counters summed over the range (the insight counters from their month rollups where whole months are in it). */
+const readSums = async (
+  store: MetricsStore,
+  scope: MetricsScope,
+  range: DateRange,
+  today: string,
+  breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+) => {
+  const end = endOf(range, today);
+  if (range.startDate !== undefined && range.startDate > end) return {};
+  return store.sums(scope, range.startDate, end, breakdown);
+};
+
 type Counters = Readonly<Record<string, number>>;
 const sumOf = (days: readonly DayCounters[]): Record<string, number> => {
   const totals: Record<string, number> = {};
@@ -97,8 +110,7 @@ export const metricValue = (counters: Counters, metric: BreakdownMetric): number
     case 'newThreats':
       return threatsOf(counters);
     case 'detections':
-      // Detections are not recorded by this service yet: none are counted.
-      return 0;
+      return counters[DETECTIONS] ?? 0;
     case 'disputes':
       return counters.disputes ?? 0;
     default:
@@ -169,7 +181,7 @@ export const metricsSummary = async (
           today,
         ),
       ))(),
-    (async () => sumOf(await readDays(stores.metrics, { orgId, insights: true }, query, today)))(),
+    readSums(stores.metrics, { orgId, insights: true }, query, today),
   ]);
   const value = (metric: BreakdownMetric) => metricValue(counters, metric);
   const toTakedown = median(histograms, 'timeToTakedown', brand);
@@ -205,16 +217,18 @@ export const metricsBreakdown = async (
   today: string,
 ): Promise<{ rows: BreakdownRow[] }> => {
   assertOrdered(query);
-  const scope: MetricsScope = query.by === 'day' ? { orgId } : { orgId, insights: true };
-  const days = await readDays(stores.metrics, scope, query, today);
   if (query.by === 'day') {
-    const rows = days
+    const rows = (await readDays(stores.metrics, { orgId }, query, today))
       .map(({ day, counters }) => ({ key: day, value: metricValue(counters, query.metric) }))
       .filter((row) => row.value > 0);
     return { rows };
   }
   const prefix = dimensionPrefix(query.metric, query.by);
-  const rows = Object.entries(sumOf(days))
+  const sums = await readSums(stores.metrics, { orgId, insights: true }, query, today, {
+    metric: query.metric,
+    dimension: query.by,
+  });
+  const rows = Object.entries(sums)
     .filter(([name, value]) => name.startsWith(prefix) && value > 0)
     .map(([name, value]) => ({ key: name.slice(prefix.length), value }))
     .sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : 1));

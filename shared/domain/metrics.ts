@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
-import { COUNTER, THREAT_PREFIX, threatCounter } from './counters.ts';
+import { COUNTER, DETECTIONS, THREAT_PREFIX, threatCounter } from './counters.ts';
 import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
+import type { BreakdownMetric, Dimension } from './insight-counters.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 /** The functions read the current UTC day through here. */
@@ -28,6 +29,17 @@ export type MetricsScope = { orgId: string; brandSlug?: string; insights?: true 
 export interface MetricsStore {
   /** The scope's day items from `from` (or its first one) to `to`, inclusive and ascending. */
   days(scope: MetricsScope, from: string | undefined, to: string): Promise<DayCounters[]>;
+  /**
+   * The scope's counters summed over `from` (or its first day) to `to`, inclusive; of the insight
+   * counters (`insights`), the breakdowns and histograms only.
+   */
+  sums(
+    scope: MetricsScope,
+    from: string | undefined,
+    to: string,
+    /** Of the insight counters, only this breakdown's need be summed. */
+    breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+  ): Promise<Record<string, number>>;
   /** Whether a day before `day` has counters that are not all zero. */
   hasActivityBefore(scope: MetricsScope, day: string): Promise<boolean>;
 }
@@ -77,7 +89,9 @@ const blockedOn = (counters: Readonly<Record<string, number>>): number => {
   return blocked;
 };
 
-const isActive = ({ counters }: DayCounters): boolean => Object.values(counters).some((value) => value !== 0);
+/** A day with counts of the metrics' own (detections are counted beside them, and are not). */
+const isActive = ({ counters }: DayCounters): boolean =>
+  Object.entries(counters).some(([name, value]) => name !== DETECTIONS && value !== 0);
 
 const scopeOf = async (directory: MetricsDirectory, orgId: string, brandSlug?: string): Promise<MetricsScope> => {
   if (brandSlug === undefined) return { orgId };

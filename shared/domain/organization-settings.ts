@@ -16,9 +16,10 @@ export type HealthcheckKey = (typeof HEALTHCHECK_KEYS)[number];
 export type Threshold = { warn: number; fail: number };
 
 /**
- * The stage's thresholds: a value at or above `fail` fails, at or above `warn` warns. Ages are in
- * days; the dead-asset spike's levels are multiples of its baseline. An organization may override
- * any of them (fixture `healthcheckThresholds`, `npm run admin -- org threshold`).
+ * The built-in thresholds: a value at or above `fail` fails, at or above `warn` warns. Ages are in
+ * days; the dead-asset spike's levels are multiples of its baseline. A stage may replace any of them
+ * (`healthcheckThresholds`, see `parseStageThresholds`), and an organization may override any of
+ * those (fixture `healthcheckThresholds`, `npm run admin -- org threshold`).
  */
 export const DEFAULT_THRESHOLDS: Record<HealthcheckKey, Threshold> = {
   'reviewing.backlog': { warn: 50, fail: 200 },
@@ -34,6 +35,43 @@ export const DEFAULT_THRESHOLDS: Record<HealthcheckKey, Threshold> = {
 };
 
 const SERVICE = v.object({ active: v.boolean('active must be a boolean') });
+
+/** Thresholds by healthcheck, any subset: an organization's overrides, or the stage's defaults. */
+const thresholdsSchema = v.record(
+  v.picklist(HEALTHCHECK_KEYS, `healthcheck must be one of ${HEALTHCHECK_KEYS.join(', ')}`),
+  v.pipe(
+    v.object({
+      warn: v.pipe(v.number('warn must be a number'), v.minValue(0, 'warn must not be negative')),
+      fail: v.pipe(v.number('fail must be a number'), v.minValue(0, 'fail must not be negative')),
+    }),
+    v.check((threshold) => threshold.warn <= threshold.fail, 'warn must not be above fail'),
+  ),
+  'thresholds must be an object of healthcheck keys',
+);
+export type StageThresholds = Partial<Record<HealthcheckKey, Threshold>>;
+
+/**
+ * The stage's healthcheck thresholds, as JSON text (`{"reviewing.backlog": {"warn": 10, "fail": 40}}`):
+ * they replace the built-in defaults they name, under any organization's own. Unset or empty: none.
+ * Throws an error naming what is wrong.
+ */
+export const parseStageThresholds = (text: string | undefined): StageThresholds => {
+  if (text === undefined || text.trim() === '') return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('healthcheck thresholds must be JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new Error('healthcheck thresholds must be an object of healthcheck keys');
+  }
+  const result = v.safeParse(thresholdsSchema, json);
+  if (result.success) return result.output as StageThresholds;
+  const issue = result.issues[0];
+  const path = issue.path?.map((item) => String(item.key)).join('.');
+  throw new Error(`healthcheck thresholds${path ? ` ${path}` : ''}: ${issue.message}`);
+};
 
 /** What an organization's operator sets besides its name and flags; every field optional. */
 export const settingsSchema = v.object(
@@ -58,18 +96,7 @@ export const settingsSchema = v.object(
         ),
       }),
     ),
-    healthcheckThresholds: v.optional(
-      v.record(
-        v.picklist(HEALTHCHECK_KEYS, `healthcheck must be one of ${HEALTHCHECK_KEYS.join(', ')}`),
-        v.pipe(
-          v.object({
-            warn: v.pipe(v.number('warn must be a number'), v.minValue(0, 'warn must not be negative')),
-            fail: v.pipe(v.number('fail must be a number'), v.minValue(0, 'fail must not be negative')),
-          }),
-          v.check((threshold) => threshold.warn <= threshold.fail, 'warn must not be above fail'),
-        ),
-      ),
-    ),
+    healthcheckThresholds: v.optional(thresholdsSchema),
     sla: v.optional(
       v.object({
         reviewSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
@@ -99,8 +126,8 @@ const DAY_SECONDS = 86_400;
 /** The stage's queue SLAs: an item waiting longer breaches. */
 export const DEFAULT_SLA = { reviewSeconds: 7 * DAY_SECONDS, takedownSeconds: 7 * DAY_SECONDS };
 
-/** The settings in force: what the organization set over the stage defaults. */
-export const effectiveSettings = (input: SettingsInput = {}): OrganizationSettings => ({
+/** The settings in force: what the organization set over the stage's thresholds (`stage`) over the built-in defaults. */
+export const effectiveSettings = (input: SettingsInput = {}, stage: StageThresholds = {}): OrganizationSettings => ({
   contactUrl: input.contactUrl ?? null,
   avatarUrl: input.avatarUrl ?? null,
   services: {
@@ -114,7 +141,7 @@ export const effectiveSettings = (input: SettingsInput = {}): OrganizationSettin
       automationOffSince: input.services?.takedowns?.automationOffSince ?? null,
     },
   },
-  thresholds: { ...DEFAULT_THRESHOLDS, ...(input.healthcheckThresholds ?? {}) },
+  thresholds: { ...DEFAULT_THRESHOLDS, ...stage, ...(input.healthcheckThresholds ?? {}) },
   sla: { ...DEFAULT_SLA, ...(input.sla ?? {}) },
 });
 

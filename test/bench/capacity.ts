@@ -190,7 +190,13 @@ const main = async () => {
       raw,
       tableName,
       parseFixture({
-        organizations: orgs.map((slug) => ({ slug, name: slug, brands: [{ slug: 'main', name: 'Main' }] })),
+        organizations: orgs.map((slug) => ({
+          slug,
+          name: slug,
+          brands: [{ slug: 'main', name: 'Main' }],
+          // The busy organization spreads its day counters over their shards.
+          ...(slug === SOLO ? { featureFlags: ['sharded-counters'] } : {}),
+        })),
         apiKeys: orgs.map((org) => ({ key: keyOf(org), organization: org })),
       }),
       () => undefined,

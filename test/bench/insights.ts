@@ -19,6 +19,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { withBreakdownKeys } from '../../shared/db/month-keys.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import {
   type ActivityChange,
@@ -31,7 +32,7 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
-import { insightDeltas } from '../../shared/domain/insight-counters.ts';
+import { insightDeltas, insightMonthDeltas } from '../../shared/domain/insight-counters.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
 
 const DAYS = 365;
@@ -99,7 +100,7 @@ type Item = Map<string, number>;
 /** The counter deltas the transactions of these records would ADD, summed per day item (metrics, insights). */
 const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>) => {
   const writes = records.map((next) => ({ previous: undefined, next }));
-  const add = (part: 'metrics' | 'insights', deltas: ReturnType<typeof insightDeltas>) => {
+  const add = (part: 'metrics' | 'insights' | 'months', deltas: ReturnType<typeof insightDeltas>) => {
     for (const delta of deltas) {
       const id = `${part}|${delta.day}|${delta.shard}`;
       const item = items.get(id) ?? new Map<string, number>();
@@ -114,6 +115,10 @@ const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>
   };
   add('metrics', effectsOfAll(writes).counters);
   add('insights', insightDeltas(writes));
+  add(
+    'months',
+    insightMonthDeltas(writes).map(({ month, ...delta }) => ({ ...delta, day: month })),
+  );
 };
 
 export async function benchInsights(endpoint: string): Promise<Array<{ name: string; value: string }>> {
@@ -190,13 +195,22 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       const entries = [...item];
       for (let start = 0; start < entries.length; start += ADDS_PER_UPDATE) {
         const part = entries.slice(start, start + ADDS_PER_UPDATE);
+        const adds = {
+          UpdateExpression: `ADD ${part.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(part.map(([name], i) => [`#a${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(part.map(([, value], i) => [`:a${i}`, value])) as Record<
+            string,
+            unknown
+          >,
+        };
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: (partition === 'metrics' ? key.orgDay : key.insightDay)(orgs.large, day, Number(shard)),
-            UpdateExpression: `ADD ${part.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-            ExpressionAttributeNames: Object.fromEntries(part.map(([name], i) => [`#a${i}`, name])),
-            ExpressionAttributeValues: Object.fromEntries(part.map(([, value], i) => [`:a${i}`, value])),
+            Key: { metrics: key.orgDay, insights: key.insightDay, months: key.insightMonth }[
+              partition as 'metrics' | 'insights' | 'months'
+            ](orgs.large, day, Number(shard)),
+            // Month items also name the keys their breakdowns count, as the transactions' updates do.
+            ...(partition === 'months' ? withBreakdownKeys(adds, Object.fromEntries(part)) : adds),
           }),
         );
       }
@@ -267,7 +281,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       });
     }
     rows.push({
-      name: 'day items of the large organization (365 days × 8 shards), their mean size',
+      name: 'day and month items of the large organization, their mean size',
       value: `${items.size} items written directly, ${Math.round([...items.values()].reduce((sum, item) => sum + item.size, 0) / Math.max(1, items.size))} attributes each on average`,
     });
     return rows;

@@ -148,7 +148,9 @@ describe('npm run admin -- migrate lifecycle', () => {
 
   it('counts records stored with their insight counters in the metrics day items into the insight day items', async () => {
     const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
-    const insightItems = Items.filter((item) => /#INSIGHTS(#S\d+)?$/.test(item.PK as string));
+    // Day items and their month rollups (an earlier layout had neither).
+    const insightItems = Items.filter((item) => /#INSIGHTS(#MONTHS)?(#S\d+)?$/.test(item.PK as string));
+    expect(insightItems.some((item) => (item.PK as string).includes('#MONTHS'))).toBe(true);
     const metricsItem = Items.find((item) => (item.PK as string) === 'METRICS#acme');
     expect(insightItems.length).toBeGreaterThan(0);
     expect(metricsItem).toBeDefined();
@@ -157,7 +159,7 @@ describe('npm run admin -- migrate lifecycle', () => {
       await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
     }
     for (const item of await activityItems()) {
-      const { insightItemsCounted: _marker, ...rest } = item;
+      const { insightItemsCounted: _marker, insightMonthsCounted: _months, ...rest } = item;
       await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...rest, insightsCounted: true } }));
     }
     await table.db.send(

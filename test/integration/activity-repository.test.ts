@@ -5,10 +5,11 @@ import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import {
   type ActivityRecord,
-  counterShardOf,
+  applyActivities,
   deleteActivity,
   effectsOf,
   parseActivityChange,
+  spreadShardOf,
   updateActivity,
 } from '../../shared/domain/activity.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
@@ -32,11 +33,16 @@ const threatOf = (orgId: string, input: Record<string, unknown> = {}) =>
     createdAt: '2026-03-01T10:00:00Z',
     ...input,
   });
-const blockedThreat = (orgId: string): ActivityRecord => ({ ...threatOf(orgId), checkKey: `${orgId}-airdrop.xyz` });
+/** The counter shard threat `t-1` of an organization with sharded counters gets: not 0, so not the unsharded partition. */
+const SHARD = spreadShardOf('t-1');
+/** A new threat as the write of an organization with sharded counters carries it: with its shard. */
+const blockedThreat = (orgId: string): ActivityRecord => ({
+  ...threatOf(orgId),
+  checkKey: `${orgId}-airdrop.xyz`,
+  counterShard: SHARD,
+});
 const rejectedThreat = (orgId: string): ActivityRecord =>
   threatOf(orgId, { status: 'REJECTED', updatedAt: '2026-03-02T00:00:00Z' });
-/** The counter shard of threat `t-1` of any organization: not 0, so it is not the unsharded partition. */
-const SHARD = counterShardOf({ previous: undefined, next: threatOf('any') });
 
 const read = async (itemKey: { PK: string; SK: string }) =>
   (await table.db.send(new GetCommand({ TableName: table.tableName, Key: itemKey, ConsistentRead: true }))).Item;
@@ -64,7 +70,12 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(undefined, threat, effectsOf(undefined, threat));
 
     expect(committed).toBe(true);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
+    expect(await store.find(threat)).toEqual({
+      ...threat,
+      counterShard: SHARD,
+      insightItemsCounted: true,
+      insightMonthsCounted: true,
+    });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
       brand: { threats_URL: 1, total: 1 },
@@ -93,7 +104,12 @@ describe('activityRepository.commit on DynamoDB Local', () => {
     const committed = await store.commit(stale, withdrawn, effectsOf(stale, withdrawn));
 
     expect(committed).toBe(false);
-    expect(await store.find(threat)).toEqual({ ...threat, counterShard: SHARD, insightItemsCounted: true });
+    expect(await store.find(threat)).toEqual({
+      ...threat,
+      counterShard: SHARD,
+      insightItemsCounted: true,
+      insightMonthsCounted: true,
+    });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });
 
@@ -148,16 +164,52 @@ const days = async (orgId: string, brandSlug?: string) =>
   );
 
 describe('day counters in shards, on DynamoDB Local', () => {
+  it('counts an organization in shard 0 alone unless it is flagged for sharded counters', async () => {
+    await seed(table.db, table.tableName, {
+      organizations: [
+        { slug: 'org-quiet', name: 'Quiet', brands: [{ slug: 'wallet', name: 'Wallet' }] },
+        {
+          slug: 'org-busy',
+          name: 'Busy',
+          featureFlags: ['sharded-counters'],
+          brands: [{ slug: 'wallet', name: 'Wallet' }],
+        },
+      ],
+    });
+    const reportsOf = (organization: string) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        organization,
+        kind: 'report' as const,
+        id: `r-${i}`,
+        brands: ['wallet'],
+        createdAt: '2026-03-01T10:00:00Z',
+        updatedAt: '2026-03-01T10:00:00Z',
+        deleted: false,
+      }));
+
+    await applyActivities(store, [...reportsOf('org-quiet'), ...reportsOf('org-busy')]);
+
+    expect(Object.keys(await shardsHolding('org-quiet'))).toEqual(['0']);
+    expect(Object.keys(await shardsHolding('org-quiet', 'wallet'))).toEqual(['0']);
+    expect(Object.keys(await shardsHolding('org-busy')).length).toBeGreaterThan(1);
+    expect(Object.keys(await shardsHolding('org-busy', 'wallet')).length).toBeGreaterThan(1);
+    for (const orgId of ['org-quiet', 'org-busy']) {
+      expect(await days(orgId)).toEqual([{ day: '2026-03-01', reports: 40 }]);
+      expect(await days(orgId, 'wallet')).toEqual([{ day: '2026-03-01', reports: 40 }]);
+    }
+  });
+
   it('spreads the records of one organization over its counter shards and sums them back per day', async () => {
-    const reports = Array.from({ length: 50 }, (_, i) =>
-      parseActivityChange({
+    const reports = Array.from({ length: 50 }, (_, i) => ({
+      ...parseActivityChange({
         organization: 'org-spread',
         kind: 'report',
         id: `r-${i}`,
         brands: ['wallet'],
         createdAt: '2026-03-01T10:00:00Z',
       }),
-    );
+      counterShard: spreadShardOf(`r-${i}`),
+    }));
 
     for (const report of reports) await store.commit(undefined, report, effectsOf(undefined, report));
 

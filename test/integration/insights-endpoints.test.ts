@@ -376,6 +376,34 @@ describe('the healthchecks', () => {
     });
   });
 
+  it('grades against the stage’s thresholds where the organization set none of its own', async () => {
+    const stage = {
+      'reviewing.backlog': { warn: 1, fail: 2 },
+      'takedowns.stale-in-progress': { warn: 30, fail: 40 },
+      'reviewing.old-proposals': { warn: 1, fail: 2 },
+    };
+    const staged = (handler: Case['handler'], path: string) =>
+      send({ name: path, handler, method: 'POST', path }, KEYS.acme, {});
+    const list = await staged(createHealthchecks({ ...deps, thresholds: () => stage }), '/healthchecks/list');
+    const one = await staged(
+      createHealthcheck({ ...deps, thresholds: () => stage }),
+      '/healthchecks/takedowns/stale-in-progress',
+    );
+    const checks = (list.body as { checks: { key: string; status: string; threshold: unknown }[] }).checks;
+    const byKey = Object.fromEntries(checks.map(({ key, status, threshold }) => [key, { status, threshold }]));
+
+    expect(byKey['reviewing.backlog']).toEqual({ status: 'warn', threshold: { warn: 1, fail: 2 } });
+    expect(byKey['takedowns.stale-in-progress']).toEqual({ status: 'ok', threshold: { warn: 30, fail: 40 } });
+    // The organization's own threshold stands over the stage's.
+    expect(byKey['reviewing.old-proposals']?.status).toBe('warn');
+    expect(byKey['reviewing.old-proposals']?.threshold).not.toEqual({ warn: 1, fail: 2 });
+    expect(one.body).toMatchObject({
+      key: 'takedowns.stale-in-progress',
+      status: 'ok',
+      threshold: { warn: 30, fail: 40 },
+    });
+  });
+
   it('answers one check at its own path with the entry of the list', async () => {
     const list = await post('/healthchecks/list', {});
     const one = await post('/healthchecks/takedowns/stale-in-progress', {});

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
+import type { Detection } from '../../shared/domain/detections/detections.ts';
 import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
 import { BREAKDOWN_METRICS, type BreakdownMetric, bucketOf } from '../../shared/domain/insight-counters.ts';
 import {
@@ -21,6 +23,7 @@ import { createTestTable } from '../fixtures/table.ts';
 const table = await createTestTable('insights-oracle');
 const activity = activityRepository(table.db, table.tableName);
 const directory = directoryRepository(table.db, table.tableName);
+const detectionStore = detectionRepository(table.db, table.tableName);
 const stores = { metrics: metricsRepository(table.db, table.tableName), directory };
 
 const BRANDS = ['alpha', 'beta', 'gamma'];
@@ -51,6 +54,31 @@ const recordSpec = fc.record({
   versions: fc.array(version, { minLength: 1, maxLength: 4 }),
 });
 type RecordSpec = typeof recordSpec extends fc.Arbitrary<infer T> ? T : never;
+/** Detections of an asset by a source; a second one of the same pair (or a retry) is a duplicate, never counted. */
+const detectionSpec = fc.record({
+  createdAt: fc.integer({ min: -2 * 24 * 60, max: 24 * 24 * 60 }),
+  source: fc.constantFrom('DNS_TWIST', 'CERTSTREAM' as const),
+  assetId: fc.integer({ min: 1, max: 3 }),
+  assetType: fc.constantFrom('URL', 'TWITTER' as const),
+  brands: fc.subarray(BRANDS),
+  retried: fc.boolean(),
+});
+type DetectionSpec = typeof detectionSpec extends fc.Arbitrary<infer T> ? T : never;
+
+const detectionOf = (orgId: string, spec: DetectionSpec, index: number): Detection => ({
+  id: 9_000_000 + index,
+  orgId,
+  source: spec.source,
+  configId: null,
+  threatContent: `lure-${spec.assetId}.example`,
+  createdAt: new Date(BASE + spec.createdAt * 60_000).toISOString(),
+  score: 0.9,
+  reason: null,
+  reportStatus: 'NOT_REPORTED',
+  reportedAt: null,
+  asset: { id: spec.assetId, content: `lure-${spec.assetId}.example`, type: spec.assetType, status: 'UNKNOWN' },
+  brands: spec.brands.map((slug, i) => ({ id: i + 1, name: slug, slug })),
+});
 
 const changesOf = (orgId: string, specs: RecordSpec[]): ActivityChange[][] =>
   specs.map((spec, index) => {
@@ -140,7 +168,20 @@ const lowerMedian = (values: number[]) => {
   return bucket;
 };
 
-const expectedSummary = (records: ActivityRecord[], from: string | undefined, to: string, brand?: string) => {
+const detectionsIn = (detections: Detection[], from: string | undefined, to: string, brand?: string) =>
+  detections.filter(
+    (d) =>
+      inRange(d.createdAt.slice(0, 10), from, to) &&
+      (brand === undefined || d.brands.some(({ slug }) => slug === brand)),
+  );
+
+const expectedSummary = (
+  records: ActivityRecord[],
+  detections: Detection[],
+  from: string | undefined,
+  to: string,
+  brand?: string,
+) => {
   const all = records.filter((r) => inRange(r.createdAt.slice(0, 10), from, to));
   const scoped = brand === undefined ? all : all.filter((r) => r.brands.includes(brand));
   // Brand metrics count takedowns on the day of their last update, and no watchlisted threats.
@@ -174,23 +215,34 @@ const expectedSummary = (records: ActivityRecord[], from: string | undefined, to
   const toTakedown = lowerMedian(takenDown);
   return {
     ...Object.fromEntries(BREAKDOWN_METRICS.map((metric) => [metric, counting(metric)])),
+    detections: detectionsIn(detections, from, to, brand).length,
     medianTimeToBlockMinutes: lowerMedian(blocked),
     medianTimeToTakedownHours: toTakedown === null ? null : Math.round((toTakedown / 60) * 100) / 100,
   };
 };
 
+const detectionKey = (d: Detection, by: 'type' | 'source' | 'brand' | 'day'): string => {
+  if (by === 'day') return d.createdAt.slice(0, 10);
+  if (by === 'brand') return d.brands[0]?.slug ?? 'NONE';
+  if (by === 'type') return d.asset.type;
+  return d.source.toLowerCase();
+};
+
 const expectedRows = (
   records: ActivityRecord[],
+  detections: Detection[],
   metric: BreakdownMetric,
   by: 'type' | 'source' | 'brand' | 'day',
   from: string | undefined,
   to: string,
 ) => {
   const counts = new Map<string, number>();
+  const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const r of records) {
     if (!inRange(r.createdAt.slice(0, 10), from, to) || !metricsOf(r).includes(metric)) continue;
-    counts.set(keyOf(r, by), (counts.get(keyOf(r, by)) ?? 0) + 1);
+    count(keyOf(r, by));
   }
+  if (metric === 'detections') for (const d of detectionsIn(detections, from, to)) count(detectionKey(d, by));
   const rows = [...counts].map(([key, value]) => ({ key, value }));
   return by === 'day'
     ? rows.sort((a, b) => (a.key < b.key ? -1 : 1))
@@ -253,10 +305,11 @@ describe('insights on DynamoDB Local', () => {
             order: fc.shuffledSubarray(deliveries, { minLength: deliveries.length }),
             concurrency: fc.integer({ min: 1, max: 4 }),
             ranges: fc.array(rangeSpec, { minLength: 1, maxLength: 2 }),
+            detections: fc.array(detectionSpec, { maxLength: 5 }),
             settings: settingsSpec,
           });
         }),
-        async ({ specs, order, concurrency, ranges, settings: chosen }) => {
+        async ({ specs, order, concurrency, ranges, detections: detectionSpecs, settings: chosen }) => {
           const orgId = `insights-${++run}`;
           await directory.putOrganization({ slug: orgId, name: orgId, featureFlags: ['brands-metrics'] });
           for (const slug of BRANDS) await directory.putBrand({ orgId, slug, name: slug });
@@ -267,6 +320,15 @@ describe('insights on DynamoDB Local', () => {
           }
           const stored = await Promise.all(versions.map((history) => activity.find(history[0] as ActivityChange)));
           const records = stored.filter((r): r is ActivityRecord => r !== undefined && !r.deleted);
+          const detections: Detection[] = [];
+          for (const [index, spec] of detectionSpecs.entries()) {
+            const detection = detectionOf(orgId, spec, index);
+            const outcome = await detectionStore.record(detection);
+            if (spec.retried) expect(await detectionStore.record(detection)).not.toBe('recorded');
+            const first = !detections.some((d) => d.source === spec.source && d.asset.id === spec.assetId);
+            expect(outcome).toBe(first ? 'recorded' : 'duplicate');
+            if (first) detections.push(detection);
+          }
 
           for (const { startDate, length } of [{ startDate: undefined, length: undefined }, ...ranges]) {
             const from = startDate === undefined ? undefined : day(startDate);
@@ -275,13 +337,13 @@ describe('insights on DynamoDB Local', () => {
             const range = { startDate: from, endDate };
             for (const brandSlug of [undefined, ...BRANDS]) {
               expect(await metricsSummary(stores, orgId, { ...range, brandSlug }, TODAY)).toEqual(
-                expectedSummary(records, from, to, brandSlug),
+                expectedSummary(records, detections, from, to, brandSlug),
               );
             }
             for (const metric of BREAKDOWN_METRICS) {
               for (const by of ['day', 'type', 'source', 'brand'] as const) {
                 expect((await metricsBreakdown(stores, orgId, { ...range, by, metric }, TODAY)).rows).toEqual(
-                  expectedRows(records, metric, by, from, to),
+                  expectedRows(records, detections, metric, by, from, to),
                 );
               }
             }

@@ -25,6 +25,13 @@ export const fakeMetricsStores = (
           .filter(([day]) => (from === undefined || day >= from) && day <= to)
           .map(([day, counters]): DayCounters => ({ day, counters }));
       },
+      async sums(scope, from, to) {
+        const sums: Record<string, number> = {};
+        for (const { counters } of await this.days(scope, from, to)) {
+          for (const [name, value] of Object.entries(counters)) sums[name] = (sums[name] ?? 0) + value;
+        }
+        return sums;
+      },
       async hasActivityBefore(scope, day) {
         reads.probes++;
         return daysOf(scope).some(([d, counters]) => d < day && Object.values(counters).some((v) => v !== 0));
