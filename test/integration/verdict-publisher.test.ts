@@ -91,7 +91,7 @@ describe('the verdict log in shards on DynamoDB Local', () => {
     await write('after-legacy.example', { block: 1 });
 
     const read = await feed.readFrom(positionAt(stamp - 1));
-    const paged = await feed.changes({ after: positionAt(stamp - 1), until: positionAt(Date.now() + 1), limit: 10 });
+    const paged = await feed.changes({ after: positionAt(stamp - 1), until: positionAt(Date.now() + 1), limit: 1000 });
 
     // Other tests' writes of the last moments may be read too.
     const ours = (keys: string[]) => keys.filter((name) => name.includes('legacy'));
