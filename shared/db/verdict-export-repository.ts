@@ -12,7 +12,7 @@ import { entryCounts } from './verdict-log.ts';
 /**
  * Query calls one page may make before it answers with what it has. A month of one type and
  * status is `EXPORT_INDEX.shards` partitions and the unsharded one of earlier versions, read side
- * by side; each call reads about twice its share of what is missing from the page (no filter).
+ * by side; each call reads its share of what is missing from the page and one more (no filter).
  */
 const MAX_QUERIES = 96;
 const MONTH = /^\d{4}-\d{2}$/;
@@ -91,7 +91,7 @@ export const verdictExportRepository = (db: DynamoDBDocumentClient, TableName: s
         if (open.length === 0) break;
         if (calls + open.length > MAX_QUERIES) return { entries, position: encode(at) };
         calls += open.length;
-        const pageLimit = Math.ceil((2 * (limit - entries.length)) / PARTITIONS_PER_MONTH) + 1;
+        const pageLimit = Math.ceil((limit - entries.length) / PARTITIONS_PER_MONTH) + 1;
         await mapConcurrently(open, PARTITIONS_PER_MONTH, async (cursor) => {
           const result: QueryCommandOutput = await db.send(
             new QueryCommand({

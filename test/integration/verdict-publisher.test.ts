@@ -89,10 +89,12 @@ describe('the verdict log in shards on DynamoDB Local', () => {
     await write('after-legacy.example', { block: 1 });
 
     const read = await feed.readFrom(positionAt(stamp - 1));
-    const paged = await feed.changes({ after: positionAt(stamp - 1), until: positionAt(Date.now() + 1), limit: 10 });
+    const paged = await feed.changes({ after: positionAt(stamp - 1), until: positionAt(Date.now() + 1), limit: 1000 });
 
-    expect(read.map((change) => change.key)).toEqual(['legacy-layout.example', 'after-legacy.example']);
-    expect(paged.changes.map((change) => change.key)).toEqual(['legacy-layout.example', 'after-legacy.example']);
+    // Other tests' writes of the last moments may be read too.
+    const ours = (keys: string[]) => keys.filter((name) => name.includes('legacy'));
+    expect(ours(read.map((change) => change.key))).toEqual(['legacy-layout.example', 'after-legacy.example']);
+    expect(ours(paged.changes.map((change) => change.key))).toEqual(['legacy-layout.example', 'after-legacy.example']);
   });
 
   it('pages the changelog across shards in version order, each change once, whatever the page size', async () => {
