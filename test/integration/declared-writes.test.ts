@@ -13,10 +13,14 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
+import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { inProcessScansSettled } from '../../shared/db/scan-queue.ts';
+import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
+import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
+import { verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
@@ -455,6 +459,20 @@ describe('the partitions each function writes, driven down every path that write
     for (const name of ['schedule-detections', 'feed-check-samples']) {
       expect(partitionsWritten(name), name).toEqual(declared(name));
     }
+  });
+
+  it('publish-verdicts: exactly what it declares, publishing under its lease', async () => {
+    const publisher = verdictPublisher({
+      log: verdictFeed(table.db, table.tableName),
+      feed: fileFeedStore(mkdtempSync(join(tmpdir(), 'declared-writes-feed-'))),
+      lease: dynamoLease(table.db, table.tableName, { name: 'declared-writes', owner: 'test', leaseMs: 10_000 }),
+      leaseMs: 10_000,
+    });
+
+    const outcome = await asWorker('publish-verdicts', () => publisher.tick())();
+
+    expect(outcome.role).toBe('publisher');
+    expect(partitionsWritten('publish-verdicts')).toEqual(declared('publish-verdicts'));
   });
 
   it('leaves no function that declares writes undriven', () => {
