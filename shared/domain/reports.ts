@@ -257,15 +257,25 @@ const rollBack = async (
   report: ActivityRecord | undefined,
   proposals: ActivityRecord[],
 ): Promise<void> => {
-  // Each withdrawal is conditioned on the proposal as read, so a part committed twice applies once.
-  await store.commitInParts(proposals.length, (start, end) => {
-    const part = proposals.slice(start, end);
+  const withdrawal = (part: ActivityRecord[]) => {
     const writes = part.map((previous) => ({ previous, next: withdrawn(previous) }));
     const releases = part.flatMap((proposal) =>
       proposal.kind === 'threat' ? [claimOf(orgId, { checkKey: checkKeyOf(proposal), status: 'BLOCKED' })] : [],
     );
     return { writes, effects: effectsOfAll(writes), guards: { releases } };
-  });
+  };
+  // Each withdrawal is conditioned on the proposal as read, so a part committed twice applies once.
+  const { outcome, written } = await store.commitInParts(proposals.length, (start, end) =>
+    withdrawal(proposals.slice(start, end)),
+  );
+  if (outcome !== 'committed') {
+    // A proposal changed since it was read (reviewed meanwhile) refused its part and stopped the
+    // sequence: the rest are withdrawn one at a time, so that proposal alone stays.
+    for (const proposal of proposals.slice(written)) {
+      const { writes, effects, guards } = withdrawal([proposal]);
+      await store.commitMany(writes, effects, guards);
+    }
+  }
   if (report !== undefined) {
     const writes = [{ previous: report, next: withdrawn(report) }];
     await store.commitMany(writes, effectsOfAll(writes));

@@ -7,7 +7,12 @@ import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
-import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/domain/reports.ts';
+import {
+  ABANDONED_AFTER_MS,
+  createReport,
+  pendingClaim,
+  rollBackAbandonedReports,
+} from '../../shared/domain/reports.ts';
 import { AppError } from '../../shared/errors.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
@@ -75,7 +80,7 @@ const reportsCounted = async (org: string) => {
 
 beforeAll(async () => {
   await seed(table.db, table.tableName, {
-    organizations: ['org-clean', 'org-lease', ...SCENARIOS.map(({ org }) => org)].map((org) => ({
+    organizations: ['org-clean', 'org-lease', 'org-stale', ...SCENARIOS.map(({ org }) => org)].map((org) => ({
       slug: org,
       name: org,
     })),
@@ -162,5 +167,31 @@ describe('POST /report/create of more than 48 assets, interrupted', () => {
 
     expect(early).toBe('UNPROCESSABLE_CONTENT');
     expect(await reportsCounted('org-lease')).toBe(0);
+  });
+
+  it('withdraws every other proposal of an abandoned report when one changed after the rollback read it', async () => {
+    const { client } = crashingClient(table.endpoint, STEPS, 'before');
+    await createReport(deps(activityRepository(client, table.tableName)), 'org-stale', request('org-stale'), {
+      now: CREATED,
+    }).catch(() => undefined);
+    const written = await recordsOf('org-stale', 'threat');
+    const changed = written[Math.floor(written.length / 3)]?.id;
+    // The rollback reads this proposal as it was before a change it does not know of.
+    const staleRead: typeof healthy = {
+      ...healthy,
+      async find(ref) {
+        const found = await healthy.find(ref);
+        return found !== undefined && found.id === changed
+          ? { ...found, updatedAt: '2026-05-04T09:00:00.000Z' }
+          : found;
+      },
+    };
+
+    await rollBackAbandonedReports(staleRead, new Date(Date.parse(CREATED) + ABANDONED_AFTER_MS + 1).toISOString());
+
+    const left = (await recordsOf('org-stale', 'threat')).filter((proposal) => !proposal.deleted);
+    expect(written).toHaveLength(96);
+    expect(left.map((proposal) => proposal.id)).toEqual([changed]);
+    expect((await recordsOf('org-stale', 'report')).filter((report) => !report.deleted)).toEqual([]);
   });
 });
