@@ -115,7 +115,8 @@ export const SOURCES: readonly Source[] = [
   {
     key: 'ASSET_CHECK',
     name: 'Asset Check',
-    description: 'Unknown content submitted to the service that scores as a lookalike of the brands.',
+    description:
+      'Unknown content checked, submitted or scanned that scores as a lookalike of the brands (once the organization creates a config).',
     mode: 'push',
     assetTypes: ['URL', 'PAGE'],
     brandScoped: false,
@@ -125,18 +126,20 @@ export const SOURCES: readonly Source[] = [
       properties: { minScore: { type: 'number', minimum: 0, maximum: 1, default: 0.3 } },
     },
     defaultCron: null,
-    enabledByDefault: true,
+    // Push sources feed only organizations with an enabled config of theirs, like the pull sources.
+    enabledByDefault: false,
   },
   {
     key: 'EXTERNAL',
     name: 'External',
-    description: 'Content pushed by the organization with /asset/submit.',
+    description: 'Content pushed by the organization with /asset/submit (once the organization creates a config).',
     mode: 'push',
     assetTypes: ['URL', 'PAGE', 'ADDRESS'],
     brandScoped: false,
     configSchema: { type: 'object', additionalProperties: false, properties: {} },
     defaultCron: null,
-    enabledByDefault: true,
+    // Push sources feed only organizations with an enabled config of theirs, like the pull sources.
+    enabledByDefault: false,
   },
 ];
 
