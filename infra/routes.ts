@@ -10,7 +10,7 @@ import type { RateClass } from '../shared/domain/rate-limits.ts';
  */
 /** The version base every route is served under, the one the API's address names. */
 export const BASE_PATH = '/v2';
-/** Every base a route answers under, same handler: clients also build `<host>/api/v2/...` (SPEC-EXTENSIONS §0). */
+/** Every base a route answers under, same handler: clients also build `<host>/api/v2/...`. */
 export const BASE_PATHS = [BASE_PATH, '/api/v2'] as const;
 
 /**
@@ -52,7 +52,7 @@ export type Route = {
    */
   writes?: readonly TablePartition[];
   /**
-   * The per-key budget the route spends (SPEC-EXTENSIONS §10); none for the public routes. The
+   * The per-key rate-limit budget the route spends; none for the public routes. The
    * handler declares the same class in its `apiHandler` options, which is what limits at run time.
    */
   rateClass?: RateClass;
@@ -297,7 +297,7 @@ export const ROUTES: readonly Route[] = [
     public: true,
     files: Object.values(STATIC_FILES).map((file) => file.path),
   },
-  // The threat lifecycle: reports, reviews, brands, lists and lookups (SPEC-EXTENSIONS §2, §3).
+  // The threat lifecycle: reports, reviews, brands, lists and lookups.
   {
     method: 'POST',
     path: '/report/create',
@@ -491,7 +491,7 @@ export const ROUTES: readonly Route[] = [
     public: true,
     blocklistArtifacts: 'read',
   },
-  // Insights and account: metrics v2, healthchecks, queues, report search, the caller's account (SPEC-EXTENSIONS §9).
+  // Insights and account: metrics v2, healthchecks, queues, report search, the caller's account.
   ...(
     [
       ['/metrics/summary', 'get-metrics-summary', 'functions/insights/summary.ts'],

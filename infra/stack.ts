@@ -40,8 +40,8 @@ export type ServiceStackProps = StackProps & {
   /** Functions' log level (default INFO). */
   logLevel?: string;
   /**
-   * The stage's per-key budgets per route class, `<class>=<perSecond>/<burst>` comma-separated
-   * (SPEC-EXTENSIONS §10); classes not named keep the defaults of shared/domain/rate-limits.ts.
+   * The stage's per-key budgets per route class, `<class>=<perSecond>/<burst>` comma-separated;
+   * classes not named keep the defaults of shared/domain/rate-limits.ts.
    */
   rateLimits?: string;
   /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */

@@ -199,7 +199,7 @@ export const config = {
     return nonNegative('REVIEW_DAILY_LIMIT', 10);
   },
   /**
-   * The stage's budget per route class (SPEC-EXTENSIONS §10): `RATE_LIMITS` such as
+   * The stage's rate-limit budget per route class: `RATE_LIMITS` such as
    * `check=100/200,read=20/40` (`<class>=<perSecond>/<burst>`); unnamed classes keep the defaults of
    * shared/domain/rate-limits.ts. A key's own limits override these.
    */

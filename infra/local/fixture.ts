@@ -37,7 +37,7 @@ const text = (max: number) =>
   v.pipe(plainString('must be a string', 'text'), v.maxLength(max, `must be at most ${max} characters`));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
 const fixtureId = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
-/** A token bucket of SPEC-EXTENSIONS §10. */
+/** A key's token bucket for one rate-limit class. */
 const budget = v.strictObject({
   perSecond: v.pipe(v.number(), v.finite(), v.gtValue(0, 'perSecond must be above 0')),
   burst: v.pipe(v.number(), v.safeInteger(), v.minValue(1, 'burst must be a whole number of at least 1')),

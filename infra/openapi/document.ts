@@ -53,7 +53,7 @@ const integerHeader = (description: string, required: boolean): Json => ({
   required,
   schema: { type: 'integer', minimum: 0 },
 });
-/** What every answer of a keyed route that reached its key's bucket carries (SPEC-EXTENSIONS §10). */
+/** What every answer of a keyed route that reached its key's bucket carries. */
 const RATE_LIMIT_HEADERS: Record<string, Json> = {
   'RateLimit-Limit': integerHeader('The size (burst) of the key’s bucket for the route’s class', true),
   'RateLimit-Remaining': integerHeader('Whole requests left in the bucket after this one', true),

@@ -146,7 +146,7 @@ const healthcheckOperations = Object.fromEntries(
   ]),
 );
 
-/** The insights and account routes (SPEC-EXTENSIONS §9), by route name. */
+/** The insights and account routes, by route name. */
 export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
   'get-metrics-summary': {
     summary: 'Metrics summary',

@@ -151,7 +151,7 @@ const BODY = {
 
 const error = (description: string): ResponseDoc => ({ description, error: true });
 
-/** The threat lifecycle's routes (SPEC-EXTENSIONS §2 and §3), by route name. */
+/** The threat lifecycle's routes, by route name. */
 export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'create-report': {
     summary: 'Report content',

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { CHECK_CODES, CHECK_REASONS, SOURCE_ORDER } from '../../shared/domain/check/types.ts';
 
-/** Bodies of successful responses, as clients receive them (SPEC parts 2 and 4). */
+/** Bodies of successful responses, as clients receive them. */
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const timestamp = v.pipe(v.string(), v.isoTimestamp());

@@ -5,7 +5,7 @@ import type { Budget, KeyRateLimits, RateClass } from './rate-limits.ts';
 export type Scope = 'read' | 'write';
 export const SCOPES: readonly Scope[] = ['read', 'write'];
 
-/** `rateLimits`: the key's own budgets per route class, over the stage defaults (SPEC-EXTENSIONS §10). */
+/** `rateLimits`: the key's own budgets per route class, over the stage defaults. */
 export type ApiKeyRecord = (
   | { kind: 'organization'; orgId: string; scopes: Scope[]; revoked: boolean }
   | { kind: 'user'; userId: string; scopes: Scope[]; revoked: boolean }

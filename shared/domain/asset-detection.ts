@@ -108,7 +108,7 @@ const isHostedPage = (key: string, host: string): boolean =>
   key.includes('/') ? onHostingPlatform(host) || platformRule(host) !== undefined : false;
 
 /**
- * The asset type of `content` when the client gave none (SPEC-EXTENSIONS §1): addresses, e-mail
+ * The asset type of `content` when the client gave none: addresses, e-mail
  * addresses, `@handle` (Twitter), accounts on known platforms by their URL, pages on hosting
  * platforms (PAGE), any other URL or bare domain (URL). Undefined: not recognisable.
  */

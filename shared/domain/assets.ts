@@ -137,7 +137,7 @@ const prepare = (inputs: readonly AssetInput[]) => {
 };
 
 /**
- * Adds assets as SPEC-EXTENSIONS §1 says: an unknown group refuses the whole request before
+ * Adds assets: an unknown group refuses the whole request before
  * anything is written; otherwise one result per input, in input order, each a new asset or
  * the reason it was not added (unrecognisable content, or an asset the organization, or an
  * earlier input, already has).
@@ -166,7 +166,7 @@ export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: st
   return { results, successCount, errorCount: results.length - successCount };
 };
 
-/** The asset of SPEC 2.2 plus its `groupId`, as the update answers it. */
+/** The asset as the API answers it, plus its `groupId`, as the update answers it. */
 export const updateAsset = async (
   store: AssetStore,
   groups: GroupStore,

@@ -51,7 +51,7 @@ const NO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/i;
 
 /**
  * A metrics bound as the UTC day it covers: `YYYY-MM-DD` as is, a date-time by the UTC day of its
- * instant; a date-time without an offset is UTC (SPEC-EXTENSIONS §0).
+ * instant; a date-time without an offset is UTC.
  */
 export const dayOfBound = (text: string): string | undefined => {
   const m = DATE.exec(text);

@@ -1,4 +1,4 @@
-/** The route classes of SPEC-EXTENSIONS §10; every keyed route belongs to exactly one. */
+/** The rate-limit classes of routes; every keyed route belongs to exactly one. */
 export const RATE_CLASSES = ['check', 'read', 'write', 'report'] as const;
 export type RateClass = (typeof RATE_CLASSES)[number];
 

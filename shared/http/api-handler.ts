@@ -21,7 +21,7 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
   caller: C;
   scope: Scope;
   /**
-   * The route's budget class (SPEC-EXTENSIONS §10), declared here rather than passed in the
+   * The route's rate-limit class, declared here rather than passed in the
    * environment so the handler limits the same way in Lambda, the local gateway and tests; it
    * must equal the route table's `rateClass` (test/unit/http/rate-limit.test.ts).
    */

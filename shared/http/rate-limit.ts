@@ -34,7 +34,7 @@ const headersOf = (decision: RateDecision): Record<string, string> => ({
 });
 
 /**
- * The key's token bucket for the route's class (SPEC-EXTENSIONS §10), right after the key is
+ * The key's token bucket for the route's rate-limit class, right after the key is
  * resolved: over budget is a 429 before the body is read. Every answer the bucket was consulted
  * for carries the `RateLimit-*` headers, errors included; a refusal adds `Retry-After`.
  */

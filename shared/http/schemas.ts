@@ -50,7 +50,7 @@ export const groupName = v.pipe(
 export const assetType = v.picklist(ASSET_TYPES, 'Invalid asset type provided');
 
 /**
- * The optional copy of a path id that documented clients repeat in the body (SPEC-EXTENSIONS §0);
+ * The optional copy of a path id that documented clients repeat in the body;
  * anything sent must name the same id, as a number or its digits.
  */
 export const bodyIdMatches = (name: 'assetId' | 'groupId', pathId: number, body: unknown): void => {

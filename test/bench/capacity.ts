@@ -1,6 +1,6 @@
 /**
- * `npm run capacity`: the hottest partitions of the table and its indexes at the scale targets of
- * DESIGN.md ("Scale rules"), projected from a bounded synthetic workload run through the real
+ * `npm run capacity`: the hottest partitions of the table and its indexes at the service's scale
+ * targets, projected from a bounded synthetic workload run through the real
  * handlers, as their routes and workers, on a DynamoDB Local of its own. Every command of the
  * functions' table client asks for its consumed capacity (`INDEXES`); each call's units are
  * attributed to the partition key values it touched, as the command names them, so whatever key

@@ -322,7 +322,7 @@ describe('least privilege', () => {
   });
 });
 
-describe('the stage rate limits (SPEC-EXTENSIONS §10)', () => {
+describe('the stage rate limits', () => {
   const environmentOf = (fn: Resource) =>
     (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
 

@@ -141,7 +141,7 @@ describe('POST /asset/check', () => {
   const check = (body: unknown, apiKey: string | null = ORG_KEY) =>
     call(handler, apiEvent({ method: 'POST', path: '/v2/asset/check', apiKey, body }));
 
-  it('returns the check result of SPEC 2.4 for a blocked URL, listing every consulted source', async () => {
+  it('returns the published check result for a blocked URL, listing every consulted source', async () => {
     await approveThreat('handler-threat.example');
     await replica.sync();
 

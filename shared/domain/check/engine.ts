@@ -125,7 +125,7 @@ const serviceResult = (verdict: ServiceVerdict, sources: SourceReport[]): CheckR
   return result;
 };
 
-/** What the check index and the external sources (in SPEC order) answered for one target. */
+/** What the check index and the external sources (in the order of `SOURCE_ORDER`) answered for one target. */
 type Answers = {
   entries: readonly (IndexEntry | undefined)[] | Failure;
   externals: readonly ExternalSource[];
@@ -155,7 +155,7 @@ const reportsOf = (
 
 /**
  * The verdict from the answers: the service's own verdict wins; otherwise an external allowlisting
- * wins over an external block, and between equals the first source in SPEC order.
+ * wins over an external block, and between equals the first source in `SOURCE_ORDER`.
  */
 const decide = (
   target: KeyTarget,
@@ -234,7 +234,7 @@ const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
  * The asset check. The check index and every external source are consulted at once; in-memory
  * sources answer synchronously, live ones within their budget. The service's own verdict wins;
  * otherwise an external allowlisting wins over an external block (as across MetaMask's lists),
- * and between equals the first source in SPEC order. A slow or failing source (the index
+ * and between equals the first source in `SOURCE_ORDER`. A slow or failing source (the index
  * included) never fails the check: it is reported with `timeout` or `source-error`.
  */
 export const createChecker = ({ index, sources, indexBudgetMs = 2000, timer }: CheckerOptions): Checker => {

@@ -1,6 +1,6 @@
 export type CheckStatus = 'UNKNOWN' | 'ALLOWED' | 'BLOCKED';
 
-/** SPEC 2.4 order; `sources` in a result always follows it. */
+/** The published order of the check's sources; `sources` in a result always follows it. */
 export const SOURCE_ORDER = ['service', 'eth-phishing-detect', 'vendor', 'seal', 'polkadot-phishing'] as const;
 export type SourceName = (typeof SOURCE_ORDER)[number];
 export type ExternalSourceName = Exclude<SourceName, 'service'>;

@@ -134,7 +134,7 @@ describe('asset check faults', () => {
 });
 
 describe('asset check results', () => {
-  it('lists the consulted sources in SPEC order whatever order they are configured in', async () => {
+  it('lists the consulted sources in the published order whatever order they are configured in', async () => {
     const polkadot = listSource('polkadot-phishing', { allow: [], deny: [] });
     const vendor = listSource('vendor', { allow: [], deny: [] });
     const checker = createChecker({ timer: systemTimer, index, sources: () => [polkadot, seal, vendor, eth] });

@@ -25,7 +25,7 @@ const series = (from: number, to: number, counts: Record<number, number> = {}) =
   }));
 
 describe('organizationMetrics', () => {
-  it('sums the day counters of an inclusive range into the metrics of SPEC 2.1', async () => {
+  it('sums the day counters of an inclusive range into the published organization metrics', async () => {
     const { stores } = fakeMetricsStores(ACME_DAYS);
 
     const result = await organizationMetrics(stores, 'acme', { startDate: '2026-03-01', endDate: '2026-03-05' }, TODAY);

@@ -3,7 +3,7 @@ import type { Metrics } from '../../../shared/domain/metrics.ts';
 
 /**
  * The brute-force truth the metrics must equal: a recount over the final state of every record,
- * written from the rules of DESIGN.md without the production code's counters.
+ * written from the metric rules without the production code's counters.
  */
 export const recount = (
   records: readonly ActivityChange[],
@@ -66,7 +66,7 @@ type DayCounters = Readonly<Record<string, number>>;
 
 /**
  * The truth for raw day counters (`reports`, `watchlisted`, `takedownsFiled`, `takedownsCompleted`,
- * `threats_<TYPE>`), summed day by day and counter by counter as SPEC 2.1 defines each metric.
+ * `threats_<TYPE>`), summed day by day and counter by counter as the published metrics define each.
  */
 export const recountCounters = (
   days: Readonly<Record<string, DayCounters>>,
