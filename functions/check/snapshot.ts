@@ -1,11 +1,11 @@
 import type { Context } from 'aws-lambda';
-import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from '../../infra/stack-event.ts';
 import { type ArtifactStore, publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishSnapshotStored } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from './stack-event.ts';
 
 type Deps = {
   log: VerdictLog;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { OperationDoc } from './operations.ts';
+import type { OperationDoc } from './operation-doc.ts';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const hex = (digits: number) => v.pipe(v.string(), v.regex(new RegExp(`^[0-9a-f]{${digits}}$`)));

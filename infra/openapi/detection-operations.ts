@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { OperationDoc, ResponseDoc } from './operations.ts';
+import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const error = (description: string): ResponseDoc => ({ description, error: true });
 

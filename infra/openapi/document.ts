@@ -7,7 +7,8 @@ import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-ha
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { findTwins, type Json, toDocumentSchema } from './convert.ts';
-import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.ts';
+import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
+import { OPERATIONS } from './operations.ts';
 import { type ExampleDoc, PUBLISHED_EXAMPLES } from './published-examples.ts';
 import { errorBody } from './responses.ts';
 

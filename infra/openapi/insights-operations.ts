@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
-import type { OperationDoc, ResponseDoc } from './operations.ts';
+import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));

@@ -1,39 +1,14 @@
-import type * as v from 'valibot';
 import { BLOCKLIST_OPERATIONS } from './blocklist-operations.ts';
 import { DETECTION_OPERATIONS } from './detection-operations.ts';
 import EXAMPLES from './examples.json' with { type: 'json' };
 import { INSIGHTS_OPERATIONS } from './insights-operations.ts';
 import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
+import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 import { BODY } from './responses.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 const { metrics: METRICS_EXAMPLE, asset: ASSET_EXAMPLE, checkResult: CHECK_EXAMPLE } = EXAMPLES;
-
-/** What a response of one status is: a JSON body, an error with the case that causes it, or another media type. */
-export type ResponseDoc =
-  | { description: string; body: v.GenericSchema; example?: unknown; headers?: Record<string, string> }
-  | { description: string; error: true }
-  | { description: string; mediaType: string };
-
-export type OperationDoc = {
-  summary: string;
-  description: string;
-  tag:
-    | 'Metrics'
-    | 'Assets'
-    | 'Asset groups'
-    | 'Asset check'
-    | 'Threat lifecycle'
-    | 'Description and pages'
-    | 'Insights'
-    | 'Account'
-    | 'Webhooks'
-    | 'Detections';
-  /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
-  responses: Record<number, ResponseDoc>;
-  requestExample?: unknown;
-};
 
 const error = (description: string): ResponseDoc => ({ description, error: true });
 const NAME_TAKEN = error('A group with this name already exists');

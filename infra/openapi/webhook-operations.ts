@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../shared/domain/webhooks.ts';
-import type { OperationDoc } from './operations.ts';
+import type { OperationDoc } from './operation-doc.ts';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const webhook = v.object({

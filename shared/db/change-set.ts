@@ -4,10 +4,10 @@ import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
 import { timeLeft } from './deadline.ts';
 import type { Key } from './keys.ts';
+import type { TransactItem } from './transactions.ts';
 import { type VerdictDelta, verdictChange } from './verdict-log.ts';
 
-/** One entry of a TransactWriteItems request (document-client form). */
-export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+export type { TransactItem } from './transactions.ts';
 
 type Bare<T> = Omit<NonNullable<T>, 'TableName'>;
 /** One write of a change, without its table (the compiler adds it). */

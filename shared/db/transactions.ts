@@ -1,4 +1,7 @@
-import type { TransactItem } from './change-set.ts';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+
+/** One entry of a TransactWriteItems request (document-client form). */
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /**
  * The items of one transaction by name; an undefined entry is left out. What `verdictChange`

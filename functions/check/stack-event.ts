@@ -1,5 +1,5 @@
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
-import { logger } from '../shared/logger.ts';
+import { logger } from '../../shared/logger.ts';
 
 /** Sends CloudFormation the answer to a custom-resource request (a PUT to its pre-signed URL). */
 export type StackAnswer = (url: string, answer: CloudFormationCustomResourceResponse) => Promise<void>;
