@@ -15,6 +15,7 @@ import {
   type DetectionSettings,
   type DetectionStore,
 } from '../domain/detections/detections.ts';
+import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { detectionCounterChanges } from './detection-counters.ts';
 import { key } from './keys.ts';
@@ -35,27 +36,21 @@ const failed = async (write: Promise<unknown>): Promise<boolean> => {
   }
 };
 
+/** Every item of partition `PK`, page after page, optionally only sort keys from `from` to `to`. */
 const queryAll = async (
   db: DynamoDBDocumentClient,
   TableName: string,
   PK: string,
-  from: string,
-  to: string,
+  range?: { from: string; to: string },
 ): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': PK, ':from': from, ':to': to },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const pages = queryPages(db, {
+    TableName,
+    KeyConditionExpression: range === undefined ? 'PK = :pk' : 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues:
+      range === undefined ? { ':pk': PK } : { ':pk': PK, ':from': range.from, ':to': range.to },
+  });
+  for await (const page of pages) items.push(...page);
   return items;
 };
 
@@ -145,20 +140,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async listListed(slot) {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': key.detectionListings(slot) },
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await queryAll(db, TableName, key.detectionListings(slot));
     return items.map((item) => strip<ConfigListing>(item));
   },
 
@@ -219,7 +201,10 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
 
   async listConfigs(orgId) {
     const prefix = key.detectionConfigs.prefix;
-    const items = await queryAll(db, TableName, key.detectionConfigs.PK(orgId), prefix, `${prefix}\uffff`);
+    const items = await queryAll(db, TableName, key.detectionConfigs.PK(orgId), {
+      from: prefix,
+      to: `${prefix}\uffff`,
+    });
     return items.map((item) => strip<DetectionConfig>(item));
   },
 
@@ -234,7 +219,10 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
 
   async listRuns(orgId, since) {
     const prefix = key.detectionRuns.prefix;
-    const items = await queryAll(db, TableName, key.detectionRuns.PK(orgId), `${prefix}${since}`, `${prefix}\uffff`);
+    const items = await queryAll(db, TableName, key.detectionRuns.PK(orgId), {
+      from: `${prefix}${since}`,
+      to: `${prefix}\uffff`,
+    });
     return items.map((item) => strip<DetectionRun>(item));
   },
 
