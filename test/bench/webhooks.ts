@@ -192,6 +192,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   const loadAfter = loadavg()[0] as number;
 
   // What bounds it: the generator's one read per change of the records of its content (all other organizations subscribe).
+  const readsCpu = process.cpuUsage();
   const readsStart = Date.now();
   const records = assetRecordsReader(db, tableName);
   await mapConcurrently(
@@ -200,6 +201,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
     (i) => records.allByAsset(i + 1),
   );
   const readsMs = Date.now() - readsStart;
+  const readCpu = process.cpuUsage(readsCpu);
 
   // The old floor: the four single-item writes an event cost before (delivery + marker, claim, outcome), 10 at a time.
   const floorStart = Date.now();
@@ -231,7 +233,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
     },
     {
       name: "floor: the generator's read of a content's records, one per change, 32 at a time, nothing else",
-      value: `${((backlog * 1000) / readsMs).toFixed(0)} changes/s`,
+      value: `${((backlog * 1000) / readsMs).toFixed(0)} changes/s, ${((readCpu.user + readCpu.system) / 1000 / backlog).toFixed(2)} ms CPU each`,
     },
     {
       name: 'old floor: 4 single-item writes per event on the same DynamoDB Local, 10 at a time',
