@@ -429,47 +429,68 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
     },
 
     async claim(hookId, sort, now, leaseMs) {
+      const names = {
+        '#notBefore': 'notBefore',
+        '#claims': 'claims',
+        '#next': 'next',
+        '#events': 'events',
+        '#status': 'status',
+        '#attempts': 'attempts',
+        '#updatedAt': 'updatedAt',
+      };
+      const values = (next: number) => ({
+        ':lease': now + leaseMs,
+        ':next': next,
+        ':one': 1,
+        ':inProgress': 'IN_PROGRESS',
+        ':at': new Date(now).toISOString(),
+      });
+      const take = (next: number) =>
+        `SET #notBefore = :lease, #claims = #claims + :one, #events[${next}].#status = :inProgress, ` +
+        `#events[${next}].#attempts = #events[${next}].#attempts + :one, #events[${next}].#updatedAt = :at`;
+      // Most claims are of a record whose first event is unfinished: one conditional update takes it.
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: key.webhookDelivery(hookId, sort),
+            UpdateExpression: take(0),
+            ConditionExpression: '#next = :next AND size(#events) > :next AND #claims >= :zero AND #notBefore <= :now',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values(0), ':zero': 0, ':now': now },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toBatch(Attributes as Record<string, unknown>);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      // Otherwise (a later event is next, or it is held, due later, finished or missing) it is read first.
       const { Item } = await db.send(
         new GetCommand({ TableName, Key: key.webhookDelivery(hookId, sort), ConsistentRead: true }),
       );
       if (Item === undefined) return undefined;
       const batch = toBatch(Item);
-      const head = batch.events[batch.next];
-      if (head === undefined || batch.notBefore > now || batch.claims === LEGACY_CLAIMS) return undefined;
-      const at = new Date(now).toISOString();
-      const path = `#events[${batch.next}]`;
+      if (batch.events[batch.next] === undefined || batch.notBefore > now || batch.claims === LEGACY_CLAIMS) {
+        return undefined;
+      }
       try {
-        await db.send(
+        const { Attributes } = await db.send(
           new UpdateCommand({
             TableName,
             Key: key.webhookDelivery(hookId, sort),
-            UpdateExpression: `SET #notBefore = :lease, #claims = :claimed, ${path}.#status = :inProgress, ${path}.#attempts = :attempts, ${path}.#updatedAt = :at`,
-            ConditionExpression: '#claims = :claims',
-            ExpressionAttributeNames: {
-              '#notBefore': 'notBefore',
-              '#claims': 'claims',
-              '#events': 'events',
-              '#status': 'status',
-              '#attempts': 'attempts',
-              '#updatedAt': 'updatedAt',
-            },
-            ExpressionAttributeValues: {
-              ':lease': now + leaseMs,
-              ':claims': batch.claims,
-              ':claimed': batch.claims + 1,
-              ':inProgress': 'IN_PROGRESS',
-              ':attempts': head.attempts + 1,
-              ':at': at,
-            },
+            UpdateExpression: take(batch.next),
+            ConditionExpression: '#claims = :claims AND #next = :next',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values(batch.next), ':claims': batch.claims },
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        return toBatch(Attributes as Record<string, unknown>);
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return undefined;
         throw error;
       }
-      const events = [...batch.events];
-      events[batch.next] = { ...head, status: 'IN_PROGRESS', attempts: head.attempts + 1, updatedAt: at };
-      return { ...batch, events, claims: batch.claims + 1, notBefore: now + leaseMs };
     },
 
     async record(claimed, outcome) {

@@ -12,7 +12,6 @@ import type {
 import type { SecretSealer } from '../db/webhook-secrets.ts';
 import type { ActivityRecord } from '../domain/activity.ts';
 import { BIT, LOG_TIMING, positionAt, statusOf, timeOf } from '../domain/check/verdicts.ts';
-import { mapConcurrently } from '../domain/concurrency.ts';
 import { assetIdOf, organizationIdOf } from '../domain/reports.ts';
 import {
   backoffMs,
@@ -71,6 +70,23 @@ const ORIGIN_MEMORY_MS = 60_000;
  * then its transaction may be rebuilt (and its change re-stamped) while other writers contend.
  */
 const REVIEW_LEAD_MS = 60_000;
+
+/** Runs at most `limit` tasks at once, the rest waiting in the order they were handed in. */
+const pool = (limit: number) => {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) running--;
+      else next();
+    }
+  };
+};
 
 const subscribers = (hooks: readonly Webhook[], event: WebhookEvent) => {
   const byOrg = new Map<string, Webhook[]>();
@@ -341,19 +357,39 @@ export const eventGenerator = (deps: GeneratorDeps, enqueue: Enqueue): Generator
       let committed: GeneratorState | undefined = current;
       if (fresh.length > 0) {
         const hooks = (await deps.hooks.listAll()).filter((hook) => hook.enabled);
-        for (let i = 0; i < fresh.length && committed !== undefined; i += ENTRIES_PER_COMMIT) {
+        // One content's records are read once a poll, however many of its changes the poll holds.
+        const reads = new Map<number, Promise<ActivityRecord[]>>();
+        const records: AssetRecords = {
+          allByAsset(assetId) {
+            const read = reads.get(assetId) ?? deps.records.allByAsset(assetId);
+            reads.set(assetId, read);
+            return read;
+          },
+        };
+        const run = pool(CONCURRENCY);
+        // Every entry's events are planned through one pool, in the log's order: a group is
+        // recorded (and its deliveries start) while the reads of the groups after it go on.
+        const groups: { chunk: Entry[]; planned: Promise<(Planned & { entry: string })[][]> }[] = [];
+        for (let i = 0; i < fresh.length && hooks.length > 0; i += ENTRIES_PER_COMMIT) {
           const chunk = fresh.slice(i, i + ENTRIES_PER_COMMIT);
-          const following = fresh[i + ENTRIES_PER_COMMIT]?.at;
-          const planned = (
-            hooks.length === 0
-              ? []
-              : await mapConcurrently(chunk, CONCURRENCY, async ({ at, change, detection }) => {
-                  const made = change
-                    ? await eventsOfChange(deps, change, hooks, namedBefore(change))
-                    : eventsOfDetection(detection as DetectionFeedEntry, hooks);
-                  return made.map((item) => ({ ...item, entry: at }));
-                })
-          )
+          const planned = Promise.all(
+            chunk.map(({ at, change, detection }) =>
+              run(async () => {
+                const made = change
+                  ? await eventsOfChange({ records }, change, hooks, namedBefore(change))
+                  : eventsOfDetection(detection as DetectionFeedEntry, hooks);
+                return made.map((item) => ({ ...item, entry: at }));
+              }),
+            ),
+          );
+          // Awaited below in turn; a failure stops the poll at its group, not as an unhandled rejection.
+          planned.catch(() => undefined);
+          groups.push({ chunk, planned });
+        }
+        for (const [index, { chunk, planned: made }] of groups.entries()) {
+          if (committed === undefined) break;
+          const following = fresh[(index + 1) * ENTRIES_PER_COMMIT]?.at;
+          const planned = (await made)
             .flat()
             .filter((item) => !committed?.done.has(`${item.entry}>${item.hook.id}`))
             .sort((a, b) => (a.event.position < b.event.position ? -1 : a.event.position > b.event.position ? 1 : 0));

@@ -6,6 +6,7 @@ type Lane = { queue: string[]; queued: Set<string>; running: boolean };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 /** After a failed store call (not a failed send), a lane waits this long before trying again. */
 const STORE_RETRY_MS = 1000;
+const RETRY_MARGIN_MS = 2;
 
 export type LocalQueue = {
   enqueue: Enqueue;
@@ -46,7 +47,8 @@ export const localDeliveryQueue = (
         continue;
       }
       if (outcome.state === 'retry') {
-        await sleep(outcome.at - deps.now());
+        // A timer may fire a millisecond before the clock reaches its time: the claim would find the retry not due.
+        await sleep(outcome.at - deps.now() + RETRY_MARGIN_MS);
         continue;
       }
       lane.queue.shift();

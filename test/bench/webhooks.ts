@@ -1,17 +1,18 @@
 /**
  * Webhooks through the local runtime's workers (the event generator over the verdict log, the
- * in-process delivery queue) on DynamoDB Local, to a receiver on 127.0.0.1 that answers 200 at once:
+ * in-process delivery queue) on DynamoDB Local, to a receiver process on 127.0.0.1 that answers 200 at once:
  * - drain: changes written first (allowlistings of 10 organizations with a webhook each), then
  *   the workers started: events generated and delivered per second;
  * - steady: changes written at a fixed rate with the workers running: change-to-delivery latency
  *   (the change's time in the verdict log to the request's arrival at the receiver).
  */
+
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../infra/local/dynamo.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
@@ -38,6 +39,43 @@ const percentile = (values: readonly number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 };
 
+/**
+ * The receiver, in a process of its own as a receiver is (not on the workers' event loop): it
+ * answers 200 at once on kept-alive connections and reports each delivery's arrival time and the
+ * time of the change it carries, one line each.
+ */
+const RECEIVER = `
+const { createServer } = require('node:http');
+const server = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    process.stdout.write(Date.now() + ' ' + Date.parse(body.created_at) + '\\n');
+    response.writeHead(200).end();
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('port ' + server.address().port + '\\n'));
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
+`;
+
+const startReceiver = (arrived: (at: number, changedAt: number) => void) =>
+  new Promise<{ port: number; stop: () => Promise<void> }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    const stop = async () => {
+      child.stdin.end();
+      await exited;
+    };
+    child.once('error', reject);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const [first, second] = line.split(' ') as [string, string];
+      if (first === 'port') resolve({ port: Number(second), stop });
+      else arrived(Number(first), Number(second));
+    });
+  });
+
 export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   // A shared, loaded machine: the production call budget would time DynamoDB Local out before it measures anything.
   process.env.STORE_CONNECTION_TIMEOUT_MS = '20000';
@@ -52,17 +90,8 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   const sealer = localSealer(join(await mkdtemp(join(tmpdir(), 'bench-webhooks-')), 'key'));
 
   const arrivals: { at: number; changedAt: number }[] = [];
-  const receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { created_at: string };
-      arrivals.push({ at: Date.now(), changedAt: Date.parse(body.created_at) });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
+  const receiver = await startReceiver((at, changedAt) => arrivals.push({ at, changedAt }));
+  const port = receiver.port;
 
   const orgs = Array.from({ length: ORGANIZATIONS }, (_, i) => `bench-${i}`);
   for (const orgId of orgs) {
@@ -111,6 +140,16 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
     }),
   );
   const backlog = ORGANIZATIONS * DRAIN_CHANGES_PER_ORGANIZATION;
+  // Load-independent costs of the drain: the store calls the workers make and this process's CPU time.
+  let calls = 0;
+  db.middlewareStack.add(
+    (next) => (args) => {
+      calls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+  const cpuBefore = process.cpuUsage();
   const started = Date.now();
   const workers = startLocalWebhooks({
     db,
@@ -121,6 +160,8 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   });
   await waitFor(backlog);
   const drainMs = Date.now() - started;
+  const drainCpu = process.cpuUsage(cpuBefore);
+  const drainCalls = calls;
 
   // Steady: one allowlisting at a time, spread over the organizations, at a fixed rate.
   const before = arrivals.length;
@@ -147,13 +188,11 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   const missing = before + written - arrivals.length;
   const latencies = arrivals.slice(before).map((arrival) => arrival.at - arrival.changedAt);
   await workers.stop();
-  await new Promise<void>((resolve) => {
-    receiver.closeAllConnections();
-    receiver.close(() => resolve());
-  });
+  await receiver.stop();
   const loadAfter = loadavg()[0] as number;
 
   // What bounds it: the generator's one read per change of the records of its content (all other organizations subscribe).
+  const readsCpu = process.cpuUsage();
   const readsStart = Date.now();
   const records = assetRecordsReader(db, tableName);
   await mapConcurrently(
@@ -162,6 +201,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
     (i) => records.allByAsset(i + 1),
   );
   const readsMs = Date.now() - readsStart;
+  const readCpu = process.cpuUsage(readsCpu);
 
   // The old floor: the four single-item writes an event cost before (delivery + marker, claim, outcome), 10 at a time.
   const floorStart = Date.now();
@@ -188,8 +228,12 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
       value: `${((backlog * 1000) / drainMs).toFixed(0)} events/s (${drainMs} ms)`,
     },
     {
+      name: "drain: the workers' store calls and CPU time (this process; the receiver runs in its own) per event",
+      value: `${(drainCalls / backlog).toFixed(2)} calls, ${((drainCpu.user + drainCpu.system) / 1000 / backlog).toFixed(2)} ms CPU`,
+    },
+    {
       name: "floor: the generator's read of a content's records, one per change, 32 at a time, nothing else",
-      value: `${((backlog * 1000) / readsMs).toFixed(0)} changes/s`,
+      value: `${((backlog * 1000) / readsMs).toFixed(0)} changes/s, ${((readCpu.user + readCpu.system) / 1000 / backlog).toFixed(2)} ms CPU each`,
     },
     {
       name: 'old floor: 4 single-item writes per event on the same DynamoDB Local, 10 at a time',

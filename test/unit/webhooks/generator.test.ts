@@ -121,4 +121,55 @@ describe('the webhook event generator', () => {
     const acme = memory.batches.filter((batch) => batch.hook.id === 'hook-acme').flatMap((batch) => batch.events);
     expect(acme.map((event) => JSON.parse(event.body).data.status)).toEqual(['BLOCKED', 'ALLOWED']);
   });
+
+  it('reads each content once a poll, and records a group while the reads of the groups after it go on', async () => {
+    const memory = memoryStore();
+    const contents = 600;
+    // acme allowlists 600 contents, then releases the first 300 of them; globex listens too.
+    const changes = Array.from({ length: contents + 300 }, (_, n) =>
+      change(n + 1, {
+        key: `phish-${n % contents}.example/login`,
+        bits: n < contents ? BIT.allow : 0,
+        previousBits: n < contents ? 0 : BIT.allow,
+        origins: [{ orgId: 'acme' }],
+      }),
+    );
+    const reads: number[] = [];
+    let started = 0;
+    let startedBeforeFirstCommit: number | undefined;
+    const generator = eventGenerator(
+      {
+        hooks: { listAll: async () => [hook('acme'), hook('globex')] },
+        deliveries: {
+          ...memory.store,
+          async commitEvents(...args) {
+            startedBeforeFirstCommit ??= started;
+            await new Promise((resolve) => setImmediate(resolve));
+            return memory.store.commitEvents(...args);
+          },
+        },
+        log: logOf(changes),
+        records: {
+          async allByAsset(assetId) {
+            started++;
+            reads.push(assetId);
+            await new Promise((resolve) => setImmediate(resolve));
+            return [];
+          },
+        },
+        now: () => NOW,
+      },
+      () => undefined,
+    );
+
+    expect(await generator.poll()).toEqual({ changes: changes.length, events: changes.length });
+
+    expect(reads).toHaveLength(contents);
+    expect(new Set(reads).size).toBe(contents);
+    expect(eventsFor(memory.batches, 'hook-globex')).toEqual([]);
+    const acme = memory.batches.filter((batch) => batch.hook.id === 'hook-acme').flatMap((batch) => batch.events);
+    expect(acme.map((event) => event.position)).toEqual(changes.map((entry) => entry.version));
+    // The first group (400 entries) went to its transaction with the next group's reads already under way.
+    expect(startedBeforeFirstCommit).toBeGreaterThan(400);
+  });
 });
