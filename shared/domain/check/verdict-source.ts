@@ -39,8 +39,19 @@ export type FeedDelta = {
   changes: VerdictChange[];
 };
 
-/** The newest delta and position, written after the delta: a reader never sees a pointer without its delta. */
-export type FeedPointer = { format: 1; seq: number; position: string; readAt: number; publishedAt: number };
+/**
+ * The newest delta and position, written after the delta: a reader never sees a pointer without its
+ * delta. `legacyUntil` (epoch ms) is how long the chain of publishers reads the earlier hourly
+ * partitions of the log on every tick (absent in pointers of earlier versions).
+ */
+export type FeedPointer = {
+  format: 1;
+  seq: number;
+  position: string;
+  readAt: number;
+  publishedAt: number;
+  legacyUntil?: number;
+};
 
 export interface FeedStore {
   pointer(): Promise<FeedPointer | undefined>;
@@ -61,6 +72,11 @@ export const logSource = (log: Pick<VerdictLog, 'readFrom'>): VerdictSource => (
 
 /** A poll aimed at the next pointer comes this long after it is due (its write takes a moment). */
 const DUE_MARGIN_MS = 50;
+/**
+ * A poll that found the next pointer late (a slow read of the log) looks again this soon, for up
+ * to a tick past its due time; a publisher later than that is polled at the reader's own interval.
+ */
+export const LATE_RETRY_MS = 50;
 
 /** A reader further behind than this many deltas (a container frozen for a while) reads the log once instead. */
 const MAX_DELTAS_PER_READ = 40;
@@ -82,9 +98,11 @@ export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): 
     });
     if (cursor === undefined || pointer.seq - cursor > MAX_DELTAS_PER_READ) return fromLog();
     const asOf = Math.min(polledAt, pointer.readAt);
-    // The next pointer is due a tick after this one: a poll then finds it (unless it is late already).
+    // The next pointer is due a tick after this one: a poll then finds it. One not there yet at
+    // its due time is looked for again shortly, for a tick.
     const due = pointer.publishedAt + PUBLISHING.tickMs + DUE_MARGIN_MS;
-    const nextAt = due > polledAt ? due : undefined;
+    const late = pointer.seq <= cursor && polledAt < due + PUBLISHING.tickMs;
+    const nextAt = due > polledAt ? due : late ? polledAt + LATE_RETRY_MS : undefined;
     // A pointer copy behind the one read last time: nothing new yet.
     if (pointer.seq <= cursor) {
       const at = pointer.seq === cursor && pointer.position > position ? pointer.position : position;
@@ -105,11 +123,13 @@ export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): 
 });
 
 /**
- * The publisher's timing: a delta every half second (with the replicas polling every half second,
- * a change reaches a check within about a second), and a lease renewed at half its 10 s, so a
- * stopped publisher's successor starts within 10 s (replicas keep their verdicts meanwhile).
+ * The publisher's timing: a read of the log every quarter second, its delta written when it found
+ * changes and the pointer at every tick (replicas poll the pointer just after it is due, so a
+ * change reaches a check within a tick, a read of the log and a poll: under a second), and a lease
+ * renewed at half its 10 s, so a stopped publisher's successor starts within 10 s (replicas keep
+ * their verdicts meanwhile).
  */
-export const PUBLISHING = { tickMs: 500, leaseMs: 10_000, leaseName: 'verdict-publisher' } as const;
+export const PUBLISHING = { tickMs: 250, leaseMs: 10_000, leaseName: 'verdict-publisher' } as const;
 
 /** Held by one publisher at a time: `hold` takes or renews it (false: another holds it). */
 export interface Lease {
@@ -119,6 +139,12 @@ export interface Lease {
 
 type PublisherOptions = {
   log: Pick<VerdictLog, 'readFrom'>;
+  /**
+   * How long after a feed's chain of publishers begins the log's earlier hourly partitions may
+   * still be written (by functions of the earlier version finishing their runs): read on every
+   * tick until then, afterwards only at a takeover and while the last read found entries there.
+   */
+  legacyWritersMs?: number;
   feed: FeedStore;
   lease: Lease;
   /** How long a hold lasts; renewed when half of it is left. */
@@ -133,7 +159,22 @@ const CLOCK_SKEW_MS = 1_000;
 /** Deltas a publisher taking over reads back for the changes already published. */
 const LOOKBACK = 64;
 
-type Held = { until: number; seq: number; position: string; chainBroken: boolean; published: Set<string> };
+/** A function of the earlier version runs at most 15 minutes (Lambda's longest timeout) after it was replaced. */
+const LEGACY_WRITERS_MS = 15 * 60_000;
+
+type Held = {
+  until: number;
+  seq: number;
+  position: string;
+  chainBroken: boolean;
+  published: Set<string>;
+  legacyUntil: number;
+  /** Whether the next tick reads the earlier hourly partitions. */
+  readLegacy: boolean;
+};
+
+const byVersion = (a: VerdictChange, b: VerdictChange): number =>
+  a.version < b.version ? -1 : a.version > b.version ? 1 : 0;
 
 export type PublishOutcome = { role: 'standby' } | { role: 'publisher'; published: number; seq: number };
 
@@ -161,15 +202,20 @@ export const verdictPublisher = ({
   leaseMs,
   now = Date.now,
   maxLagMs = 60_000,
+  legacyWritersMs = LEGACY_WRITERS_MS,
 }: PublisherOptions) => {
   let held: Held | undefined;
 
   const takeOver = async (at: number, until: number): Promise<Held> => {
     const pointer = await feed.pointer();
     const present = positionAt(at - LOG_TIMING.settleMs);
-    if (pointer === undefined) return { until, seq: 0, position: present, chainBroken: true, published: new Set() };
+    // A takeover reads the earlier partitions once whatever the chain's age: its predecessor's last read is not known.
+    const legacy = { legacyUntil: pointer?.legacyUntil ?? at + legacyWritersMs, readLegacy: true };
+    if (pointer === undefined) {
+      return { until, seq: 0, position: present, chainBroken: true, published: new Set(), ...legacy };
+    }
     if (at - timeOf(pointer.position) > maxLagMs) {
-      return { until, seq: pointer.seq, position: present, chainBroken: true, published: new Set() };
+      return { until, seq: pointer.seq, position: present, chainBroken: true, published: new Set(), ...legacy };
     }
     // A predecessor may have stopped between writing a delta and its pointer.
     let top = pointer.seq;
@@ -186,7 +232,22 @@ export const verdictPublisher = ({
       // Older deltas were read before anything stamped at the position could be seen.
       if (delta.readAt + CLOCK_SKEW_MS < timeOf(position)) break;
     }
-    return { until, seq: top, position, chainBroken: false, published };
+    return { until, seq: top, position, chainBroken: false, published, ...legacy };
+  };
+
+  /**
+   * The log from `from`: every shard, and the earlier hourly partitions when `legacy`, read at
+   * once. `found` tells whether the hourly partitions held any entry from `from` on.
+   */
+  const readLog = async (from: string, legacy: boolean) => {
+    const [sharded, earlier] = await Promise.all([
+      log.readFrom(from, undefined, { legacy: false }),
+      legacy ? log.readFrom(from, undefined, { shards: false }) : [],
+    ]);
+    if (earlier.length === 0) return { changes: sharded, found: false };
+    const seen = new Set(sharded.map((change) => change.version));
+    const changes = [...sharded, ...earlier.filter((change) => !seen.has(change.version))].sort(byVersion);
+    return { changes, found: true };
   };
 
   const tick = async (): Promise<PublishOutcome> => {
@@ -200,7 +261,7 @@ export const verdictPublisher = ({
     }
     const state = held;
     const readAt = now();
-    const changes = await log.readFrom(state.position);
+    const { changes, found } = await readLog(state.position, state.readLegacy);
     const fresh = changes.filter((change) => !state.published.has(change.version)).map(strip);
     const horizon = positionAt(readAt - LOG_TIMING.settleMs);
     const position = horizon > state.position ? horizon : state.position;
@@ -218,10 +279,11 @@ export const verdictPublisher = ({
         return { role: 'standby' };
       }
     }
-    await feed.putPointer({ format: 1, seq, position, readAt, publishedAt: now() });
+    await feed.putPointer({ format: 1, seq, position, readAt, publishedAt: now(), legacyUntil: state.legacyUntil });
     for (const change of fresh) state.published.add(change.version);
     for (const version of state.published) if (version < position) state.published.delete(version);
-    held = { ...state, seq, position, chainBroken: false };
+    const readLegacy = found || readAt < state.legacyUntil;
+    held = { ...state, seq, position, chainBroken: false, readLegacy };
     return { role: 'publisher', published: fresh.length, seq };
   };
 

@@ -5,6 +5,8 @@ import {
   type FeedPointer,
   type FeedStore,
   feedSource,
+  LATE_RETRY_MS,
+  PUBLISHING,
 } from '../../../shared/domain/check/verdict-source.ts';
 import {
   BIT,
@@ -106,6 +108,45 @@ describe('a replica on the published verdict feed', () => {
 
     expect(await index.lookup(['missed.example'])).toEqual([{ allow: 0, block: 1, watch: 0 }]);
     expect(reads.log).toBe(2);
+  });
+
+  it('polls just after the next pointer is due, again shortly while it is late, and at its own interval once a tick late', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const { log } = logOf([]);
+    const start = await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    const index = replicatedIndex({
+      log,
+      source: feedSource(feed.store, log),
+      now: () => time,
+      pollMs: PUBLISHING.tickMs,
+    });
+    await index.sync();
+    const polls: number[] = [];
+    let seen: number | undefined;
+    const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+    for (time = NOW + 10; time <= NOW + 1_000; time += 10) {
+      // The next delta comes 170 ms after it was due (a slow read of the log).
+      if (time === NOW + 420) await feed.publish(start, [change('late.example', 1, BIT.block, time - 100)], time);
+      const before = feed.reads.pointer;
+      const [answer] = await index.lookup(['late.example']);
+      await flush();
+      if (feed.reads.pointer > before) polls.push(time - NOW);
+      if (answer !== undefined && seen === undefined) seen = time - NOW;
+    }
+
+    const due = PUBLISHING.tickMs + 50;
+    expect(polls).toEqual([
+      due,
+      due + LATE_RETRY_MS,
+      due + 2 * LATE_RETRY_MS,
+      due + 3 * LATE_RETRY_MS,
+      420 + due,
+      ...[1, 2, 3, 4, 5].map((n) => 420 + due + n * LATE_RETRY_MS),
+    ]);
+    // Answered from the poll that found it (the lookup that starts a poll answers from what was held).
+    expect(seen).toBe(due + 3 * LATE_RETRY_MS + 10);
   });
 
   it('keeps its verdicts through an object store outage and flags them stale only after staleAfterMs', async () => {
