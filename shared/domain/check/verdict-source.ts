@@ -178,6 +178,19 @@ const byVersion = (a: VerdictChange, b: VerdictChange): number =>
 
 export type PublishOutcome = { role: 'standby' } | { role: 'publisher'; published: number; seq: number };
 
+/** What one tick read of the log, under which holding of the lease (`term`), to be published in turn. */
+type LogRead =
+  | { role: 'standby' }
+  | {
+      role: 'publisher';
+      term: Set<string>;
+      readAt: number;
+      changes: VerdictChange[];
+      /** Whether the earlier hourly partitions were read, and held entries. */
+      legacy: boolean;
+      found: boolean;
+    };
+
 const strip = ({ key, type, bits, seq, version, changedAt }: VerdictChange): VerdictChange => ({
   key,
   type,
@@ -250,7 +263,12 @@ export const verdictPublisher = ({
     return { changes, found: true };
   };
 
-  const tick = async (): Promise<PublishOutcome> => {
+  /**
+   * Starts a tick: takes or renews the lease, then reads the log from the feed's position. Reads
+   * of consecutive ticks may overlap (`runPublisher` starts one every tick while the previous is
+   * still reading); their outcomes are published in the order they began.
+   */
+  const read = async (): Promise<LogRead> => {
     const at = now();
     if (held === undefined || held.until - at < leaseMs / 2) {
       if (!(await lease.hold(at))) {
@@ -262,7 +280,21 @@ export const verdictPublisher = ({
     const state = held;
     const readAt = now();
     const { changes, found } = await readLog(state.position, state.readLegacy);
-    const fresh = changes.filter((change) => !state.published.has(change.version)).map(strip);
+    return { role: 'publisher', term: state.published, readAt, changes, found, legacy: state.readLegacy };
+  };
+
+  /**
+   * Publishes what `read` found: the changes not published before as the next delta (it goes on
+   * from the previous delta's position: the read began there or earlier), then the pointer.
+   */
+  const publish = async (found: LogRead): Promise<PublishOutcome> => {
+    const state = held;
+    // A read of an earlier holding of the lease (lost and taken again meanwhile) is not published.
+    if (found.role === 'standby' || state === undefined || state.published !== found.term) return { role: 'standby' };
+    const { readAt, changes } = found;
+    const fresh = changes
+      .filter((change) => change.version >= state.position && !state.published.has(change.version))
+      .map(strip);
     const horizon = positionAt(readAt - LOG_TIMING.settleMs);
     const position = horizon > state.position ? horizon : state.position;
     // The lease may have run out while the log was read: then a successor may be publishing.
@@ -282,13 +314,21 @@ export const verdictPublisher = ({
     await feed.putPointer({ format: 1, seq, position, readAt, publishedAt: now(), legacyUntil: state.legacyUntil });
     for (const change of fresh) state.published.add(change.version);
     for (const version of state.published) if (version < position) state.published.delete(version);
-    const readLegacy = found || readAt < state.legacyUntil;
-    held = { ...state, seq, position, chainBroken: false, readLegacy };
+    // A read begun before the previous one found entries there did not look: the next one does.
+    const readLegacy = found.found || readAt < state.legacyUntil || (!found.legacy && state.readLegacy);
+    // The lease may have been renewed by a read begun meanwhile: its term is kept.
+    const current = held ?? state;
+    held = { ...current, seq, position, chainBroken: false, readLegacy };
     return { role: 'publisher', published: fresh.length, seq };
   };
 
   return {
-    tick,
+    /** One tick: a read of the log, then its publication. */
+    tick: async (): Promise<PublishOutcome> => publish(await read()),
+    read,
+    publish,
+    /** Whether this publisher holds the lease (its next reads may overlap). */
+    holding: () => held !== undefined,
     /** Lets the lease go (at shutdown), so a successor need not wait for it to run out. */
     async stop() {
       if (held !== undefined) await lease.release();
@@ -299,9 +339,15 @@ export const verdictPublisher = ({
 
 export type VerdictPublisher = ReturnType<typeof verdictPublisher>;
 
+/** Reads of the log a publisher has under way at once, at most. */
+const MAX_READS_IN_FLIGHT = 2;
+
 /**
  * Runs `publisher` every `tickMs` until `until` (epoch ms) or `stop` is called; a failed tick is
- * reported and the next one tries again.
+ * reported and the next one tries again. Ticks begin at a fixed cadence: while the publisher holds
+ * the lease, a tick's read of the log begins on time even when the previous one is still reading
+ * (up to `MAX_READS_IN_FLIGHT` at once), so a slow read delays the changes it missed by a tick,
+ * not by another read; what the reads find is published in the order they began.
  */
 export const runPublisher = (
   publisher: VerdictPublisher,
@@ -314,15 +360,32 @@ export const runPublisher = (
   let stopped = false;
   let wake: (() => void) | undefined;
   const done = (async () => {
+    let published: Promise<unknown> = Promise.resolve();
+    let inFlight = 0;
     while (!stopped && Date.now() < until) {
       const started = Date.now();
-      await publisher.tick().catch(onError);
+      // Until it holds the lease (a takeover reads the feed), a publisher runs one tick at a time.
+      if (inFlight === 0 || (inFlight < MAX_READS_IN_FLIGHT && publisher.holding())) {
+        inFlight++;
+        const reading = publisher.read();
+        // Its failure is reported in turn, below.
+        reading.catch(() => {});
+        published = published
+          .then(() => reading)
+          .then((found) => publisher.publish(found))
+          .catch(onError)
+          .finally(() => {
+            inFlight--;
+          });
+        if (!publisher.holding()) await published;
+      }
       const wait = Math.max(0, tickMs - (Date.now() - started));
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, wait).unref?.();
       });
     }
+    await published;
     await publisher.stop().catch(onError);
   })();
   return {
