@@ -3,7 +3,7 @@ import { LOG_TIMING, positionAt, timeOf, type VerdictChange, type VerdictLog } f
 /**
  * Where a check container's replica gets the verdict changes after its snapshot: the check's
  * verdict source. In AWS and under `npm start` it is the published feed (`feedSource`): one
- * publisher reads every shard of the log each half second and writes what it found as a delta
+ * publisher reads every shard of the log each quarter second and writes what it found as a delta
  * object, so containers poll the object store and put no read on any table partition. Tests and
  * tools without a publisher read the log itself (`logSource`).
  */
