@@ -72,10 +72,10 @@ export class VerdictSnapshots extends Construct {
     const publisherRole = this.publisher.role as IRole;
     Validations.of(publisherRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${arnName(props.bucket as unknown as Construct, publisherRole)}>/${FEED_PREFIX}*]`,
-      reason: `The publisher writes numbered deltas and a pointer, new names every half second; the grant covers the ${FEED_PREFIX} prefix only.`,
+      reason: `The publisher writes numbered deltas and a pointer, new names every quarter second; the grant covers the ${FEED_PREFIX} prefix only.`,
     });
     everyMinute(this, 'PublishSchedule', this.publisher, 'Publishes the verdict feed the asset check replicas poll');
-    // Deltas are read within seconds of being written; the pointer is overwritten twice a second.
+    // Deltas are read within seconds of being written; the pointer is overwritten four times a second.
     if (props.bucket instanceof Bucket) {
       props.bucket.addLifecycleRule({
         prefix: FEED_PREFIX,

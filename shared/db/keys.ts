@@ -81,7 +81,7 @@ export const checkIndexPartition = (shard: number): string => `CHECKIDX#${shard}
  * The verdict log's layout. Every change is one transactional put (2 WCU for an item under 1 KB)
  * into the partition of its key's shard and day, so 1,000 changes/s put ~63 WCU/s on each of 32
  * partitions, and 5,000 changes/s ~313, within half a partition's 1,000. The one reader that
- * reads every shard each half second is the publisher; check containers read its deltas in S3.
+ * reads every shard each quarter second is the publisher; check containers read its deltas in S3.
  */
 export const VERDICT_LOG = { shards: 32, bucketMs: 86_400_000 } as const;
 /** The shard of a check key's changes, by the hex digest the log's versions carry. */

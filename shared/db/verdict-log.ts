@@ -13,6 +13,7 @@ import {
   type ChangeFeed,
   type IndexPage,
   LOG_TIMING,
+  type LogLayouts,
   pack,
   positionAt,
   statusOf,
@@ -260,14 +261,18 @@ const byVersion = (a: Record<string, unknown>, b: Record<string, unknown>): numb
  * and, for entries written before the log was sharded, each hour's single partition (they expire
  * with the log's retention; until then they are read like a shard).
  */
-const daysOf = (fromMs: number, toMs: number): { day: number; partitions: string[] }[] => {
+const daysOf = (
+  fromMs: number,
+  toMs: number,
+  { shards = true, legacy = true }: LogLayouts = {},
+): { day: number; partitions: string[] }[] => {
   const days: { day: number; partitions: string[] }[] = [];
   for (let day = dayStart(fromMs); day <= toMs; day += VERDICT_LOG.bucketMs) {
-    const partitions = Array.from({ length: VERDICT_LOG.shards }, (_, shard) =>
-      key.verdictLogPartition(shard, positionAt(day)),
-    );
+    const partitions = shards
+      ? Array.from({ length: VERDICT_LOG.shards }, (_, shard) => key.verdictLogPartition(shard, positionAt(day)))
+      : [];
     const last = Math.min(toMs, day + VERDICT_LOG.bucketMs - 1);
-    for (let hour = hourStart(Math.max(fromMs, day)); hour <= last; hour += LOG_TIMING.bucketMs) {
+    for (let hour = hourStart(Math.max(fromMs, day)); legacy && hour <= last; hour += LOG_TIMING.bucketMs) {
       partitions.push(key.legacyVerdictLogPartition(positionAt(hour)));
     }
     days.push({ day, partitions });
@@ -328,8 +333,9 @@ export const readLogFrom = async (
   from: string,
   now: number,
   signal?: AbortSignal,
+  layouts?: LogLayouts,
 ): Promise<LoggedChange[]> => {
-  const partitions = daysOf(timeOf(from), now + LOG_TIMING.settleMs).flatMap((day) => day.partitions);
+  const partitions = daysOf(timeOf(from), now + LOG_TIMING.settleMs, layouts).flatMap((day) => day.partitions);
   const items = await mapConcurrently(partitions, READERS, async (partition) => {
     const found: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -410,8 +416,8 @@ export type VerdictFeed = VerdictLog & ChangeFeed;
 
 /** The verdict log and the check index, read for replicas, snapshots and the client feed. */
 export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
-  async readFrom(from, signal) {
-    return readLogFrom(db, table, from, now(), signal);
+  async readFrom(from, signal, layouts) {
+    return readLogFrom(db, table, from, now(), signal, layouts);
   },
 
   indexShards: CHECK_INDEX.shards,

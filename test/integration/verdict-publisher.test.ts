@@ -9,8 +9,13 @@ import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { replicatedIndex } from '../../shared/domain/check/replica.ts';
-import { type FeedDelta, feedSource, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { LOG_TIMING, positionAt, type VerdictChange } from '../../shared/domain/check/verdicts.ts';
+import {
+  type FeedDelta,
+  feedSource,
+  type VerdictPublisher,
+  verdictPublisher,
+} from '../../shared/domain/check/verdict-source.ts';
+import { LOG_TIMING, positionAt, type VerdictChange, type VerdictLog } from '../../shared/domain/check/verdicts.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-publisher');
@@ -20,13 +25,46 @@ const write = (checkKey: string, change: { allow?: number; block?: number }) =>
   changeWriter(table.db, table.tableName).commit(() => [verdicts([{ checkKey, type: 'URL', ...change }])]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const publisherOf = (dir: string, owner: string, leaseMs: number) =>
+const publisherOf = (dir: string, owner: string, leaseMs: number, log: Pick<VerdictLog, 'readFrom'> = feed) =>
   verdictPublisher({
-    log: feed,
+    log,
     feed: fileFeedStore(dir),
     lease: dynamoLease(table.db, table.tableName, { name: `test-${dir}`, owner, leaseMs }),
     leaseMs,
   });
+
+/** Writes a change as an earlier version did: in the one partition of its hour. */
+const writeLegacy = async (checkKey: string, stamp: number, hex: string) => {
+  const hour = Math.floor(stamp / LOG_TIMING.bucketMs) * LOG_TIMING.bucketMs;
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        PK: key.legacyVerdictLogPartition(positionAt(hour)),
+        SK: `${positionAt(stamp)}-${hex}-000000000001`,
+        entity: 'VERDICT_CHANGE',
+        key: checkKey,
+        type: 'URL',
+        bits: 2,
+        previousBits: 0,
+        seq: 1,
+        changedAt: new Date(stamp).toISOString(),
+      },
+    }),
+  );
+};
+
+/** The log, counting the reads that visit the earlier hourly partitions. */
+const countingLegacyReads = () => {
+  const reads = { legacy: 0 };
+  const log: Pick<VerdictLog, 'readFrom'> = {
+    readFrom: (from, signal, layouts) => {
+      if (layouts?.legacy !== false) reads.legacy++;
+      return feed.readFrom(from, signal, layouts);
+    },
+  };
+  return { log, reads };
+};
 
 /** Every delta of the feed in `dir`, in order, up to its pointer. */
 const deltasOf = async (dir: string): Promise<FeedDelta[]> => {
@@ -174,6 +212,58 @@ describe('the verdict publisher on DynamoDB Local', () => {
     );
     expect(new Set(published).size).toBe(published.length);
     expect(logged).toHaveLength(n);
+  });
+
+  it('publishes entries of the earlier hourly layout once, and stops reading that layout once it holds none past the position', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'feed-'));
+    const { log, reads } = countingLegacyReads();
+    const publisher = verdictPublisher({
+      log,
+      feed: fileFeedStore(dir),
+      lease: dynamoLease(table.db, table.tableName, { name: `test-${dir}`, owner: 'only', leaseMs: 10_000 }),
+      leaseMs: 10_000,
+      // The earlier version's writers are gone: the layout is read at the takeover and while it holds entries.
+      legacyWritersMs: 0,
+    });
+    await writeLegacy('earlier-layout.example', Date.now() - 500, '00000000000000bb');
+    const legacyReadsOf = async (tick: VerdictPublisher['tick']) => {
+      const before = reads.legacy;
+      await tick();
+      return reads.legacy - before;
+    };
+
+    const whileHeld = [await legacyReadsOf(publisher.tick), await legacyReadsOf(publisher.tick)];
+    // Once the position has passed the entry (the settle window later), the next read finds nothing there.
+    await sleep(LOG_TIMING.settleMs + 100);
+    await legacyReadsOf(publisher.tick);
+    await legacyReadsOf(publisher.tick);
+    const afterwards = [await legacyReadsOf(publisher.tick), await legacyReadsOf(publisher.tick)];
+
+    const published = (await deltasOf(dir)).flatMap((delta) => delta.changes.map((change) => change.key));
+    expect(published.filter((name) => name === 'earlier-layout.example')).toEqual(['earlier-layout.example']);
+    expect(whileHeld).toEqual([1, 1]);
+    expect(afterwards).toEqual([0, 0]);
+  });
+
+  it('reads the earlier layout on every tick while its writers may run, carrying that time to a successor', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'feed-'));
+    const first = countingLegacyReads();
+    const a = publisherOf(dir, 'a', 10_000, first.log);
+    for (let i = 0; i < 3; i++) await a.tick();
+    const pointer = await fileFeedStore(dir).pointer();
+    await a.stop();
+    const second = countingLegacyReads();
+    const b = publisherOf(dir, 'b', 10_000, second.log);
+    await b.tick();
+    await writeLegacy('late-earlier-writer.example', Date.now(), '00000000000000cc');
+    for (let i = 0; i < 2; i++) await b.tick();
+
+    const published = (await deltasOf(dir)).flatMap((delta) => delta.changes.map((change) => change.key));
+    expect(first.reads.legacy).toBe(3);
+    expect(second.reads.legacy).toBe(3);
+    expect(pointer?.legacyUntil).toBeGreaterThan(Date.now());
+    expect((await fileFeedStore(dir).pointer())?.legacyUntil).toBe(pointer?.legacyUntil);
+    expect(published.filter((name) => name === 'late-earlier-writer.example')).toEqual(['late-earlier-writer.example']);
   });
 
   it('feeds a replica that reads no table partition after its first read', async () => {

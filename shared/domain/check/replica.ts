@@ -454,7 +454,7 @@ export const replicatedIndex = ({
     }
     syncedAt = polledAt;
     currentAt = read.asOf;
-    if (read.nextAt !== undefined) nextPollAt = Math.max(read.nextAt, polledAt + pollMs / 2);
+    if (read.nextAt !== undefined) nextPollAt = Math.max(read.nextAt, polledAt + pollMs / 5);
   };
 
   let loadFailed: { at: number; error: unknown } | undefined;

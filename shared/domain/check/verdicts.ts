@@ -98,10 +98,16 @@ export const bitsOfPacked = (packed: number): number => packed % 8;
  */
 export type IndexPage = { keys: string[]; states: number[]; newest?: string; next?: string };
 
+/**
+ * Which partitions of the log a read visits: the day's shards, and the hourly partitions an
+ * earlier version wrote every change to (both unless told otherwise).
+ */
+export type LogLayouts = { shards?: boolean; legacy?: boolean };
+
 /** Reads the log and the index; implemented by the repository. */
 export interface VerdictLog {
-  /** Every change stamped at or after `from` (a position or version), in version order. */
-  readFrom(from: string, signal?: AbortSignal): Promise<VerdictChange[]>;
+  /** Every change stamped at or after `from` (a position or version), in version order, from the partitions of `layouts`. */
+  readFrom(from: string, signal?: AbortSignal, layouts?: LogLayouts): Promise<VerdictChange[]>;
   /** How many shards the index is read in (pages of different shards may be read at once). */
   readonly indexShards: number;
   /**

@@ -5,6 +5,10 @@ import {
   type FeedPointer,
   type FeedStore,
   feedSource,
+  LATE_RETRY_MS,
+  PUBLISHING,
+  runPublisher,
+  verdictPublisher,
 } from '../../../shared/domain/check/verdict-source.ts';
 import {
   BIT,
@@ -108,6 +112,45 @@ describe('a replica on the published verdict feed', () => {
     expect(reads.log).toBe(2);
   });
 
+  it('polls just after the next pointer is due, again shortly while it is late, and at its own interval once a tick late', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const { log } = logOf([]);
+    const start = await feed.publish(positionAt(NOW - 10_000), [], NOW);
+    const index = replicatedIndex({
+      log,
+      source: feedSource(feed.store, log),
+      now: () => time,
+      pollMs: PUBLISHING.tickMs,
+    });
+    await index.sync();
+    const polls: number[] = [];
+    let seen: number | undefined;
+    const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+    for (time = NOW + 10; time <= NOW + 1_000; time += 10) {
+      // The next delta comes 170 ms after it was due (a slow read of the log).
+      if (time === NOW + 420) await feed.publish(start, [change('late.example', 1, BIT.block, time - 100)], time);
+      const before = feed.reads.pointer;
+      const [answer] = await index.lookup(['late.example']);
+      await flush();
+      if (feed.reads.pointer > before) polls.push(time - NOW);
+      if (answer !== undefined && seen === undefined) seen = time - NOW;
+    }
+
+    const due = PUBLISHING.tickMs + 50;
+    expect(polls).toEqual([
+      due,
+      due + LATE_RETRY_MS,
+      due + 2 * LATE_RETRY_MS,
+      due + 3 * LATE_RETRY_MS,
+      420 + due,
+      ...[1, 2, 3, 4, 5].map((n) => 420 + due + n * LATE_RETRY_MS),
+    ]);
+    // Answered from the poll that found it (the lookup that starts a poll answers from what was held).
+    expect(seen).toBe(due + 3 * LATE_RETRY_MS + 10);
+  });
+
   it('keeps its verdicts through an object store outage and flags them stale only after staleAfterMs', async () => {
     let time = NOW;
     const feed = memoryFeed();
@@ -142,5 +185,54 @@ describe('a replica on the published verdict feed', () => {
     await index.sync();
 
     expect(index.stale()).toBe(true);
+  });
+});
+
+describe('the verdict publisher run at a fixed cadence', () => {
+  it('publishes every change once, in deltas that go on from each other, when slow reads overlap the next ticks', async () => {
+    const feed = memoryFeed();
+    const logged: VerdictChange[] = [];
+    let reading = 0;
+    let overlapped = 0;
+    let reads = 0;
+    const log = {
+      readFrom: async (from: string, _signal?: AbortSignal, layouts?: { shards?: boolean }) => {
+        if (layouts?.shards === false) return [];
+        reading++;
+        if (reading > 1) overlapped++;
+        // Every third read is slow: the next tick begins while it reads.
+        const delay = reads++ % 3 === 0 ? 60 : 5;
+        const found = logged.filter((c) => c.version >= from);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        reading--;
+        return found;
+      },
+    };
+    const publisher = verdictPublisher({
+      log,
+      feed: feed.store,
+      lease: { hold: async () => true, release: async () => {} },
+      leaseMs: 10_000,
+      legacyWritersMs: 0,
+    });
+    const run = runPublisher(publisher, { tickMs: 20 });
+    for (let i = 0; i < 40; i++) {
+      logged.push(change(`overlap-${i}.example`, 1, BIT.block, Date.now() - LOG_TIMING.settleMs + 50));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await run.stop();
+
+    const pointer = await feed.store.pointer();
+    const deltas: FeedDelta[] = [];
+    for (let seq = 1; seq <= (pointer?.seq ?? 0); seq++) {
+      const delta = await feed.store.delta(seq);
+      if (delta !== undefined) deltas.push(delta);
+    }
+    const published = deltas.flatMap((delta) => delta.changes.map((c) => c.key));
+    expect(overlapped).toBeGreaterThan(0);
+    expect(deltas.map((delta) => delta.seq)).toEqual(deltas.map((_, i) => i + 1));
+    expect(deltas.slice(1).every((delta, i) => delta.from === deltas[i]?.position)).toBe(true);
+    expect(published.sort()).toEqual(logged.map((c) => c.key).sort());
   });
 });
