@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import { ASSET_TYPES } from './asset-types.ts';
 import { entryKeyOf } from './check/canonical.ts';
+import { type Clock, systemClock } from './clock.ts';
 import { mapConcurrently } from './concurrency.ts';
 import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
@@ -420,6 +421,9 @@ export const applyActivity = async (store: ActivityStore, input: ActivityChange)
   }
 };
 
+/** Tries of one change of a bulk load whose items stay contended. */
+const CONTENDED_TRIES = 5;
+
 /**
  * Applies many changes, `concurrency` at a time; order does not matter, since each change is
  * idempotent and ordered by `updatedAt`. `onResult` hears of each change as it completes.
@@ -430,11 +434,23 @@ export const applyActivities = async (
   {
     concurrency = 8,
     onResult,
-  }: { concurrency?: number; onResult?: (result: ApplyResult, change: ActivityChange) => void } = {},
+    clock = systemClock,
+  }: { concurrency?: number; onResult?: (result: ApplyResult, change: ActivityChange) => void; clock?: Clock } = {},
 ): Promise<Record<ApplyResult, number>> => {
   const totals = { applied: 0, ignored: 0 };
+  // A bulk load is no request: a change whose items other changes of the load hold (one
+  // organization's day counters, say) is tried again after a pause instead of failing the load.
+  const apply = async (change: ActivityChange, attempt = 1): Promise<ApplyResult> => {
+    try {
+      return await applyActivity(store, change);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableError) || attempt >= CONTENDED_TRIES) throw error;
+      await clock.sleep(Math.random() * 100 * 2 ** attempt);
+      return apply(change, attempt + 1);
+    }
+  };
   await mapConcurrently(changes, concurrency, async (change) => {
-    const result = await applyActivity(store, change);
+    const result = await apply(change);
     totals[result]++;
     onResult?.(result, change);
   });

@@ -1,4 +1,7 @@
 import { NotFoundError } from '../errors.ts';
+import { type Clock, systemClock } from './clock.ts';
+
+export type { Clock } from './clock.ts';
 
 export type Group = { id: number; name: string; assetCount: number };
 
@@ -34,13 +37,6 @@ export interface GroupRecords extends Omit<GroupStore, 'remove' | 'resumeRemoval
   /** The removals not finished yet, page by page. */
   unfinishedRemovals(): AsyncIterable<{ orgId: string; groupId: number }[]>;
 }
-
-/** Time as the removal process sees it: the current epoch ms, and a pause. */
-export type Clock = { now: () => number; sleep: (ms: number) => Promise<void> };
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
 
 export type RemovalTiming = {
   /** How long a delete request goes on ungrouping before it answers and leaves the rest to the sweeper. */

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ActivityChange,
+  applyActivities,
   applyActivity,
   counterShardOf,
   deleteActivity,
   parseActivityChange,
   updateActivity,
 } from '../../../shared/domain/activity.ts';
-import { NotFoundError } from '../../../shared/errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../../../shared/errors.ts';
 import { fakeActivityStore } from './fake-activity-store.ts';
 
 const change = (input: Record<string, unknown>): ActivityChange =>
@@ -261,5 +262,33 @@ describe('updateActivity and deleteActivity', () => {
     await expect(
       deleteActivity(store, { organization: 'acme', kind: 'report', id: 'r-404' }, '2026-03-02T00:00:00Z'),
     ).rejects.toThrow(new NotFoundError('No report acme/r-404 has been recorded'));
+  });
+});
+
+describe('applyActivities', () => {
+  it('tries a change again after a pause while its items are contended, and gives up after the fifth try', async () => {
+    const { store, counter } = fakeActivityStore();
+    const contended = (times: number) => {
+      let left = times;
+      return {
+        ...store,
+        async commit(...args: Parameters<typeof store.commit>) {
+          if (left-- > 0)
+            throw new ServiceUnavailableError('The data store is busy with other writes to the same items');
+          return store.commit(...args);
+        },
+      };
+    };
+    const pauses: number[] = [];
+    const clock = { now: () => 0, sleep: async (ms: number) => void pauses.push(ms) };
+    const report = (id: string) => change({ kind: 'report', id, brands: ['acme-wallet'] });
+
+    const totals = await applyActivities(contended(4), [report('r-1')], { clock });
+    const failed = await applyActivities(contended(5), [report('r-2')], { clock }).catch((error: unknown) => error);
+
+    expect(totals).toEqual({ applied: 1, ignored: 0 });
+    expect(counter('acme', undefined, '2026-03-01')).toEqual({ reports: 1 });
+    expect(failed).toBeInstanceOf(ServiceUnavailableError);
+    expect(pauses).toHaveLength(8);
   });
 });

@@ -48,7 +48,8 @@ describe('the deadline of a request, for its calls to the table', () => {
     const outcome = withDeadline(Date.now() + 200, () => db.send(get));
 
     await expect(outcome).rejects.toEqual(late);
-    expect(connections).toBe(1);
+    // The server hears of the connection on its own turn of the event loop, late on a loaded machine.
+    await vi.waitFor(() => expect(connections).toBe(1));
     await vi.waitFor(() => expect(open.size).toBe(0), { timeout: 5000 });
   });
 
@@ -70,7 +71,8 @@ describe('the deadline of a request, for its calls to the table', () => {
     });
 
     expect(failures).toEqual([late, late]);
-    expect(connections).toBe(1);
+    // The server hears of the connection on its own turn of the event loop, late on a loaded machine.
+    await vi.waitFor(() => expect(connections).toBe(1));
   });
 
   it('starts no transaction retry past the deadline', async () => {
@@ -126,7 +128,8 @@ describe('an HTTP handler whose table stalls', () => {
       headers: { 'retry-after': '2' },
       body: { code: 'SERVICE_UNAVAILABLE', message: 'The data store did not answer in time' },
     });
-    expect(connections).toBe(1);
+    // The server hears of the connection on its own turn of the event loop, late on a loaded machine.
+    await vi.waitFor(() => expect(connections).toBe(1));
   });
 });
 
