@@ -1,9 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  GAUGES_COUNTED,
   INSIGHTS_COUNTED,
   insightDeltas,
+  insightGaugeDeltas,
   insightMonthDeltas,
+  isGaugeOnDay,
   isInsightCounter,
   MONTHS_COUNTED,
 } from '../domain/insight-counters.ts';
@@ -22,6 +25,8 @@ export type ActivityMigration = {
   changedMeanwhile: number;
   /** Records counted into the insight day items by this run (stored before those items existed). */
   insightsCounted: number;
+  /** Records whose open-work gauges this run counted into the gauge items (stored before those items existed). */
+  gaugesCounted: number;
 };
 
 const canonical = (item: Record<string, unknown>): string =>
@@ -43,7 +48,14 @@ export const migrateActivityItems = async (
   progress: (line: string) => void = () => undefined,
 ): Promise<ActivityMigration> => {
   const changes = changeWriter(db, table);
-  const totals: ActivityMigration = { scanned: 0, rewritten: 0, current: 0, changedMeanwhile: 0, insightsCounted: 0 };
+  const totals: ActivityMigration = {
+    scanned: 0,
+    rewritten: 0,
+    current: 0,
+    changedMeanwhile: 0,
+    insightsCounted: 0,
+    gaugesCounted: 0,
+  };
   await Promise.all(
     Array.from({ length: SEGMENTS }, async (_, segment) => {
       let startKey: Record<string, unknown> | undefined;
@@ -63,7 +75,12 @@ export const migrateActivityItems = async (
         totals.scanned += page.ScannedCount ?? 0;
         for (const item of page.Items ?? []) {
           const record = toRecord(item);
-          const next = { ...activityItem(record), [INSIGHTS_COUNTED]: true, [MONTHS_COUNTED]: true };
+          const next = {
+            ...activityItem(record),
+            [INSIGHTS_COUNTED]: true,
+            [MONTHS_COUNTED]: true,
+            [GAUGES_COUNTED]: true,
+          };
           if (canonical(next) === canonical(item)) {
             totals.current++;
             continue;
@@ -79,8 +96,10 @@ export const migrateActivityItems = async (
           const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
           // Likewise in the insight month items, which roll the day items up.
           const months = item[MONTHS_COUNTED] === true ? [] : insightMonthDeltas([{ previous: record, next: record }]);
+          // And its open work in the gauge items (earlier versions counted it in the month items).
+          const gauges = item[GAUGES_COUNTED] === true ? [] : insightGaugeDeltas([{ previous: record, next: record }]);
           try {
-            if (counts.length === 0 && months.length === 0) await db.send(new PutCommand(put));
+            if (counts.length === 0 && months.length === 0 && gauges.length === 0) await db.send(new PutCommand(put));
             else {
               const outcome = await changes.commit(() => [
                 write({ Put: put }, refuse('changedMeanwhile')),
@@ -88,12 +107,16 @@ export const migrateActivityItems = async (
                 ...months.map(({ orgId, month, shard, deltas }) =>
                   monthCounter(key.insightMonth(orgId, month, shard), deltas),
                 ),
+                ...gauges.map(({ orgId, month, shard, deltas }) =>
+                  counter(key.insightGauges(orgId, month, shard), deltas),
+                ),
               ]);
               if (!outcome.committed) {
                 totals.changedMeanwhile++;
                 continue;
               }
-              totals.insightsCounted++;
+              if (counts.length > 0 || months.length > 0) totals.insightsCounted++;
+              if (gauges.length > 0) totals.gaugesCounted++;
             }
             totals.rewritten++;
           } catch (error) {
@@ -112,17 +135,24 @@ export const migrateActivityItems = async (
   return totals;
 };
 
-/** The partitions of the insight day items, which keep their counters (the `i.` names) by design. */
-const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS)?(#S\d+)?$/;
+/** The partitions of the insight day, month and gauge items, which keep their counters (the `i.` names) by design. */
+const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS|#GAUGES)?(#S\d+)?$/;
+const MONTH_PARTITION = /#INSIGHTS#MONTHS(#S\d+)?$/;
+
+export type LegacyCountersDropped = { dayItems: number; monthItems: number };
 
 /**
- * Removes the insight counters earlier versions kept in the metrics day items (of organizations and
- * brands): nothing reads or writes them there any more, and they made every metrics read larger.
- * Each removal is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished
- * by the next and a second run removes nothing. Returns the day items cleaned.
+ * Removes what earlier versions kept where nothing reads or writes it any more: the insight counters
+ * of the metrics day items (of organizations and brands), which made every metrics read larger, and
+ * the open-work gauges of the insight month items, which now live in the gauge items. Each removal
+ * is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished by the next
+ * and a second run removes nothing. Returns the items cleaned of each kind.
  */
-export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, table: string): Promise<number> => {
-  let cleaned = 0;
+export const dropLegacyInsightCounters = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+): Promise<LegacyCountersDropped> => {
+  const cleaned: LegacyCountersDropped = { dayItems: 0, monthItems: 0 };
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
@@ -134,8 +164,9 @@ export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, tabl
       }),
     );
     for (const item of page.Items ?? []) {
-      if (INSIGHT_PARTITION.test(item.PK as string)) continue;
-      const names = Object.keys(item).filter(isInsightCounter);
+      const month = MONTH_PARTITION.test(item.PK as string);
+      if (!month && INSIGHT_PARTITION.test(item.PK as string)) continue;
+      const names = Object.keys(item).filter(month ? isGaugeOnDay : isInsightCounter);
       if (names.length === 0) continue;
       await db.send(
         new UpdateCommand({
@@ -145,7 +176,8 @@ export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, tabl
           ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
         }),
       );
-      cleaned++;
+      if (month) cleaned.monthItems++;
+      else cleaned.dayItems++;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);

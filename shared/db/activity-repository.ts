@@ -10,8 +10,10 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
 import {
+  GAUGES_COUNTED,
   INSIGHTS_COUNTED,
   insightDeltas,
+  insightGaugeDeltas,
   insightMonthDeltas,
   LEGACY_INSIGHTS_COUNTED,
   MONTHS_COUNTED,
@@ -94,6 +96,7 @@ const recordPut = (write: RecordWrite): Write => ({
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
       [INSIGHTS_COUNTED]: true,
       [MONTHS_COUNTED]: true,
+      [GAUGES_COUNTED]: true,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
@@ -195,6 +198,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
     const months = insightMonthDeltas(writes);
+    const gauges = insightGaugeDeltas(writes);
     return [
       ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
       ...effects.counters.map(counterChange),
@@ -202,6 +206,9 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       // A month item also names the keys its breakdowns count.
       ...months.map(({ orgId, month, shard, deltas }) =>
         monthCounter<Refusal>(key.insightMonth(orgId, month, shard), deltas, refuse('floor')),
+      ),
+      ...gauges.map(({ orgId, month, shard, deltas }) =>
+        counter<Refusal>(key.insightGauges(orgId, month, shard), deltas, refuse('floor')),
       ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),

@@ -54,7 +54,7 @@ const addInto = (sums: Counters, item: Record<string, unknown>, skip: (name: str
     if (typeof value === 'number' && !skip(name)) sums[name] = (sums[name] ?? 0) + value;
   }
 };
-/** A month item's day units and its gauges by day: neither is a breakdown or a histogram. */
+/** A month item's day units, and the gauges by day earlier versions kept there: neither is a breakdown or a histogram. */
 const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX) || GAUGE_ON_DAY.test(name);
 const lastDayOf = (month: string): string => {
   const [year, number] = month.split('-').map(Number) as [number, number];

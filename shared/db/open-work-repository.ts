@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/counters.ts';
-import { GAUGE_ON_DAY, gaugeOnDay } from '../domain/insight-counters.ts';
+import { GAUGE_ON_DAY } from '../domain/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights.ts';
 import type { DayCounters } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -9,32 +9,25 @@ import { key } from './keys.ts';
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
- * The open-work gauges of an organization by the day they were counted on, from its insight month
- * items (each holds its days' gauges), every shard's partition read whole but only the named gauges
- * returned: one item per month and shard, whatever the number of records.
+ * The open-work gauges of an organization by the day they were counted on, from its gauge items:
+ * one Query per shard, one small item per month and shard (a few gauges per day of the month),
+ * whatever the number of records.
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
   async days(orgId, names) {
     const wanted = new Set(names);
-    // Only the named gauges of every day of the month (the items also hold the breakdowns and histograms).
-    const days = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
-    const projected = Object.fromEntries(
-      names.flatMap((name, n) => days.map((day) => [`#g${n}_${day}`, gaugeOnDay(name, day)])),
-    );
     const shard = async (index: number) => {
       const items: Record<string, unknown>[] = [];
       for await (const page of queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk',
-        ProjectionExpression: ['#sk', ...Object.keys(projected)].join(', '),
-        ExpressionAttributeNames: { '#sk': 'SK', ...projected },
-        ExpressionAttributeValues: { ':pk': key.insightMonth(orgId, '', index).PK },
+        ExpressionAttributeValues: { ':pk': key.insightGauges(orgId, '', index).PK },
       })) {
         items.push(...page);
       }
       return items;
     };
-    const prefix = key.insightMonth(orgId, '', 0).SK.length;
+    const prefix = key.insightGauges(orgId, '', 0).SK.length;
     const byDay = new Map<string, Record<string, number>>();
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
       const month = (item.SK as string).slice(prefix);

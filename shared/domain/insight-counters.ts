@@ -240,26 +240,48 @@ export const DAY_UNITS_PREFIX = 'n.';
 
 export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
 
-/** A gauge (open work) of one day of the month in a month item: gauges are read by their day. */
+/**
+ * A gauge (open work) of one day of the month (`DD`) in a gauge item: gauges are read by their day.
+ * Earlier versions kept these attributes in the month items, which no longer read or write them.
+ */
 export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${gauge}@${dayOfMonth}`;
 export const GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+/** Whether an attribute is a gauge of one day of the month. */
+export const isGaugeOnDay = (name: string): boolean => GAUGES.has(GAUGE_ON_DAY.exec(name)?.[1] ?? '');
 
-/** What a live record adds to its month items: its breakdown and histogram units and each one's day, its gauges by day. */
-const monthCounts = (record: ActivityRecord): { month: string; name: string }[] =>
+type MonthCount = { month: string; name: string };
+
+/** What a live record adds to its month items: its breakdown and histogram units, and each one's day. */
+const monthCounts = (record: ActivityRecord): MonthCount[] =>
   insightCounts(record).flatMap(({ day, name }) =>
     GAUGES.has(name)
-      ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }]
+      ? []
       : [
           { month: day.slice(0, 7), name },
           { month: day.slice(0, 7), name: dayUnitsCounter(day.slice(8, 10)) },
         ],
   );
 
+/** What a live record adds to its gauge items: its open-work gauges, each under its day of the month. */
+const gaugeCounts = (record: ActivityRecord): MonthCount[] =>
+  insightCounts(record).flatMap(({ day, name }) =>
+    GAUGES.has(name) ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }] : [],
+  );
+
 /**
- * The insight month-item deltas of writes, per organization month and shard (the shard of the day
- * items they roll up): the next versions' counts minus those of previous versions counted there.
+ * Marks a stored version as counted in the gauge items (versions stored before them are not: their
+ * gauges were counted in the month items, which no longer hold any).
  */
-export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] => {
+export const GAUGES_COUNTED = 'insightGaugesCounted';
+const gaugesCounted = (record: ActivityRecord | undefined): boolean =>
+  record !== undefined && (record as Record<string, unknown>)[GAUGES_COUNTED] === true;
+
+/** Per organization month and shard (the shard of the day items they roll up): next counts minus counted previous ones. */
+const monthlyDeltas = (
+  writes: readonly RecordWrite[],
+  counts: (record: ActivityRecord) => MonthCount[],
+  counted: (record: ActivityRecord | undefined) => boolean,
+): MonthDelta[] => {
   const entries = new Map<string, MonthDelta>();
   const add = (orgId: string, shard: number, month: string, name: string, amount: number) => {
     const id = `${orgId}\u0000${month}\u0000${shard}`;
@@ -269,10 +291,10 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
   };
   for (const write of writes) {
     const shard = counterShardOf(write);
-    for (const { month, name } of monthCounts(write.next)) add(write.next.organization, shard, month, name, 1);
-    if (monthsCounted(write.previous)) {
+    for (const { month, name } of counts(write.next)) add(write.next.organization, shard, month, name, 1);
+    if (counted(write.previous)) {
       const previous = write.previous as ActivityRecord;
-      for (const { month, name } of monthCounts(previous)) add(previous.organization, shard, month, name, -1);
+      for (const { month, name } of counts(previous)) add(previous.organization, shard, month, name, -1);
     }
   }
   return [...entries.values()].flatMap((entry) => {
@@ -280,6 +302,21 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
     return Object.keys(deltas).length > 0 ? [{ ...entry, deltas }] : [];
   });
 };
+
+/**
+ * The insight month-item deltas of writes, per organization month and shard: the next versions'
+ * breakdown and histogram units minus those of previous versions counted there.
+ */
+export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
+  monthlyDeltas(writes, monthCounts, monthsCounted);
+
+/**
+ * The gauge-item deltas of writes, per organization month and shard: the next versions' gauges by
+ * day minus those of previous versions counted in the gauge items (one counted in the month items
+ * alone withdraws nothing from them).
+ */
+export const insightGaugeDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
+  monthlyDeltas(writes, gaugeCounts, gaugesCounted);
 
 /**
  * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted

@@ -75,6 +75,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
       counterShard: SHARD,
       insightItemsCounted: true,
       insightMonthsCounted: true,
+      insightGaugesCounted: true,
     });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
@@ -109,6 +110,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
       counterShard: SHARD,
       insightItemsCounted: true,
       insightMonthsCounted: true,
+      insightGaugesCounted: true,
     });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });
