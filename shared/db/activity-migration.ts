@@ -6,14 +6,14 @@ import {
   insightDeltas,
   insightGaugeDeltas,
   insightMonthDeltas,
-  isGaugeOnDay,
   isInsightCounter,
+  isLegacyGaugeOnDay,
   MONTHS_COUNTED,
 } from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
 import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import { key } from './keys.ts';
-import { monthCounter } from './month-keys.ts';
+import { gaugeCounter, monthCounter } from './month-keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
 const SEGMENTS = 4;
@@ -108,7 +108,7 @@ export const migrateActivityItems = async (
                   monthCounter(key.insightMonth(orgId, month, shard), deltas),
                 ),
                 ...gauges.map(({ orgId, month, shard, deltas }) =>
-                  counter(key.insightGauges(orgId, month, shard), deltas),
+                  gaugeCounter(key.insightGauges(orgId, month, shard), deltas),
                 ),
               ]);
               if (!outcome.committed) {
@@ -166,7 +166,7 @@ export const dropLegacyInsightCounters = async (
     for (const item of page.Items ?? []) {
       const month = MONTH_PARTITION.test(item.PK as string);
       if (!month && INSIGHT_PARTITION.test(item.PK as string)) continue;
-      const names = Object.keys(item).filter(month ? isGaugeOnDay : isInsightCounter);
+      const names = Object.keys(item).filter(month ? isLegacyGaugeOnDay : isInsightCounter);
       if (names.length === 0) continue;
       await db.send(
         new UpdateCommand({

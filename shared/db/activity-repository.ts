@@ -34,7 +34,7 @@ import {
   type Write,
 } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
-import { monthCounter } from './month-keys.ts';
+import { gaugeCounter, monthCounter } from './month-keys.ts';
 import type { VerdictOrigin } from './verdict-log.ts';
 
 /** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
@@ -208,7 +208,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
         monthCounter<Refusal>(key.insightMonth(orgId, month, shard), deltas, refuse('floor')),
       ),
       ...gauges.map(({ orgId, month, shard, deltas }) =>
-        counter<Refusal>(key.insightGauges(orgId, month, shard), deltas, refuse('floor')),
+        gaugeCounter<Refusal>(key.insightGauges(orgId, month, shard), deltas, refuse('floor')),
       ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/counters.ts';
-import { GAUGE_ON_DAY } from '../domain/insight-counters.ts';
+import { gaugeSlot } from '../domain/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights.ts';
 import type { DayCounters } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -9,8 +9,8 @@ import { key } from './keys.ts';
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
- * The open-work gauges of an organization by the day they were counted on, from its gauge items:
- * one Query per shard, one small item per month and shard (a few gauges per day of the month),
+ * The open-work gauges of an organization by the day they were counted on (days with a count), from
+ * its gauge items: one Query per shard, one item per month and shard of at most 31 slots per gauge,
  * whatever the number of records.
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
@@ -32,11 +32,11 @@ export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): O
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
       const month = (item.SK as string).slice(prefix);
       for (const [attribute, value] of Object.entries(item)) {
-        const gauge = GAUGE_ON_DAY.exec(attribute);
-        if (gauge === null || typeof value !== 'number' || !wanted.has(gauge[1] as string)) continue;
-        const day = `${month}-${gauge[2]}`;
+        const slot = gaugeSlot(attribute);
+        if (slot === undefined || typeof value !== 'number' || value === 0 || !wanted.has(slot.gauge)) continue;
+        const day = `${month}-${slot.dayOfMonth}`;
         const counters = byDay.get(day) ?? {};
-        counters[gauge[1] as string] = (counters[gauge[1] as string] ?? 0) + value;
+        counters[slot.gauge] = (counters[slot.gauge] ?? 0) + value;
         byDay.set(day, counters);
       }
     }

@@ -241,13 +241,40 @@ export const DAY_UNITS_PREFIX = 'n.';
 export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
 
 /**
- * A gauge (open work) of one day of the month (`DD`) in a gauge item: gauges are read by their day.
- * Earlier versions kept these attributes in the month items, which no longer read or write them.
+ * The gauges by day of the month that earlier versions kept in the month items (`<gauge>@DD`), which
+ * no longer read or write them.
  */
-export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${gauge}@${dayOfMonth}`;
-export const GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
-/** Whether an attribute is a gauge of one day of the month. */
-export const isGaugeOnDay = (name: string): boolean => GAUGES.has(GAUGE_ON_DAY.exec(name)?.[1] ?? '');
+const LEGACY_GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+export const isLegacyGaugeOnDay = (name: string): boolean => GAUGES.has(LEGACY_GAUGE_ON_DAY.exec(name)?.[1] ?? '');
+
+/**
+ * A gauge item has one slot per gauge and day of the month (`DD`), named by a one-letter code of the
+ * gauge and the day (`p04`: pending proposals counted on the 4th). A gauge counted in a month has all
+ * 31 of its slots, zero or not (`GAUGE_DAYS`), so the item's size depends on which gauges the month
+ * has, never on how many records it counts.
+ */
+const GAUGE_CODES: Record<string, string> = {
+  [OPEN.pendingProposals]: 'p',
+  [OPEN.takedownsTodo]: 't',
+  [OPEN.takedownsInProgress]: 'w',
+  [CHANGED.takedownsCancelled]: 'c',
+  [CHANGED.deadAssets]: 'd',
+};
+const GAUGE_NAMES = new Map(Object.entries(GAUGE_CODES).map(([gauge, code]) => [code, gauge]));
+export const GAUGE_DAYS = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
+export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${GAUGE_CODES[gauge]}${dayOfMonth}`;
+const GAUGE_SLOT = /^([a-z])(\d{2})$/;
+/** The gauge and day of the month of a gauge item's slot; undefined for any other attribute. */
+export const gaugeSlot = (name: string): { gauge: string; dayOfMonth: string } | undefined => {
+  const match = GAUGE_SLOT.exec(name);
+  const gauge = match === null ? undefined : GAUGE_NAMES.get(match[1] as string);
+  return gauge === undefined ? undefined : { gauge, dayOfMonth: (match as RegExpExecArray)[2] as string };
+};
+/** Every slot of the gauges a gauge item's deltas count to (those it must hold). */
+export const gaugeSlotsOf = (deltas: Record<string, number>): string[] => {
+  const gauges = new Set(Object.keys(deltas).flatMap((name) => gaugeSlot(name)?.gauge ?? []));
+  return [...gauges].flatMap((gauge) => GAUGE_DAYS.map((day) => gaugeOnDay(gauge, day)));
+};
 
 type MonthCount = { month: string; name: string };
 

@@ -19,7 +19,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { withBreakdownKeys } from '../../shared/db/month-keys.ts';
+import { withBreakdownKeys, withGaugeSlots } from '../../shared/db/month-keys.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import {
   type ActivityChange,
@@ -215,7 +215,12 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
               partition as Partition
             ](orgs.large, day, Number(shard)),
             // Month items also name the keys their breakdowns count, as the transactions' updates do.
-            ...(partition === 'months' ? withBreakdownKeys(adds, Object.fromEntries(part)) : adds),
+            // Gauge items hold every slot of their gauges, as the transactions' updates leave them.
+            ...(partition === 'months'
+              ? withBreakdownKeys(adds, Object.fromEntries(part))
+              : partition === 'gauges'
+                ? withGaugeSlots(adds, Object.fromEntries(part))
+                : adds),
           }),
         );
       }

@@ -5,6 +5,7 @@ import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { recordNumber } from '../../shared/domain/ids.ts';
+import { gaugeSlot } from '../../shared/domain/insight-counters.ts';
 import { listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
@@ -185,16 +186,23 @@ describe('npm run admin -- migrate lifecycle', () => {
     );
     expect(await tableSnapshot(table)).toEqual(current);
   });
+
   it('moves the open-work gauges an earlier version counted in the insight month items into the gauge items', async () => {
     const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
     const gaugeItems = Items.filter((item) => /#INSIGHTS#GAUGES(#S\d+)?$/.test(item.PK as string));
     expect(gaugeItems.length).toBeGreaterThan(0);
     // The earlier layout: each month's gauges by day inside its month item, no marker on the records.
-    for (const { PK, SK, ...gauges } of gaugeItems) {
-      expect(Object.keys(gauges).every((name) => /^i\.(open|changed)\.[A-Za-z]+@\d{2}$/.test(name))).toBe(true);
+    for (const { PK, SK, ...slots } of gaugeItems) {
+      const gauges = Object.entries(slots).flatMap(([name, value]) => {
+        const slot = gaugeSlot(name);
+        expect(slot).toBeDefined();
+        return value === 0 || slot === undefined ? [] : [[`${slot.gauge}@${slot.dayOfMonth}`, value]];
+      });
       const month = Items.find((item) => item.PK === (PK as string).replace('#GAUGES', '#MONTHS') && item.SK === SK);
       expect(month).toBeDefined();
-      await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...month, ...gauges } }));
+      await table.db.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...month, ...Object.fromEntries(gauges) } }),
+      );
       await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK, SK } }));
     }
     for (const item of await activityItems()) {

@@ -5,7 +5,13 @@ import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
-import { dayUnitsCounter, dimensionCounter, gaugeOnDay, OPEN } from '../../shared/domain/insight-counters.ts';
+import {
+  dayUnitsCounter,
+  dimensionCounter,
+  GAUGE_DAYS,
+  gaugeOnDay,
+  OPEN,
+} from '../../shared/domain/insight-counters.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -55,9 +61,10 @@ describe('a report of 47 assets, the most one transaction holds', () => {
     expect(month?.[dimensionCounter('reports', 'source', 'direct')]).toBe(1);
     expect(month?.[dayUnitsCounter('04')]).toBe(3);
     expect(Object.keys(month ?? {}).some((name) => name.includes('@'))).toBe(false);
+    // Every day of the month has its slot of the gauge, zero but the report's day.
     expect(await itemOf(key.insightGauges('org-full', '2026-05'))).toEqual({
       ...key.insightGauges('org-full', '2026-05'),
-      [gaugeOnDay(OPEN.pendingProposals, '04')]: 47,
+      ...Object.fromEntries(GAUGE_DAYS.map((day) => [gaugeOnDay(OPEN.pendingProposals, day), day === '04' ? 47 : 0])),
     });
   });
 

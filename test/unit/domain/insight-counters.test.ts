@@ -5,6 +5,7 @@ import {
   bucketOf,
   CHANGED,
   GAUGES_COUNTED,
+  gaugeOnDay,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
@@ -99,8 +100,8 @@ describe('insightGaugeDeltas and insightMonthDeltas', () => {
     const months = insightMonthDeltas([{ previous, next }]);
 
     expect(gauges).toEqual([
-      { orgId: 'acme', month: '2026-04', shard: 2, deltas: { [`${CHANGED.takedownsCancelled}@02`]: 1 } },
-      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [`${OPEN.takedownsInProgress}@01`]: -1 } },
+      { orgId: 'acme', month: '2026-04', shard: 2, deltas: { [gaugeOnDay(CHANGED.takedownsCancelled, '02')]: 1 } },
+      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [gaugeOnDay(OPEN.takedownsInProgress, '01')]: -1 } },
     ]);
     expect(months).toEqual([]);
   });
@@ -112,7 +113,7 @@ describe('insightGaugeDeltas and insightMonthDeltas', () => {
     const months = insightMonthDeltas([{ previous, next: takedown('IN_PROGRESS') }]);
 
     expect(gauges).toEqual([
-      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [`${OPEN.takedownsInProgress}@01`]: 1 } },
+      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [gaugeOnDay(OPEN.takedownsInProgress, '01')]: 1 } },
     ]);
     expect(months).toEqual([]);
   });
