@@ -55,7 +55,8 @@ With --table the named table in AWS is used (credentials and region from the usu
                                        the old items), then without it after the deploy (removes the old items,
                                        then runs 'migrate lifecycle')
   migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
-                                       takedown statuses, listings ordered by numeric id (rerun it at any time)
+                                       takedown statuses, listings ordered by numeric id, insight counters and
+                                       open-work gauges in their own items (rerun it at any time)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
