@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  GAUGES_COUNTED,
+  countedInGauges,
+  countedInMonths,
+  GAUGE_ITEMS,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
@@ -78,8 +80,7 @@ export const migrateActivityItems = async (
           const next = {
             ...activityItem(record),
             [INSIGHTS_COUNTED]: true,
-            [MONTHS_COUNTED]: true,
-            [GAUGES_COUNTED]: true,
+            [MONTHS_COUNTED]: GAUGE_ITEMS,
           };
           if (canonical(next) === canonical(item)) {
             totals.current++;
@@ -95,9 +96,9 @@ export const migrateActivityItems = async (
           // A version not yet counted in the insight day items is counted there with the write that marks it.
           const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
           // Likewise in the insight month items, which roll the day items up.
-          const months = item[MONTHS_COUNTED] === true ? [] : insightMonthDeltas([{ previous: record, next: record }]);
+          const months = countedInMonths(item) ? [] : insightMonthDeltas([{ previous: record, next: record }]);
           // And its open work in the gauge items (earlier versions counted it in the month items).
-          const gauges = item[GAUGES_COUNTED] === true ? [] : insightGaugeDeltas([{ previous: record, next: record }]);
+          const gauges = countedInGauges(item) ? [] : insightGaugeDeltas([{ previous: record, next: record }]);
           try {
             if (counts.length === 0 && months.length === 0 && gauges.length === 0) await db.send(new PutCommand(put));
             else {

@@ -10,7 +10,7 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
 import {
-  GAUGES_COUNTED,
+  GAUGE_ITEMS,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
@@ -95,8 +95,7 @@ const recordPut = (write: RecordWrite): Write => ({
     Item: {
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
       [INSIGHTS_COUNTED]: true,
-      [MONTHS_COUNTED]: true,
-      [GAUGES_COUNTED]: true,
+      [MONTHS_COUNTED]: GAUGE_ITEMS,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }

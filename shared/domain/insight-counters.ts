@@ -225,10 +225,19 @@ export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] =>
 /** Whether an attribute is an insight counter (earlier versions kept them in the metrics day items). */
 export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);
 
-/** Marks a stored version as counted in the insight month items too (versions stored before them are not). */
+/**
+ * Marks a stored version as counted in the insight month items too (versions stored before them are
+ * not): `GAUGE_ITEMS` when its open-work gauges went to the gauge items, `true` when an earlier
+ * version counted them in the month items. One attribute for both, so the marker adds nothing to
+ * the size of a record (nor to that of its index entries).
+ */
 export const MONTHS_COUNTED = 'insightMonthsCounted';
-const monthsCounted = (record: ActivityRecord | undefined): boolean =>
-  record !== undefined && (record as Record<string, unknown>)[MONTHS_COUNTED] === true;
+export const GAUGE_ITEMS = 2;
+const markerOf = (record: object | undefined): unknown =>
+  record === undefined ? undefined : (record as Record<string, unknown>)[MONTHS_COUNTED];
+export const countedInMonths = (record: object | undefined): boolean =>
+  markerOf(record) === true || markerOf(record) === GAUGE_ITEMS;
+export const countedInGauges = (record: object | undefined): boolean => markerOf(record) === GAUGE_ITEMS;
 
 const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED)]);
 /**
@@ -295,14 +304,6 @@ const gaugeCounts = (record: ActivityRecord): MonthCount[] =>
     GAUGES.has(name) ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }] : [],
   );
 
-/**
- * Marks a stored version as counted in the gauge items (versions stored before them are not: their
- * gauges were counted in the month items, which no longer hold any).
- */
-export const GAUGES_COUNTED = 'insightGaugesCounted';
-const gaugesCounted = (record: ActivityRecord | undefined): boolean =>
-  record !== undefined && (record as Record<string, unknown>)[GAUGES_COUNTED] === true;
-
 /** Per organization month and shard (the shard of the day items they roll up): next counts minus counted previous ones. */
 const monthlyDeltas = (
   writes: readonly RecordWrite[],
@@ -335,7 +336,7 @@ const monthlyDeltas = (
  * breakdown and histogram units minus those of previous versions counted there.
  */
 export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
-  monthlyDeltas(writes, monthCounts, monthsCounted);
+  monthlyDeltas(writes, monthCounts, countedInMonths);
 
 /**
  * The gauge-item deltas of writes, per organization month and shard: the next versions' gauges by
@@ -343,7 +344,7 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
  * alone withdraws nothing from them).
  */
 export const insightGaugeDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
-  monthlyDeltas(writes, gaugeCounts, gaugesCounted);
+  monthlyDeltas(writes, gaugeCounts, countedInGauges);
 
 /**
  * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted

@@ -163,12 +163,7 @@ describe('npm run admin -- migrate lifecycle', () => {
       await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK: item.PK, SK: item.SK } }));
     }
     for (const item of await activityItems()) {
-      const {
-        insightItemsCounted: _marker,
-        insightMonthsCounted: _months,
-        insightGaugesCounted: _gauges,
-        ...rest
-      } = item;
+      const { insightItemsCounted: _marker, insightMonthsCounted: _months, ...rest } = item;
       await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...rest, insightsCounted: true } }));
     }
     await table.db.send(
@@ -191,7 +186,7 @@ describe('npm run admin -- migrate lifecycle', () => {
     const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
     const gaugeItems = Items.filter((item) => /#INSIGHTS#GAUGES(#S\d+)?$/.test(item.PK as string));
     expect(gaugeItems.length).toBeGreaterThan(0);
-    // The earlier layout: each month's gauges by day inside its month item, no marker on the records.
+    // The earlier layout: each month's gauges by day inside its month item, the records marked as counted there.
     for (const { PK, SK, ...slots } of gaugeItems) {
       const gauges = Object.entries(slots).flatMap(([name, value]) => {
         const slot = gaugeSlot(name);
@@ -206,8 +201,9 @@ describe('npm run admin -- migrate lifecycle', () => {
       await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK, SK } }));
     }
     for (const item of await activityItems()) {
-      const { insightGaugesCounted: _gauges, ...rest } = item;
-      await table.db.send(new PutCommand({ TableName: table.tableName, Item: rest }));
+      await table.db.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...item, insightMonthsCounted: true } }),
+      );
     }
     const monthsWithGauges = new Set(gaugeItems.map(({ PK, SK }) => `${PK} ${SK}`)).size;
 

@@ -4,7 +4,7 @@ import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import {
   bucketOf,
   CHANGED,
-  GAUGES_COUNTED,
+  GAUGE_ITEMS,
   gaugeOnDay,
   INSIGHTS_COUNTED,
   insightDeltas,
@@ -93,7 +93,7 @@ describe('insightDeltas', () => {
 
 describe('insightGaugeDeltas and insightMonthDeltas', () => {
   it('move a takedown cancelled in the next month between gauge items by day, and its month items by breakdown units alone', () => {
-    const previous = takedown('IN_PROGRESS', { [MONTHS_COUNTED]: true, [GAUGES_COUNTED]: true, counterShard: 2 });
+    const previous = takedown('IN_PROGRESS', { [MONTHS_COUNTED]: GAUGE_ITEMS, counterShard: 2 });
     const next = takedown('CANCELLED', { updatedAt: '2026-04-02T10:00:00.000Z' });
 
     const gauges = insightGaugeDeltas([{ previous, next }]);
