@@ -55,7 +55,8 @@ With --table the named table in AWS is used (credentials and region from the usu
                                        the old items), then without it after the deploy (removes the old items,
                                        then runs 'migrate lifecycle')
   migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
-                                       takedown statuses, listings ordered by numeric id (rerun it at any time)
+                                       takedown statuses, listings ordered by numeric id, insight counters and
+                                       open-work gauges in their own items (rerun it at any time)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
@@ -125,12 +126,17 @@ export const runAdminCommand = async (
   if (noun === 'org' && verb === 'detections') return detectionsCommand(db, table, await existingOrg(0), rest.slice(1));
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
-    const { rewritten, current, changedMeanwhile, insightsCounted } = await migrateActivityItems(db, table, progress);
-    const cleaned = await dropLegacyInsightCounters(db, table);
+    const { rewritten, current, changedMeanwhile, insightsCounted, gaugesCounted } = await migrateActivityItems(
+      db,
+      table,
+      progress,
+    );
+    const { dayItems, monthItems } = await dropLegacyInsightCounters(db, table);
     return (
-      `Lifecycle records: ${rewritten} rewritten (${insightsCounted} counted into the insight day items), ` +
+      `Lifecycle records: ${rewritten} rewritten (${insightsCounted} counted into the insight day items, ` +
+      `${gaugesCounted} into the gauge items), ` +
       `${current} already current, ${changedMeanwhile} changed by a writer meanwhile; ` +
-      `${cleaned} metrics day items cleared of insight counters`
+      `${dayItems} metrics day items cleared of insight counters, ${monthItems} insight month items of gauges`
     );
   };
   if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();

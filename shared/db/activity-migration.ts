@@ -1,16 +1,21 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  countedInGauges,
+  countedInMonths,
+  GAUGE_ITEMS,
   INSIGHTS_COUNTED,
   insightDeltas,
+  insightGaugeDeltas,
   insightMonthDeltas,
   isInsightCounter,
+  isLegacyGaugeOnDay,
   MONTHS_COUNTED,
 } from '../domain/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
 import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import { key } from './keys.ts';
-import { monthCounter } from './month-keys.ts';
+import { gaugeCounter, monthCounter } from './month-keys.ts';
 
 /** Scanned side by side: the table is read once, in parallel parts. */
 const SEGMENTS = 4;
@@ -22,6 +27,8 @@ export type ActivityMigration = {
   changedMeanwhile: number;
   /** Records counted into the insight day items by this run (stored before those items existed). */
   insightsCounted: number;
+  /** Records whose open-work gauges this run counted into the gauge items (stored before those items existed). */
+  gaugesCounted: number;
 };
 
 const canonical = (item: Record<string, unknown>): string =>
@@ -43,7 +50,14 @@ export const migrateActivityItems = async (
   progress: (line: string) => void = () => undefined,
 ): Promise<ActivityMigration> => {
   const changes = changeWriter(db, table);
-  const totals: ActivityMigration = { scanned: 0, rewritten: 0, current: 0, changedMeanwhile: 0, insightsCounted: 0 };
+  const totals: ActivityMigration = {
+    scanned: 0,
+    rewritten: 0,
+    current: 0,
+    changedMeanwhile: 0,
+    insightsCounted: 0,
+    gaugesCounted: 0,
+  };
   await Promise.all(
     Array.from({ length: SEGMENTS }, async (_, segment) => {
       let startKey: Record<string, unknown> | undefined;
@@ -63,7 +77,11 @@ export const migrateActivityItems = async (
         totals.scanned += page.ScannedCount ?? 0;
         for (const item of page.Items ?? []) {
           const record = toRecord(item);
-          const next = { ...activityItem(record), [INSIGHTS_COUNTED]: true, [MONTHS_COUNTED]: true };
+          const next = {
+            ...activityItem(record),
+            [INSIGHTS_COUNTED]: true,
+            [MONTHS_COUNTED]: GAUGE_ITEMS,
+          };
           if (canonical(next) === canonical(item)) {
             totals.current++;
             continue;
@@ -78,9 +96,11 @@ export const migrateActivityItems = async (
           // A version not yet counted in the insight day items is counted there with the write that marks it.
           const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
           // Likewise in the insight month items, which roll the day items up.
-          const months = item[MONTHS_COUNTED] === true ? [] : insightMonthDeltas([{ previous: record, next: record }]);
+          const months = countedInMonths(item) ? [] : insightMonthDeltas([{ previous: record, next: record }]);
+          // And its open work in the gauge items (earlier versions counted it in the month items).
+          const gauges = countedInGauges(item) ? [] : insightGaugeDeltas([{ previous: record, next: record }]);
           try {
-            if (counts.length === 0 && months.length === 0) await db.send(new PutCommand(put));
+            if (counts.length === 0 && months.length === 0 && gauges.length === 0) await db.send(new PutCommand(put));
             else {
               const outcome = await changes.commit(() => [
                 write({ Put: put }, refuse('changedMeanwhile')),
@@ -88,12 +108,16 @@ export const migrateActivityItems = async (
                 ...months.map(({ orgId, month, shard, deltas }) =>
                   monthCounter(key.insightMonth(orgId, month, shard), deltas),
                 ),
+                ...gauges.map(({ orgId, month, shard, deltas }) =>
+                  gaugeCounter(key.insightGauges(orgId, month, shard), deltas),
+                ),
               ]);
               if (!outcome.committed) {
                 totals.changedMeanwhile++;
                 continue;
               }
-              totals.insightsCounted++;
+              if (counts.length > 0 || months.length > 0) totals.insightsCounted++;
+              if (gauges.length > 0) totals.gaugesCounted++;
             }
             totals.rewritten++;
           } catch (error) {
@@ -112,17 +136,24 @@ export const migrateActivityItems = async (
   return totals;
 };
 
-/** The partitions of the insight day items, which keep their counters (the `i.` names) by design. */
-const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS)?(#S\d+)?$/;
+/** The partitions of the insight day, month and gauge items, which keep their counters (the `i.` names) by design. */
+const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS|#GAUGES)?(#S\d+)?$/;
+const MONTH_PARTITION = /#INSIGHTS#MONTHS(#S\d+)?$/;
+
+export type LegacyCountersDropped = { dayItems: number; monthItems: number };
 
 /**
- * Removes the insight counters earlier versions kept in the metrics day items (of organizations and
- * brands): nothing reads or writes them there any more, and they made every metrics read larger.
- * Each removal is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished
- * by the next and a second run removes nothing. Returns the day items cleaned.
+ * Removes what earlier versions kept where nothing reads or writes it any more: the insight counters
+ * of the metrics day items (of organizations and brands), which made every metrics read larger, and
+ * the open-work gauges of the insight month items, which now live in the gauge items. Each removal
+ * is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished by the next
+ * and a second run removes nothing. Returns the items cleaned of each kind.
  */
-export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, table: string): Promise<number> => {
-  let cleaned = 0;
+export const dropLegacyInsightCounters = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+): Promise<LegacyCountersDropped> => {
+  const cleaned: LegacyCountersDropped = { dayItems: 0, monthItems: 0 };
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
@@ -134,8 +165,9 @@ export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, tabl
       }),
     );
     for (const item of page.Items ?? []) {
-      if (INSIGHT_PARTITION.test(item.PK as string)) continue;
-      const names = Object.keys(item).filter(isInsightCounter);
+      const month = MONTH_PARTITION.test(item.PK as string);
+      if (!month && INSIGHT_PARTITION.test(item.PK as string)) continue;
+      const names = Object.keys(item).filter(month ? isLegacyGaugeOnDay : isInsightCounter);
       if (names.length === 0) continue;
       await db.send(
         new UpdateCommand({
@@ -145,7 +177,8 @@ export const dropLegacyInsightCounters = async (db: DynamoDBDocumentClient, tabl
           ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
         }),
       );
-      cleaned++;
+      if (month) cleaned.monthItems++;
+      else cleaned.dayItems++;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);

@@ -10,8 +10,10 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
 import {
+  GAUGE_ITEMS,
   INSIGHTS_COUNTED,
   insightDeltas,
+  insightGaugeDeltas,
   insightMonthDeltas,
   LEGACY_INSIGHTS_COUNTED,
   MONTHS_COUNTED,
@@ -32,7 +34,7 @@ import {
   type Write,
 } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
-import { monthCounter } from './month-keys.ts';
+import { gaugeCounter, monthCounter } from './month-keys.ts';
 import type { VerdictOrigin } from './verdict-log.ts';
 
 /** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
@@ -93,7 +95,7 @@ const recordPut = (write: RecordWrite): Write => ({
     Item: {
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
       [INSIGHTS_COUNTED]: true,
-      [MONTHS_COUNTED]: true,
+      [MONTHS_COUNTED]: GAUGE_ITEMS,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
@@ -195,6 +197,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     // The insight counters move with the records they count, in the same transaction as the metrics counters.
     const insights = insightDeltas(writes);
     const months = insightMonthDeltas(writes);
+    const gauges = insightGaugeDeltas(writes);
     return [
       ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
       ...effects.counters.map(counterChange),
@@ -202,6 +205,9 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       // A month item also names the keys its breakdowns count.
       ...months.map(({ orgId, month, shard, deltas }) =>
         monthCounter<Refusal>(key.insightMonth(orgId, month, shard), deltas, refuse('floor')),
+      ),
+      ...gauges.map(({ orgId, month, shard, deltas }) =>
+        gaugeCounter<Refusal>(key.insightGauges(orgId, month, shard), deltas, refuse('floor')),
       ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),

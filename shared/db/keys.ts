@@ -312,6 +312,16 @@ export const key = {
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS#MONTHS`, shard),
     SK: `MONTH#${month}`,
   }),
+  /**
+   * The open-work gauges of an organization month in the same shard, by the day they were counted
+   * on: apart from the month rollup, so a read of the gauges carries neither its breakdowns nor its
+   * histograms, and the item holds at most a few gauges per day of the month however busy the
+   * organization is.
+   */
+  insightGauges: (orgId: string, month: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#INSIGHTS#GAUGES`, shard),
+    SK: `MONTH#${month}`,
+  }),
 };
 
 /**

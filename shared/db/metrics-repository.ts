@@ -8,7 +8,7 @@ import {
   type Dimension,
   dayUnitsCounter,
   dimensionCounter,
-  GAUGE_ON_DAY,
+  isLegacyGaugeOnDay,
 } from '../domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -54,8 +54,8 @@ const addInto = (sums: Counters, item: Record<string, unknown>, skip: (name: str
     if (typeof value === 'number' && !skip(name)) sums[name] = (sums[name] ?? 0) + value;
   }
 };
-/** A month item's day units and its gauges by day: neither is a breakdown or a histogram. */
-const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX) || GAUGE_ON_DAY.test(name);
+/** A month item's day units, and the gauges by day earlier versions kept there: neither is a breakdown or a histogram. */
+const isDayUnits = (name: string) => name.startsWith(DAY_UNITS_PREFIX) || isLegacyGaugeOnDay(name);
 const lastDayOf = (month: string): string => {
   const [year, number] = month.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(year, number, 0)).toISOString().slice(0, 10);

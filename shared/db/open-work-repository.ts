@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/counters.ts';
-import { GAUGE_ON_DAY, gaugeOnDay } from '../domain/insight-counters.ts';
+import { gaugeSlot } from '../domain/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights.ts';
 import type { DayCounters } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -9,41 +9,34 @@ import { key } from './keys.ts';
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
 /**
- * The open-work gauges of an organization by the day they were counted on, from its insight month
- * items (each holds its days' gauges), every shard's partition read whole but only the named gauges
- * returned: one item per month and shard, whatever the number of records.
+ * The open-work gauges of an organization by the day they were counted on (days with a count), from
+ * its gauge items: one Query per shard, one item per month and shard of at most 31 slots per gauge,
+ * whatever the number of records.
  */
 export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): OpenWorkStore => ({
   async days(orgId, names) {
     const wanted = new Set(names);
-    // Only the named gauges of every day of the month (the items also hold the breakdowns and histograms).
-    const days = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
-    const projected = Object.fromEntries(
-      names.flatMap((name, n) => days.map((day) => [`#g${n}_${day}`, gaugeOnDay(name, day)])),
-    );
     const shard = async (index: number) => {
       const items: Record<string, unknown>[] = [];
       for await (const page of queryPages(db, {
         TableName: table,
         KeyConditionExpression: 'PK = :pk',
-        ProjectionExpression: ['#sk', ...Object.keys(projected)].join(', '),
-        ExpressionAttributeNames: { '#sk': 'SK', ...projected },
-        ExpressionAttributeValues: { ':pk': key.insightMonth(orgId, '', index).PK },
+        ExpressionAttributeValues: { ':pk': key.insightGauges(orgId, '', index).PK },
       })) {
         items.push(...page);
       }
       return items;
     };
-    const prefix = key.insightMonth(orgId, '', 0).SK.length;
+    const prefix = key.insightGauges(orgId, '', 0).SK.length;
     const byDay = new Map<string, Record<string, number>>();
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
       const month = (item.SK as string).slice(prefix);
       for (const [attribute, value] of Object.entries(item)) {
-        const gauge = GAUGE_ON_DAY.exec(attribute);
-        if (gauge === null || typeof value !== 'number' || !wanted.has(gauge[1] as string)) continue;
-        const day = `${month}-${gauge[2]}`;
+        const slot = gaugeSlot(attribute);
+        if (slot === undefined || typeof value !== 'number' || value === 0 || !wanted.has(slot.gauge)) continue;
+        const day = `${month}-${slot.dayOfMonth}`;
         const counters = byDay.get(day) ?? {};
-        counters[gauge[1] as string] = (counters[gauge[1] as string] ?? 0) + value;
+        counters[slot.gauge] = (counters[slot.gauge] ?? 0) + value;
         byDay.set(day, counters);
       }
     }

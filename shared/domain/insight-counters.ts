@@ -225,10 +225,19 @@ export const insightDeltas = (writes: readonly RecordWrite[]): CounterDelta[] =>
 /** Whether an attribute is an insight counter (earlier versions kept them in the metrics day items). */
 export const isInsightCounter = (name: string): boolean => name.startsWith(PREFIX);
 
-/** Marks a stored version as counted in the insight month items too (versions stored before them are not). */
+/**
+ * Marks a stored version as counted in the insight month items too (versions stored before them are
+ * not): `GAUGE_ITEMS` when its open-work gauges went to the gauge items, `true` when an earlier
+ * version counted them in the month items. One attribute for both, so the marker adds nothing to
+ * the size of a record (nor to that of its index entries).
+ */
 export const MONTHS_COUNTED = 'insightMonthsCounted';
-const monthsCounted = (record: ActivityRecord | undefined): boolean =>
-  record !== undefined && (record as Record<string, unknown>)[MONTHS_COUNTED] === true;
+export const GAUGE_ITEMS = 2;
+const markerOf = (record: object | undefined): unknown =>
+  record === undefined ? undefined : (record as Record<string, unknown>)[MONTHS_COUNTED];
+export const countedInMonths = (record: object | undefined): boolean =>
+  markerOf(record) === true || markerOf(record) === GAUGE_ITEMS;
+export const countedInGauges = (record: object | undefined): boolean => markerOf(record) === GAUGE_ITEMS;
 
 const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED)]);
 /**
@@ -240,26 +249,67 @@ export const DAY_UNITS_PREFIX = 'n.';
 
 export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
 
-/** A gauge (open work) of one day of the month in a month item: gauges are read by their day. */
-export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${gauge}@${dayOfMonth}`;
-export const GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+/**
+ * The gauges by day of the month that earlier versions kept in the month items (`<gauge>@DD`), which
+ * no longer read or write them.
+ */
+const LEGACY_GAUGE_ON_DAY = /^(.+)@(\d{2})$/;
+export const isLegacyGaugeOnDay = (name: string): boolean => GAUGES.has(LEGACY_GAUGE_ON_DAY.exec(name)?.[1] ?? '');
 
-/** What a live record adds to its month items: its breakdown and histogram units and each one's day, its gauges by day. */
-const monthCounts = (record: ActivityRecord): { month: string; name: string }[] =>
+/**
+ * A gauge item has one slot per gauge and day of the month (`DD`), named by a one-letter code of the
+ * gauge and the day (`p04`: pending proposals counted on the 4th). A gauge counted in a month has all
+ * 31 of its slots, zero or not (`GAUGE_DAYS`), so the item's size depends on which gauges the month
+ * has, never on how many records it counts.
+ */
+const GAUGE_CODES: Record<string, string> = {
+  [OPEN.pendingProposals]: 'p',
+  [OPEN.takedownsTodo]: 't',
+  [OPEN.takedownsInProgress]: 'w',
+  [CHANGED.takedownsCancelled]: 'c',
+  [CHANGED.deadAssets]: 'd',
+};
+const GAUGE_NAMES = new Map(Object.entries(GAUGE_CODES).map(([gauge, code]) => [code, gauge]));
+export const GAUGE_DAYS = Array.from({ length: 31 }, (_, i) => String(i + 1).padStart(2, '0'));
+export const gaugeOnDay = (gauge: string, dayOfMonth: string): string => `${GAUGE_CODES[gauge]}${dayOfMonth}`;
+const GAUGE_SLOT = /^([a-z])(\d{2})$/;
+/** The gauge and day of the month of a gauge item's slot; undefined for any other attribute. */
+export const gaugeSlot = (name: string): { gauge: string; dayOfMonth: string } | undefined => {
+  const match = GAUGE_SLOT.exec(name);
+  const gauge = match === null ? undefined : GAUGE_NAMES.get(match[1] as string);
+  return gauge === undefined ? undefined : { gauge, dayOfMonth: (match as RegExpExecArray)[2] as string };
+};
+/** Every slot of the gauges a gauge item's deltas count to (those it must hold). */
+export const gaugeSlotsOf = (deltas: Record<string, number>): string[] => {
+  const gauges = new Set(Object.keys(deltas).flatMap((name) => gaugeSlot(name)?.gauge ?? []));
+  return [...gauges].flatMap((gauge) => GAUGE_DAYS.map((day) => gaugeOnDay(gauge, day)));
+};
+
+type MonthCount = { month: string; name: string };
+
+/** What a live record adds to its month items: its breakdown and histogram units, and each one's day. */
+const monthCounts = (record: ActivityRecord): MonthCount[] =>
   insightCounts(record).flatMap(({ day, name }) =>
     GAUGES.has(name)
-      ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }]
+      ? []
       : [
           { month: day.slice(0, 7), name },
           { month: day.slice(0, 7), name: dayUnitsCounter(day.slice(8, 10)) },
         ],
   );
 
-/**
- * The insight month-item deltas of writes, per organization month and shard (the shard of the day
- * items they roll up): the next versions' counts minus those of previous versions counted there.
- */
-export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] => {
+/** What a live record adds to its gauge items: its open-work gauges, each under its day of the month. */
+const gaugeCounts = (record: ActivityRecord): MonthCount[] =>
+  insightCounts(record).flatMap(({ day, name }) =>
+    GAUGES.has(name) ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }] : [],
+  );
+
+/** Per organization month and shard (the shard of the day items they roll up): next counts minus counted previous ones. */
+const monthlyDeltas = (
+  writes: readonly RecordWrite[],
+  counts: (record: ActivityRecord) => MonthCount[],
+  counted: (record: ActivityRecord | undefined) => boolean,
+): MonthDelta[] => {
   const entries = new Map<string, MonthDelta>();
   const add = (orgId: string, shard: number, month: string, name: string, amount: number) => {
     const id = `${orgId}\u0000${month}\u0000${shard}`;
@@ -269,10 +319,10 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
   };
   for (const write of writes) {
     const shard = counterShardOf(write);
-    for (const { month, name } of monthCounts(write.next)) add(write.next.organization, shard, month, name, 1);
-    if (monthsCounted(write.previous)) {
+    for (const { month, name } of counts(write.next)) add(write.next.organization, shard, month, name, 1);
+    if (counted(write.previous)) {
       const previous = write.previous as ActivityRecord;
-      for (const { month, name } of monthCounts(previous)) add(previous.organization, shard, month, name, -1);
+      for (const { month, name } of counts(previous)) add(previous.organization, shard, month, name, -1);
     }
   }
   return [...entries.values()].flatMap((entry) => {
@@ -280,6 +330,21 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
     return Object.keys(deltas).length > 0 ? [{ ...entry, deltas }] : [];
   });
 };
+
+/**
+ * The insight month-item deltas of writes, per organization month and shard: the next versions'
+ * breakdown and histogram units minus those of previous versions counted there.
+ */
+export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
+  monthlyDeltas(writes, monthCounts, countedInMonths);
+
+/**
+ * The gauge-item deltas of writes, per organization month and shard: the next versions' gauges by
+ * day minus those of previous versions counted in the gauge items (one counted in the month items
+ * alone withdraws nothing from them).
+ */
+export const insightGaugeDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
+  monthlyDeltas(writes, gaugeCounts, countedInGauges);
 
 /**
  * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted

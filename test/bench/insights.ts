@@ -19,7 +19,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { withBreakdownKeys } from '../../shared/db/month-keys.ts';
+import { withBreakdownKeys, withGaugeSlots } from '../../shared/db/month-keys.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import {
   type ActivityChange,
@@ -32,7 +32,7 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
-import { insightDeltas, insightMonthDeltas } from '../../shared/domain/insight-counters.ts';
+import { insightDeltas, insightGaugeDeltas, insightMonthDeltas } from '../../shared/domain/insight-counters.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
 
 const DAYS = 365;
@@ -96,11 +96,12 @@ const recordOf = (orgId: string, i: number, firstDay: number): ActivityChange =>
 };
 
 type Item = Map<string, number>;
+type Partition = 'metrics' | 'insights' | 'months' | 'gauges';
 
-/** The counter deltas the transactions of these records would ADD, summed per day item (metrics, insights). */
+/** The counter deltas the transactions of these records would ADD, summed per item (metrics, insights, months, gauges). */
 const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>) => {
   const writes = records.map((next) => ({ previous: undefined, next }));
-  const add = (part: 'metrics' | 'insights' | 'months', deltas: ReturnType<typeof insightDeltas>) => {
+  const add = (part: Partition, deltas: ReturnType<typeof insightDeltas>) => {
     for (const delta of deltas) {
       const id = `${part}|${delta.day}|${delta.shard}`;
       const item = items.get(id) ?? new Map<string, number>();
@@ -118,6 +119,10 @@ const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>
   add(
     'months',
     insightMonthDeltas(writes).map(({ month, ...delta }) => ({ ...delta, day: month })),
+  );
+  add(
+    'gauges',
+    insightGaugeDeltas(writes).map(({ month, ...delta }) => ({ ...delta, day: month })),
   );
 };
 
@@ -206,11 +211,16 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { metrics: key.orgDay, insights: key.insightDay, months: key.insightMonth }[
-              partition as 'metrics' | 'insights' | 'months'
+            Key: { metrics: key.orgDay, insights: key.insightDay, months: key.insightMonth, gauges: key.insightGauges }[
+              partition as Partition
             ](orgs.large, day, Number(shard)),
             // Month items also name the keys their breakdowns count, as the transactions' updates do.
-            ...(partition === 'months' ? withBreakdownKeys(adds, Object.fromEntries(part)) : adds),
+            // Gauge items hold every slot of their gauges, as the transactions' updates leave them.
+            ...(partition === 'months'
+              ? withBreakdownKeys(adds, Object.fromEntries(part))
+              : partition === 'gauges'
+                ? withGaugeSlots(adds, Object.fromEntries(part))
+                : adds),
           }),
         );
       }

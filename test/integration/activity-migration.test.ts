@@ -5,6 +5,7 @@ import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { recordNumber } from '../../shared/domain/ids.ts';
+import { gaugeSlot } from '../../shared/domain/insight-counters.ts';
 import { listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
@@ -15,6 +16,8 @@ const lists = lifecycleRepository(table.db, table.tableName);
 const cursors = cursorCodec(() => 'migration-test-secret');
 const directory = { listBrands: async () => [] };
 const COUNT = 40;
+/** The takedowns with open-work gauges: those to do, in progress or cancelled (FILED, IN_PROGRESS, FAILED). */
+const GAUGED = (COUNT * 3) / 4;
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 4, 1) + minutes * 60_000).toISOString();
 const threat = (i: number) => ({
@@ -133,12 +136,12 @@ describe('npm run admin -- migrate lifecycle', () => {
 
     expect(partial).not.toEqual(migrated);
     expect(first).toMatch(
-      /^Lifecycle records: [1-9]\d* rewritten \(0 counted into the insight day items\), [1-9]\d* already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters$/,
+      /^Lifecycle records: [1-9]\d* rewritten \(0 counted into the insight day items, 0 into the gauge items\), [1-9]\d* already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges$/,
     );
     expect(migrated).toEqual(current);
     expect(migrated).toHaveLength(itemsBefore);
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten (0 counted into the insight day items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
     expect(await allThreatIds()).toEqual(expectedThreatIds);
@@ -148,8 +151,9 @@ describe('npm run admin -- migrate lifecycle', () => {
 
   it('counts records stored with their insight counters in the metrics day items into the insight day items', async () => {
     const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
-    // Day items and their month rollups (an earlier layout had neither).
-    const insightItems = Items.filter((item) => /#INSIGHTS(#MONTHS)?(#S\d+)?$/.test(item.PK as string));
+    // Day items, their month rollups and the gauge items (an earlier layout had none of them).
+    const insightItems = Items.filter((item) => /#INSIGHTS(#MONTHS|#GAUGES)?(#S\d+)?$/.test(item.PK as string));
+    expect(insightItems.some((item) => (item.PK as string).includes('#GAUGES'))).toBe(true);
     expect(insightItems.some((item) => (item.PK as string).includes('#MONTHS'))).toBe(true);
     const metricsItem = Items.find((item) => (item.PK as string) === 'METRICS#acme');
     expect(insightItems.length).toBeGreaterThan(0);
@@ -170,11 +174,49 @@ describe('npm run admin -- migrate lifecycle', () => {
     const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
 
     expect(first).toBe(
-      `Lifecycle records: ${COUNT * 2} rewritten (${COUNT * 2} counted into the insight day items), 0 already current, 0 changed by a writer meanwhile; 1 metrics day items cleared of insight counters`,
+      `Lifecycle records: ${COUNT * 2} rewritten (${COUNT * 2} counted into the insight day items, ${GAUGED} into the gauge items), 0 already current, 0 changed by a writer meanwhile; 1 metrics day items cleared of insight counters, 0 insight month items of gauges`,
     );
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten (0 counted into the insight day items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
+  });
+
+  it('moves the open-work gauges an earlier version counted in the insight month items into the gauge items', async () => {
+    const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
+    const gaugeItems = Items.filter((item) => /#INSIGHTS#GAUGES(#S\d+)?$/.test(item.PK as string));
+    expect(gaugeItems.length).toBeGreaterThan(0);
+    // The earlier layout: each month's gauges by day inside its month item, the records marked as counted there.
+    for (const { PK, SK, ...slots } of gaugeItems) {
+      const gauges = Object.entries(slots).flatMap(([name, value]) => {
+        const slot = gaugeSlot(name);
+        expect(slot).toBeDefined();
+        return value === 0 || slot === undefined ? [] : [[`${slot.gauge}@${slot.dayOfMonth}`, value]];
+      });
+      const month = Items.find((item) => item.PK === (PK as string).replace('#GAUGES', '#MONTHS') && item.SK === SK);
+      expect(month).toBeDefined();
+      await table.db.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...month, ...Object.fromEntries(gauges) } }),
+      );
+      await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK, SK } }));
+    }
+    for (const item of await activityItems()) {
+      await table.db.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...item, insightMonthsCounted: true } }),
+      );
+    }
+    const monthsWithGauges = new Set(gaugeItems.map(({ PK, SK }) => `${PK} ${SK}`)).size;
+
+    const first = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+    const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
+
+    expect(first).toBe(
+      `Lifecycle records: ${COUNT * 2} rewritten (0 counted into the insight day items, ${GAUGED} into the gauge items), 0 already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, ${monthsWithGauges} insight month items of gauges`,
+    );
+    expect(second).toBe(
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
+    );
+    expect(await tableSnapshot(table)).toEqual(current);
+    expect(await todoTakedowns()).toBe(COUNT / 4);
   });
 });

@@ -1,15 +1,25 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/activity.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
 import type { Detection } from '../../shared/domain/detections/detections.ts';
 import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
-import { BREAKDOWN_METRICS, type BreakdownMetric, bucketOf } from '../../shared/domain/insight-counters.ts';
+import {
+  BREAKDOWN_METRICS,
+  type BreakdownMetric,
+  bucketOf,
+  CHANGED,
+  gaugeSlot,
+  OPEN,
+} from '../../shared/domain/insight-counters.ts';
 import {
   foundThreats,
   metricsBreakdown,
@@ -264,6 +274,44 @@ const expectedOpenWork = (records: ActivityRecord[]) => {
   return { pending, todo: takedowns('TODO'), inProgress: takedowns('IN_PROGRESS') };
 };
 
+/** Every open-work gauge by day, nonzero only: what the gauge items must hold, read back whole. */
+const expectedGaugesByDay = (records: ActivityRecord[]) => {
+  const open = expectedOpenWork(records);
+  const cancelled = records.flatMap((r) =>
+    r.kind === 'takedown' && stage(r.status) === 'CANCELLED' ? [r.updatedAt.slice(0, 10)] : [],
+  );
+  const byDay = new Map<string, Record<string, number>>();
+  const count = (gauge: string, days: string[]) => {
+    for (const d of days) {
+      const counters = byDay.get(d) ?? {};
+      counters[gauge] = (counters[gauge] ?? 0) + 1;
+      byDay.set(d, counters);
+    }
+  };
+  count(OPEN.pendingProposals, open.pending);
+  count(OPEN.takedownsTodo, open.todo);
+  count(OPEN.takedownsInProgress, open.inProgress);
+  count(CHANGED.takedownsCancelled, cancelled);
+  return [...byDay].sort(([a], [b]) => (a < b ? -1 : 1)).map(([d, counters]) => ({ day: d, counters }));
+};
+
+/** The items of every shard of an organization's partition (month items, or gauge items). */
+const partitionItems = async (partition: (shard: number) => string) => {
+  const items: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < COUNTER_SHARDS; shard++) {
+    const { Items = [] } = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition(shard) },
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...Items);
+  }
+  return items;
+};
+
 const queue = (name: string, days: string[], sla: number) => {
   const sorted = [...days].sort();
   const seconds = (d: string | undefined) =>
@@ -382,6 +430,24 @@ describe('insights on DynamoDB Local', () => {
           const settings = effectiveSettings(input);
           const work = await openWork(openWorkRepository(table.db, table.tableName), orgId);
           const open = expectedOpenWork(records);
+          // Every gauge of every day, exactly; held by the gauge items alone, which hold nothing else.
+          expect(
+            work.days
+              .map(({ day: d, counters }) => ({
+                day: d,
+                counters: Object.fromEntries(Object.entries(counters).filter(([, value]) => value !== 0)),
+              }))
+              .filter(({ counters }) => Object.keys(counters).length > 0),
+          ).toEqual(expectedGaugesByDay(records));
+          const gaugeItems = await partitionItems((shard) => key.insightGauges(orgId, '', shard).PK);
+          for (const { PK: _pk, SK: _sk, ...gauges } of gaugeItems) {
+            expect(Object.keys(gauges).every((name) => gaugeSlot(name) !== undefined)).toBe(true);
+            // All 31 slots of each gauge the month counts.
+            expect(Object.keys(gauges).length % 31).toBe(0);
+          }
+          for (const month of await partitionItems((shard) => key.insightMonth(orgId, '', shard).PK)) {
+            expect(Object.keys(month).filter((name) => name.includes('@') && !name.startsWith('i.tt'))).toEqual([]);
+          }
           expect(queuesSnapshot(work, settings, NOW)).toEqual({
             queues: [
               queue('review', open.pending, 604_800),

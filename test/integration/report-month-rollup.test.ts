@@ -5,7 +5,13 @@ import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
-import { dayUnitsCounter, dimensionCounter } from '../../shared/domain/insight-counters.ts';
+import {
+  dayUnitsCounter,
+  dimensionCounter,
+  GAUGE_DAYS,
+  gaugeOnDay,
+  OPEN,
+} from '../../shared/domain/insight-counters.ts';
 import { createReport } from '../../shared/domain/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -14,41 +20,60 @@ const table = await createTestTable('report-month-rollup');
 const directory = directoryRepository(table.db, table.tableName);
 const verdicts = checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 });
 
-describe('a report of 48 assets, the most one transaction holds', () => {
-  it('commits in one transaction of 100 items, the insight month item among them', async () => {
-    await seed(table.db, table.tableName, { organizations: [{ slug: 'org-full', name: 'Full' }] });
-    const client = createDocumentClient(table.endpoint);
-    const transactions: number[] = [];
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
-        if (items !== undefined) transactions.push(items.length);
-        return next(args);
-      },
-      { step: 'initialize', name: 'transactionSizes' },
-    );
-    const store = activityRepository(client, table.tableName);
+/** Creates a report of `assets` pending proposals on 2026-05-04; the sizes of the transactions it took. */
+const reportOf = async (orgId: string, assets: number): Promise<number[]> => {
+  await seed(table.db, table.tableName, { organizations: [{ slug: orgId, name: orgId }] });
+  const client = createDocumentClient(table.endpoint);
+  const transactions: number[] = [];
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const items = (args.input as { TransactItems?: unknown[] }).TransactItems;
+      if (items !== undefined) transactions.push(items.length);
+      return next(args);
+    },
+    { step: 'initialize', name: 'transactionSizes' },
+  );
+  await createReport(
+    { store: activityRepository(client, table.tableName), verdicts, directory, ignoredHosts: [] },
+    orgId,
+    {
+      title: `${assets} assets`,
+      description: 'Pending proposals',
+      assets: Array.from({ length: assets }, (_, i) => ({
+        content: `${orgId}-${i}.example`,
+        status: 'BLOCKED' as const,
+      })),
+    },
+    { now: '2026-05-04T10:00:00.000Z' },
+  );
+  client.destroy();
+  return transactions;
+};
 
-    await createReport(
-      { store, verdicts, directory, ignoredHosts: [] },
-      'org-full',
-      {
-        title: 'Forty-eight',
-        description: 'The largest single transaction',
-        assets: Array.from({ length: 48 }, (_, i) => ({ content: `full-${i}.example`, status: 'BLOCKED' as const })),
-      },
-      { now: '2026-05-04T10:00:00.000Z' },
-    );
+const itemOf = async (itemKey: { PK: string; SK: string }) =>
+  (await table.db.send(new GetCommand({ TableName: table.tableName, Key: itemKey, ConsistentRead: true }))).Item;
 
-    expect(transactions).toEqual([100]);
-    const { Item } = await table.db.send(
-      new GetCommand({
-        TableName: table.tableName,
-        Key: key.insightMonth('org-full', '2026-05'),
-        ConsistentRead: true,
-      }),
+describe('a report of 47 assets, the most one transaction holds', () => {
+  it('commits in one transaction of 99 items, the insight month item and the gauge item among them', async () => {
+    expect(await reportOf('org-full', 47)).toEqual([99]);
+
+    const month = await itemOf(key.insightMonth('org-full', '2026-05'));
+    expect(month?.[dimensionCounter('reports', 'source', 'direct')]).toBe(1);
+    expect(month?.[dayUnitsCounter('04')]).toBe(3);
+    expect(Object.keys(month ?? {}).some((name) => name.includes('@'))).toBe(false);
+    // Every day of the month has its slot of the gauge, zero but the report's day.
+    expect(await itemOf(key.insightGauges('org-full', '2026-05'))).toEqual({
+      ...key.insightGauges('org-full', '2026-05'),
+      ...Object.fromEntries(GAUGE_DAYS.map((day) => [gaugeOnDay(OPEN.pendingProposals, day), day === '04' ? 47 : 0])),
+    });
+  });
+
+  it('takes two transactions for 48 assets: 47 proposals first, then the last one with the completed report and its counters', async () => {
+    expect(await reportOf('org-over', 48)).toEqual([95, 7]);
+
+    expect((await itemOf(key.insightMonth('org-over', '2026-05')))?.[dayUnitsCounter('04')]).toBe(3);
+    expect((await itemOf(key.insightGauges('org-over', '2026-05')))?.[gaugeOnDay(OPEN.pendingProposals, '04')]).toBe(
+      48,
     );
-    expect(Item?.[dimensionCounter('reports', 'source', 'direct')]).toBe(1);
-    expect(Item?.[dayUnitsCounter('04')]).toBe(3);
   });
 });

@@ -24,7 +24,7 @@ const verdicts = checkIndexRepository(table.db, table.tableName, { ttlMs: 0, max
 const lists = lifecycleRepository(table.db, table.tableName);
 const healthy = activityRepository(table.db, table.tableName);
 
-/** 100 assets: three transactions (48, 48 and 4 proposals). */
+/** 100 assets: three transactions (47, 47 and 6 proposals). */
 const ASSETS = 100;
 const CREATED = '2026-05-04T10:00:00.000Z';
 const contents = (org: string) => Array.from({ length: ASSETS }, (_, i) => `${org}-drainer-${i}.example`);
@@ -87,7 +87,7 @@ beforeAll(async () => {
   });
 });
 
-describe('POST /report/create of more than 48 assets, interrupted', () => {
+describe('POST /report/create of more than 47 assets, interrupted', () => {
   it('writes a report of 100 assets with one claims read and three transactions when nothing fails', async () => {
     const { client, calls } = crashingClient(table.endpoint, 0, 'before');
 

@@ -43,6 +43,8 @@ describe('the partitions of the table, as IAM patterns', () => {
         key.orgDay('acme', '2026-03-01', shard),
         key.brandDay('acme', 'wallet', '2026-03-01', shard),
         key.insightDay('acme', '2026-03-01', shard),
+        key.insightMonth('acme', '2026-03', shard),
+        key.insightGauges('acme', '2026-03', shard),
       ];
       const otherShards = [...Array(COUNTER_SHARDS).keys()]
         .filter((other) => other !== shard)
@@ -50,6 +52,8 @@ describe('the partitions of the table, as IAM patterns', () => {
           key.orgDay('acme', '2026-03-01', other).PK,
           key.brandDay('acme', 'wallet', '', other).PK,
           key.insightDay('acme', '', other).PK,
+          key.insightMonth('acme', '', other).PK,
+          key.insightGauges('acme', '', other).PK,
         ]);
 
       for (const { PK } of shardKeys) {

@@ -3,8 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import {
   bucketOf,
+  CHANGED,
+  GAUGE_ITEMS,
+  gaugeOnDay,
   INSIGHTS_COUNTED,
   insightDeltas,
+  insightGaugeDeltas,
+  insightMonthDeltas,
+  MONTHS_COUNTED,
   OPEN,
   takedownStage,
 } from '../../../shared/domain/insight-counters.ts';
@@ -82,5 +88,33 @@ describe('insightDeltas', () => {
         },
       },
     ]);
+  });
+});
+
+describe('insightGaugeDeltas and insightMonthDeltas', () => {
+  it('move a takedown cancelled in the next month between gauge items by day, and its month items by breakdown units alone', () => {
+    const previous = takedown('IN_PROGRESS', { [MONTHS_COUNTED]: GAUGE_ITEMS, counterShard: 2 });
+    const next = takedown('CANCELLED', { updatedAt: '2026-04-02T10:00:00.000Z' });
+
+    const gauges = insightGaugeDeltas([{ previous, next }]);
+    const months = insightMonthDeltas([{ previous, next }]);
+
+    expect(gauges).toEqual([
+      { orgId: 'acme', month: '2026-04', shard: 2, deltas: { [gaugeOnDay(CHANGED.takedownsCancelled, '02')]: 1 } },
+      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [gaugeOnDay(OPEN.takedownsInProgress, '01')]: -1 } },
+    ]);
+    expect(months).toEqual([]);
+  });
+
+  it('withdraw nothing from the gauge items when the stored version counted its gauges in the month items alone', () => {
+    const previous = takedown('FILED', { [MONTHS_COUNTED]: true, counterShard: 2 });
+
+    const gauges = insightGaugeDeltas([{ previous, next: takedown('IN_PROGRESS') }]);
+    const months = insightMonthDeltas([{ previous, next: takedown('IN_PROGRESS') }]);
+
+    expect(gauges).toEqual([
+      { orgId: 'acme', month: '2026-03', shard: 2, deltas: { [gaugeOnDay(OPEN.takedownsInProgress, '01')]: 1 } },
+    ]);
+    expect(months).toEqual([]);
   });
 });
