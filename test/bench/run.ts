@@ -394,9 +394,13 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     section('threat engine (offline scoring of one content, no I/O)');
     await optional<{ benchEngine: () => Promise<Row[]> }>('./engine.ts', (m) => m.benchEngine());
   },
-  detections: async () => {
+  detections: async (endpoint) => {
     section('detections (CT prefilter and parsing, DNS_TWIST permutations; no I/O)');
     await optional<{ benchDetections: () => Promise<Row[]> }>('./detections.ts', (m) => m.benchDetections());
+    section('detections end to end (a CERTSTREAM run through the local gateway on DynamoDB Local)');
+    await optional<{ benchCtPipeline: (endpoint: string) => Promise<Row[]> }>('./ct-pipeline.ts', (m) =>
+      m.benchCtPipeline(endpoint),
+    );
   },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');

@@ -6,6 +6,7 @@ import { demoActivity } from '../../infra/local/demo-activity.ts';
 import { parseFixture } from '../../infra/local/fixture.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { inProcessScansSettled } from '../../shared/db/scan-queue.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
 import { ARTIFACTS, launchBrowser, watchedPage } from '../fixtures/browser.ts';
 import { seed } from '../fixtures/seed.ts';
@@ -24,6 +25,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchBrowser();
+  // Detections to list: acme's EXTERNAL config turns what it submits into detections.
+  await api('detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });
+  await api('asset/submit', {
+    assets: ['https://acme-wallet-support.app/ticket', 'acme-airdrop.click'],
+    organizationSlug: 'acme',
+  });
+  await inProcessScansSettled();
 });
 afterAll(async () => {
   await browser?.close();
@@ -107,6 +115,23 @@ describe('the insights panels of the dashboard', () => {
 
     const expected = byType.rows.map((entry) => [entry.key, String(entry.value)]);
     await expect.poll(() => tableRows(page, 'breakdown', 'row')).toEqual(expected);
+    expect(problems).toEqual([]);
+  });
+
+  it("lists the newest detections of the key's organization as the API lists them", async () => {
+    const listed = (await api('detection/list', { slug: 'acme', limit: 10 })) as {
+      detections: { id: number; threatContent: string; source: string; confidence: string; reportStatus: string }[];
+    };
+    const { page, problems } = await watchedPage(browser, origin);
+
+    await signIn(page);
+    await page.locator('#detections tbody tr[data-detection]').first().waitFor();
+    const shown = await page
+      .locator('#detections tbody tr[data-detection]')
+      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+
+    expect(listed.detections.length).toBeGreaterThanOrEqual(2);
+    expect(shown).toEqual(listed.detections.map((d) => [d.threatContent, d.source, d.confidence, d.reportStatus]));
     expect(problems).toEqual([]);
   });
 });

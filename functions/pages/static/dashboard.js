@@ -269,6 +269,33 @@ const renderChecks = ({ checks }) => {
   );
 };
 
+// The newest detections of the key's organization (GET validate names it), as POST detection/list gives them.
+const DETECTIONS_SHOWN = 10;
+const loadDetections = async (key) => {
+  const response = await fetch('validate', { headers: { 'X-API-KEY': key } });
+  if (!response.ok) throw new Error(await explain(response));
+  const { organization } = await response.json();
+  const lines = [];
+  if (organization?.slug) {
+    const { detections } = await post('detection/list', key, { slug: organization.slug, limit: DETECTIONS_SHOWN });
+    for (const detection of detections) {
+      lines.push(
+        row(
+          [
+            cell(detection.threatContent),
+            cell(detection.source),
+            cell(detection.confidence),
+            cell(detection.reportStatus ?? '—'),
+          ],
+          { detection: String(detection.id) },
+        ),
+      );
+    }
+    if (lines.length === 0) lines.push(row([cell('No detections yet')], {}));
+  } else lines.push(row([cell('Detections are listed for an organization key')], {}));
+  $('detections').tBodies[0].replaceChildren(...lines);
+};
+
 const loadInsights = async (key) => {
   const brand = brandText.hidden ? brandSelect.value : brandText.value.trim();
   $('insights-status').textContent = '';
@@ -278,6 +305,7 @@ const loadInsights = async (key) => {
       post('operations/queues/snapshot', key, {}),
       post('healthchecks/list', key, {}),
       loadBreakdown(key),
+      loadDetections(key),
     ]);
     renderSummary(summary);
     renderQueues(queues);
