@@ -2,8 +2,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ActivityIngest } from '../../../infra/activity-ingest.ts';
-import { WORKER_WRITES } from '../../../infra/routes.ts';
+import { ActivityIngest } from '../../infra/activity-ingest.ts';
+import { WORKER_WRITES } from '../../infra/routes.ts';
 
 let template: Template;
 

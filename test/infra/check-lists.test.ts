@@ -3,7 +3,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
-import { CheckLists } from '../../../infra/check-lists.ts';
+import { CheckLists } from '../../infra/check-lists.ts';
 
 const cdkContext = JSON.parse(readFileSync('cdk.json', 'utf8')).context as Record<string, unknown>;
 
