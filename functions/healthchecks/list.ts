@@ -1,48 +1,18 @@
 import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
-import {
-  type InsightsStores,
-  insightsOrganization,
-  type OpenWorkStore,
-  openWork,
-} from '../../shared/domain/insights.ts';
-import { utcDay } from '../../shared/domain/metrics.ts';
-import {
-  effectiveSettings,
-  type SettingsStore,
-  type StageThresholds,
-} from '../../shared/domain/organization-settings.ts';
+import { type HealthcheckSources, healthcheckInputs, runHealthchecks } from '../../shared/domain/healthchecks.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { organizationBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: organizationBody };
-type Deps = InsightsStores & {
-  keys: KeyResolver;
-  settings: SettingsStore;
-  work: OpenWorkStore;
-  now: () => number;
-  /** The stage's thresholds (none: the built-in ones). */
-  thresholds?: () => StageThresholds;
-};
+type Deps = HealthcheckSources & { keys: KeyResolver };
 
-export const createHandler = ({ keys, now, settings, work: openWorkStore, thresholds, ...stores }: Deps) =>
+export const createHandler = ({ keys, ...sources }: Deps) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
-    async ({ auth, body }) => {
-      const orgId = await insightsOrganization(stores.directory, auth, body.slug, 'healthchecks');
-      const [work, stored] = await Promise.all([openWork(openWorkStore, orgId), settings.find(orgId)]);
-      const time = now();
-      const checks = runHealthchecks({
-        work,
-        settings: effectiveSettings(stored, thresholds?.()),
-        now: time,
-        today: utcDay(time),
-      });
-      return json(200, { checks });
-    },
+    async ({ auth, body }) => json(200, { checks: runHealthchecks(await healthcheckInputs(sources, auth, body.slug)) }),
   );
 
 export const handler = createHandler({
@@ -51,5 +21,5 @@ export const handler = createHandler({
   thresholds: () => config.healthcheckThresholds,
   settings: runtime.settings(),
   work: runtime.openWork(),
-  ...runtime.metricsStores(),
+  directory: runtime.directory(),
 });

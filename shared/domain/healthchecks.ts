@@ -1,10 +1,24 @@
 import { NotFoundError } from '../errors.ts';
+import type { Caller } from './access.ts';
+import { utcDay } from './dates.ts';
 import { CHANGED, OPEN } from './insight-counters.ts';
-import { type OpenWork, shiftDays, startOfDay, sumBetween } from './insights.ts';
 import {
+  type InsightsStores,
+  insightsOrganization,
+  type OpenWork,
+  type OpenWorkStore,
+  openWork,
+  shiftDays,
+  startOfDay,
+  sumBetween,
+} from './insights.ts';
+import {
+  effectiveSettings,
   HEALTHCHECK_KEYS,
   type HealthcheckKey,
   type OrganizationSettings,
+  type SettingsStore,
+  type StageThresholds,
   type Threshold,
 } from './organization-settings.ts';
 
@@ -152,6 +166,27 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
       missing ? 'The organization has no contact URL' : 'The organization has a contact URL',
     );
   },
+};
+
+/** Where the healthcheck routes read an organization's open work and settings. */
+export type HealthcheckSources = Pick<InsightsStores, 'directory'> & {
+  settings: SettingsStore;
+  work: OpenWorkStore;
+  now: () => number;
+  /** The stage's thresholds (none: the built-in ones), under the organization's own. */
+  thresholds?: () => StageThresholds;
+};
+
+/** What the checks grade for the caller's organization (`slug` names it for a user key), now. */
+export const healthcheckInputs = async (
+  { directory, settings, work, now, thresholds }: HealthcheckSources,
+  caller: Caller,
+  slug: string | undefined,
+): Promise<Inputs> => {
+  const orgId = await insightsOrganization(directory, caller, slug, 'healthchecks');
+  const [open, stored] = await Promise.all([openWork(work, orgId), settings.find(orgId)]);
+  const time = now();
+  return { work: open, settings: effectiveSettings(stored, thresholds?.()), now: time, today: utcDay(time) };
 };
 
 export const runHealthcheck = (key: HealthcheckKey, inputs: Inputs): HealthcheckResult => CHECKS[key](inputs);
