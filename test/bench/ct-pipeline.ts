@@ -6,17 +6,15 @@
  * this file in a process of its own (its handlers read its table and recording); it prints its
  * rows as JSON on the last line of stdout.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { logEntry } from '../fixtures/certificates.ts';
+import { percentile, type Row, rowsOfChild, runAsChild } from './child.ts';
 
 useSuffixFile();
-
-type Row = { name: string; value: string };
 
 const TABLE = 'bench-ct-pipeline';
 const ROUNDS = 5;
@@ -25,10 +23,6 @@ const LOOKALIKE = 'acme-airdrop-claim.xyz';
 const POLL_MS = 20;
 const MAX_POLLS = 3000;
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const benchCtPipeline = async (endpoint: string): Promise<Row[]> => {
@@ -36,17 +30,11 @@ export const benchCtPipeline = async (endpoint: string): Promise<Row[]> => {
   const names = Array.from({ length: BENIGN }, (_, i) => `harbor-meadow-${i}.example`);
   names.splice(BENIGN / 2, 0, LOOKALIKE);
   writeFileSync(join(dir, 'ct.json'), JSON.stringify({ entries: names.map((name, i) => logEntry([name], i + 1)) }));
-  const output = execFileSync(process.execPath, ['--import', 'tsx', 'test/bench/ct-pipeline.ts', endpoint], {
-    env: {
-      ...process.env,
-      TABLE_NAME: TABLE,
-      DYNAMODB_ENDPOINT: endpoint,
-      DETECTION_CT_RECORDING: join(dir, 'ct.json'),
-    },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
+  return rowsOfChild('test/bench/ct-pipeline.ts', endpoint, {
+    TABLE_NAME: TABLE,
+    DYNAMODB_ENDPOINT: endpoint,
+    DETECTION_CT_RECORDING: join(dir, 'ct.json'),
   });
-  return JSON.parse(output.trim().split('\n').at(-1) ?? '[]') as Row[];
 };
 
 const run = async (endpoint: string): Promise<Row[]> => {
@@ -114,15 +102,4 @@ const run = async (endpoint: string): Promise<Row[]> => {
   ];
 };
 
-if (process.argv[1]?.endsWith('ct-pipeline.ts') && process.argv[2]) {
-  run(process.argv[2]).then(
-    (rows) => {
-      console.log(JSON.stringify(rows));
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsChild('ct-pipeline.ts', run);

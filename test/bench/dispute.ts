@@ -4,13 +4,11 @@
  * verdict feed's freshness). `benchDispute` runs this file in a process of its own, so that its
  * handlers read this table; it prints its rows as JSON on the last line of stdout.
  */
-import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
+import { percentile, type Row, rowsOfChild, runAsChild } from './child.ts';
 
 useSuffixFile();
-
-type Row = { name: string; value: string };
 
 const TABLE = 'bench-disputes';
 const KEY = 'bench-dispute-key-0123456789';
@@ -18,19 +16,10 @@ const DISPUTES = 60;
 const POLL_MS = 10;
 const MAX_POLLS = 1000;
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const benchDispute = async (endpoint: string): Promise<Row[]> => {
-  const output = execFileSync(process.execPath, ['--import', 'tsx', 'test/bench/dispute.ts', endpoint], {
-    env: { ...process.env, TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: endpoint },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return JSON.parse(output.trim().split('\n').at(-1) ?? '[]') as Row[];
+  return rowsOfChild('test/bench/dispute.ts', endpoint, { TABLE_NAME: TABLE, DYNAMODB_ENDPOINT: endpoint });
 };
 
 const run = async (endpoint: string): Promise<Row[]> => {
@@ -104,15 +93,4 @@ const run = async (endpoint: string): Promise<Row[]> => {
   ];
 };
 
-if (process.argv[1]?.endsWith('dispute.ts') && process.argv[2]) {
-  run(process.argv[2]).then(
-    (rows) => {
-      console.log(JSON.stringify(rows));
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsChild('dispute.ts', run);
