@@ -120,13 +120,16 @@ export const sendWebhook = (
         agent,
       });
       request.on('socket', (socket: Socket) => {
-        socket.once('connect', () => {
+        const checkRemote = () => {
           const remote = socket.remoteAddress;
           if (remote === undefined || !isAllowedAddress(remote, policy)) {
             finish({ error: 'address refused' });
             request.destroy();
           }
-        });
+        };
+        // A kept connection is connected already and will not say so again: its address is checked now.
+        if (socket.connecting) socket.once('connect', checkRemote);
+        else checkRemote();
       });
       request.on('response', (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;
