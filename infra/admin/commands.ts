@@ -126,17 +126,14 @@ export const runAdminCommand = async (
   if (noun === 'org' && verb === 'detections') return detectionsCommand(db, table, await existingOrg(0), rest.slice(1));
   if (noun === 'verdicts' && verb === 'reindex') return JSON.stringify(await reindexExport(db, table));
   const migrateLifecycle = async () => {
-    const { rewritten, current, changedMeanwhile, insightsCounted, gaugesCounted } = await migrateActivityItems(
-      db,
-      table,
-      progress,
-    );
+    const { rewritten, current, changedMeanwhile, insightsCounted, gaugesCounted, histogramsCounted } =
+      await migrateActivityItems(db, table, progress);
     const { dayItems, monthItems } = await dropLegacyInsightCounters(db, table);
     return (
       `Lifecycle records: ${rewritten} rewritten (${insightsCounted} counted into the insight day items, ` +
-      `${gaugesCounted} into the gauge items), ` +
+      `${gaugesCounted} into the gauge items, ${histogramsCounted} into the histogram items), ` +
       `${current} already current, ${changedMeanwhile} changed by a writer meanwhile; ` +
-      `${dayItems} metrics day items cleared of insight counters, ${monthItems} insight month items of gauges`
+      `${dayItems} metrics day items cleared of insight counters, ${monthItems} insight month items of gauges and emptied buckets`
     );
   };
   if (noun === 'migrate' && verb === 'lifecycle') return migrateLifecycle();

@@ -1,12 +1,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  countedInGauges,
   countedInMonths,
-  GAUGE_ITEMS,
+  HISTOGRAM_ITEMS,
+  histogramItemOf,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
+  insightHistogramDeltas,
   insightMonthDeltas,
   isInsightCounter,
   isLegacyGaugeOnDay,
@@ -29,6 +30,8 @@ export type ActivityMigration = {
   insightsCounted: number;
   /** Records whose open-work gauges this run counted into the gauge items (stored before those items existed). */
   gaugesCounted: number;
+  /** Records whose histogram buckets this run counted into the histogram items (stored before those items existed). */
+  histogramsCounted: number;
 };
 
 const canonical = (item: Record<string, unknown>): string =>
@@ -56,6 +59,7 @@ export const migrateActivityItems = async (
     current: 0,
     changedMeanwhile: 0,
     insightsCounted: 0,
+    histogramsCounted: 0,
     gaugesCounted: 0,
   };
   await Promise.all(
@@ -80,7 +84,7 @@ export const migrateActivityItems = async (
           const next = {
             ...activityItem(record),
             [INSIGHTS_COUNTED]: true,
-            [MONTHS_COUNTED]: GAUGE_ITEMS,
+            [MONTHS_COUNTED]: HISTOGRAM_ITEMS,
           };
           if (canonical(next) === canonical(item)) {
             totals.current++;
@@ -95,13 +99,16 @@ export const migrateActivityItems = async (
           };
           // A version not yet counted in the insight day items is counted there with the write that marks it.
           const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
-          // Likewise in the insight month items, which roll the day items up.
-          const months = countedInMonths(item) ? [] : insightMonthDeltas([{ previous: record, next: record }]);
-          // And its open work in the gauge items (earlier versions counted it in the month items).
-          const gauges = countedInGauges(item) ? [] : insightGaugeDeltas([{ previous: record, next: record }]);
+          // Its month, gauge and histogram items move from how it was counted (its marker) to how this version counts:
+          // not yet in the month items, its open work in them, its histogram buckets in them.
+          const recount = [{ previous: { ...record, [MONTHS_COUNTED]: item[MONTHS_COUNTED] }, next: record }];
+          const months = insightMonthDeltas(recount);
+          const gauges = insightGaugeDeltas(recount);
+          const histograms = insightHistogramDeltas(recount);
           try {
-            if (counts.length === 0 && months.length === 0 && gauges.length === 0) await db.send(new PutCommand(put));
-            else {
+            if (counts.length + months.length + gauges.length + histograms.length === 0) {
+              await db.send(new PutCommand(put));
+            } else {
               const outcome = await changes.commit(() => [
                 write({ Put: put }, refuse('changedMeanwhile')),
                 ...counts.map(({ orgId, day, shard, deltas }) => counter(key.insightDay(orgId, day, shard), deltas)),
@@ -111,13 +118,17 @@ export const migrateActivityItems = async (
                 ...gauges.map(({ orgId, month, shard, deltas }) =>
                   gaugeCounter(key.insightGauges(orgId, month, shard), deltas),
                 ),
+                ...histograms.map(({ orgId, item: histogram, month, shard, deltas }) =>
+                  counter(key.insightHistograms(orgId, histogram, month, shard), deltas),
+                ),
               ]);
               if (!outcome.committed) {
                 totals.changedMeanwhile++;
                 continue;
               }
-              if (counts.length > 0 || months.length > 0) totals.insightsCounted++;
+              if (counts.length > 0 || (!countedInMonths(item) && months.length > 0)) totals.insightsCounted++;
               if (gauges.length > 0) totals.gaugesCounted++;
+              if (histograms.length > 0) totals.histogramsCounted++;
             }
             totals.rewritten++;
           } catch (error) {
@@ -136,8 +147,8 @@ export const migrateActivityItems = async (
   return totals;
 };
 
-/** The partitions of the insight day, month and gauge items, which keep their counters (the `i.` names) by design. */
-const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS|#GAUGES)?(#S\d+)?$/;
+/** The partitions of the insight day, month, gauge and histogram items, which keep their counters (the `i.` names) by design. */
+const INSIGHT_PARTITION = /#INSIGHTS(#MONTHS|#GAUGES|#H#[a-z]+\d+)?(#S\d+)?$/;
 const MONTH_PARTITION = /#INSIGHTS#MONTHS(#S\d+)?$/;
 
 export type LegacyCountersDropped = { dayItems: number; monthItems: number };
@@ -145,7 +156,8 @@ export type LegacyCountersDropped = { dayItems: number; monthItems: number };
 /**
  * Removes what earlier versions kept where nothing reads or writes it any more: the insight counters
  * of the metrics day items (of organizations and brands), which made every metrics read larger, and
- * the open-work gauges of the insight month items, which now live in the gauge items. Each removal
+ * the open-work gauges of the insight month items, which now live in the gauge items, and the
+ * histogram buckets moved from them to the histogram items (each then zero). Each removal
  * is a plain REMOVE of attributes no writer sets, so a run stopped anywhere is finished by the next
  * and a second run removes nothing. Returns the items cleaned of each kind.
  */
@@ -167,16 +179,30 @@ export const dropLegacyInsightCounters = async (
     for (const item of page.Items ?? []) {
       const month = MONTH_PARTITION.test(item.PK as string);
       if (!month && INSIGHT_PARTITION.test(item.PK as string)) continue;
-      const names = Object.keys(item).filter(month ? isLegacyGaugeOnDay : isInsightCounter);
-      if (names.length === 0) continue;
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { PK: item.PK, SK: item.SK },
-          UpdateExpression: `REMOVE ${names.map((_, i) => `#r${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
-        }),
+      // A month item's histogram buckets were all moved to the histogram items: those left are zeros.
+      const emptied = (name: string) => histogramItemOf(name) !== undefined && item[name] === 0;
+      const names = Object.keys(item).filter(
+        month ? (name) => isLegacyGaugeOnDay(name) || emptied(name) : isInsightCounter,
       );
+      if (names.length === 0) continue;
+      const zeros = names.flatMap((name, i) => (month && emptied(name) ? [`#r${i} = :zero`] : []));
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { PK: item.PK, SK: item.SK },
+            UpdateExpression: `REMOVE ${names.map((_, i) => `#r${i}`).join(', ')}`,
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
+            // A bucket a writer counted in meanwhile is no longer empty, and stays.
+            ...(zeros.length > 0
+              ? { ConditionExpression: zeros.join(' AND '), ExpressionAttributeValues: { ':zero': 0 } }
+              : {}),
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        continue;
+      }
       if (month) cleaned.monthItems++;
       else cleaned.dayItems++;
     }

@@ -10,10 +10,11 @@ import {
 import type { AssetType } from '../domain/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
 import {
-  GAUGE_ITEMS,
+  HISTOGRAM_ITEMS,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
+  insightHistogramDeltas,
   insightMonthDeltas,
   LEGACY_INSIGHTS_COUNTED,
   MONTHS_COUNTED,
@@ -95,7 +96,7 @@ const recordPut = (write: RecordWrite): Write => ({
     Item: {
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
       [INSIGHTS_COUNTED]: true,
-      [MONTHS_COUNTED]: GAUGE_ITEMS,
+      [MONTHS_COUNTED]: HISTOGRAM_ITEMS,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
@@ -198,6 +199,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
     const insights = insightDeltas(writes);
     const months = insightMonthDeltas(writes);
     const gauges = insightGaugeDeltas(writes);
+    const histograms = insightHistogramDeltas(writes);
     return [
       ...writes.map((write) => record<Refusal>(recordPut(write), refuse('stale'))),
       ...effects.counters.map(counterChange),
@@ -208,6 +210,9 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       ),
       ...gauges.map(({ orgId, month, shard, deltas }) =>
         gaugeCounter<Refusal>(key.insightGauges(orgId, month, shard), deltas, refuse('floor')),
+      ),
+      ...histograms.map(({ orgId, item, month, shard, deltas }) =>
+        counter<Refusal>(key.insightHistograms(orgId, item, month, shard), deltas, refuse('floor')),
       ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),

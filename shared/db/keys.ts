@@ -313,6 +313,16 @@ export const key = {
     SK: `MONTH#${month}`,
   }),
   /**
+   * One histogram item of an organization month in the same shard (`item`: the histogram and group,
+   * `ttb3`): the buckets of that group, the organization's and its brands'. The month item counts
+   * the groups, so a median reads the groups there and then the one item holding it, each of a size
+   * bounded by the group's width, however many records the month counts.
+   */
+  insightHistograms: (orgId: string, item: string, month: string, shard = 0): Key => ({
+    PK: metricsPk(`METRICS#${orgId}#INSIGHTS#H#${item}`, shard),
+    SK: `MONTH#${month}`,
+  }),
+  /**
    * The open-work gauges of an organization month in the same shard, by the day they were counted
    * on: apart from the month rollup, so a read of the gauges carries neither its breakdowns nor its
    * histograms, and the item holds at most a few gauges per day of the month however busy the

@@ -4,11 +4,19 @@ import { nextDay } from '../domain/dates.ts';
 import {
   type BreakdownMetric,
   breakdownKeysAttribute,
+  bucketCountersOf,
   DAY_UNITS_PREFIX,
   type Dimension,
   dayUnitsCounter,
   dimensionCounter,
+  EMPTY_WINDOW,
+  groupCounters,
+  groupCountsOf,
+  type HistogramRef,
+  histogramItem,
   isLegacyGaugeOnDay,
+  type MedianWindow,
+  medianGroup,
 } from '../domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
 import { queryPages } from './batch.ts';
@@ -62,11 +70,14 @@ const lastDayOf = (month: string): string => {
 };
 const nextMonth = (month: string): string => nextDay(lastDayOf(month)).slice(0, 7);
 
-/** One shard's insight month items from `from` (or the first) to `to`, ascending; only `names` of them when given. */
+/** Keys of one kind of month item (`YYYY-MM`) in a shard: the insight month items, or one histogram's items. */
+type MonthKey = (month: string, shard: number) => Key;
+
+/** One shard's month items from `from` (or the first) to `to`, ascending; only `names` of them when given. */
 const shardMonths = async (
   db: DynamoDBDocumentClient,
   table: string,
-  orgId: string,
+  keyOf: MonthKey,
   shard: number,
   from: string | undefined,
   to: string,
@@ -84,9 +95,9 @@ const shardMonths = async (
           ExpressionAttributeNames: { '#sk': 'SK', ...projected },
         }),
     ExpressionAttributeValues: {
-      ':pk': key.insightMonth(orgId, to, shard).PK,
-      ':from': key.insightMonth(orgId, from ?? '', shard).SK,
-      ':to': key.insightMonth(orgId, to, shard).SK,
+      ':pk': keyOf(to, shard).PK,
+      ':from': keyOf(from ?? '', shard).SK,
+      ':to': keyOf(to, shard).SK,
     },
   })) {
     items.push(...page);
@@ -97,44 +108,50 @@ const shardMonths = async (
 const DAYS_OF_MONTH = Array.from({ length: 31 }, (_, i) => dayUnitsCounter(String(i + 1).padStart(2, '0')));
 
 /**
- * The breakdown and histogram counters of an organization's insight items summed over [from, to]:
- * whole months from the month items (one per month and shard), the days of a month the range cuts
- * from the day items. The last month's item stands for its days up to `to` when no unit of it was
- * counted on a later day of the month (records dated ahead), so a range ending today reads none
- * of this month's day items. With `breakdown`, only that breakdown's counters are summed: the month
- * items are read twice, first for the keys it counted, then for those keys' counters alone.
+ * How an organization's insight counters over [from, to] are read: whole months from the month
+ * items (one per month and shard), the days of a month the range cuts from the day items. The last
+ * month's item stands for its days up to `to` when no unit of it was counted on a later day of the
+ * month (records dated ahead), so a range ending today reads none of this month's day items.
+ * `first` are the month items read with `names` (all of their counters when unset), `days` the
+ * counters taken from day items instead, and `again` reads other counters of the same months: of
+ * the month items, or of the items `keyOf` names (a histogram's), in the shards that hold any.
  */
-const insightSums = async (
+type MonthPlan = {
+  first: Record<string, unknown>[];
+  days: Counters;
+  again: (names: readonly string[], keyOf?: MonthKey) => Promise<Record<string, unknown>[]>;
+};
+const planMonths = async (
   db: DynamoDBDocumentClient,
   table: string,
   orgId: string,
   from: string | undefined,
   to: string,
-  breakdown?: { metric: BreakdownMetric; dimension: Dimension },
-): Promise<Counters> => {
+  names?: readonly string[],
+): Promise<MonthPlan> => {
   const scope: MetricsScope = { orgId, insights: true };
   const lastMonth = to.slice(0, 7);
-  const sums: Counters = {};
+  const days: Counters = {};
   const addDays = async (first: string, last: string) => {
     const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, first, last)));
-    for (const item of shards.flat()) addInto(sums, item, (name) => name === TOTAL);
+    for (const item of shards.flat()) addInto(days, item, (name) => name === TOTAL);
   };
   const cut = from !== undefined && !from.endsWith('-01');
   if (cut && from.slice(0, 7) === lastMonth) {
     await addDays(from, to);
-    return sums;
+    return { first: [], days, again: async () => [] };
   }
   const firstWhole = from === undefined ? undefined : cut ? nextMonth(from.slice(0, 7)) : from.slice(0, 7);
-  const keysAttribute =
-    breakdown === undefined ? undefined : breakdownKeysAttribute(breakdown.metric, breakdown.dimension);
-  const readMonths = async (names?: readonly string[]) =>
-    (
-      await Promise.all(SHARDS.map((shard) => shardMonths(db, table, orgId, shard, firstWhole, lastMonth, names)))
-    ).flat();
-  const [items] = await Promise.all([
-    readMonths(keysAttribute === undefined ? undefined : [keysAttribute, ...DAYS_OF_MONTH]),
+  const months: MonthKey = (month, shard) => key.insightMonth(orgId, month, shard);
+  const readMonths = (projected: readonly string[] | undefined, shards: readonly number[], keyOf = months) =>
+    Promise.all(shards.map((shard) => shardMonths(db, table, keyOf, shard, firstWhole, lastMonth, projected)));
+  const [byShard] = await Promise.all([
+    readMonths(names === undefined ? undefined : [...names, ...DAYS_OF_MONTH], SHARDS),
     cut ? addDays(from, lastDayOf(from.slice(0, 7))) : undefined,
   ]);
+  const items = byShard.flat();
+  // A shard with no month item in the range has none to read again (most organizations count in one).
+  const holding = SHARDS.filter((shard) => (byShard[shard]?.length ?? 0) > 0);
   const prefix = key.insightMonth(orgId, '', 0).SK.length;
   const monthOf = (item: Record<string, unknown>) => (item.SK as string).slice(prefix);
   const toDay = Number(to.slice(8, 10));
@@ -145,22 +162,83 @@ const insightSums = async (
       .some((item) =>
         DAYS_OF_MONTH.slice(toDay).some((name) => typeof item[name] === 'number' && (item[name] as number) > 0),
       );
-  const counted = ahead ? items.filter((item) => monthOf(item) !== lastMonth) : items;
-  if (keysAttribute === undefined || breakdown === undefined) {
-    for (const item of counted) addInto(sums, item, isDayUnits);
-  } else {
-    const keys = new Set<string>();
-    for (const item of counted)
-      for (const name of (item[keysAttribute] as Set<string> | undefined) ?? []) keys.add(name);
-    const names = [...keys].map((name) => dimensionCounter(breakdown.metric, breakdown.dimension, name));
-    if (names.length > 0) {
-      for (const item of await readMonths(names)) {
-        if (!ahead || monthOf(item) !== lastMonth) addInto(sums, item, isDayUnits);
-      }
-    }
-  }
+  const counted = (read: Record<string, unknown>[]) =>
+    ahead ? read.filter((item) => monthOf(item) !== lastMonth) : read;
   if (ahead) await addDays(`${lastMonth}-01`, to);
+  return {
+    first: counted(items),
+    days,
+    again: async (more, keyOf) => counted((await readMonths(more, holding, keyOf)).flat()),
+  };
+};
+
+/**
+ * The breakdown and histogram counters of an organization's insight items summed over [from, to]
+ * (`planMonths`). With `breakdown`, only that breakdown's counters are summed: the month items are
+ * read twice, first for the keys it counted, then for those keys' counters alone.
+ */
+const insightSums = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  from: string | undefined,
+  to: string,
+  breakdown?: { metric: BreakdownMetric; dimension: Dimension },
+): Promise<Counters> => {
+  const keysAttribute =
+    breakdown === undefined ? undefined : breakdownKeysAttribute(breakdown.metric, breakdown.dimension);
+  const plan = await planMonths(db, table, orgId, from, to, keysAttribute === undefined ? undefined : [keysAttribute]);
+  const sums: Counters = { ...plan.days };
+  if (keysAttribute === undefined || breakdown === undefined) {
+    for (const item of plan.first) addInto(sums, item, isDayUnits);
+    return sums;
+  }
+  const keys = new Set<string>();
+  for (const item of plan.first)
+    for (const name of (item[keysAttribute] as Set<string> | undefined) ?? []) keys.add(name);
+  const names = [...keys].map((name) => dimensionCounter(breakdown.metric, breakdown.dimension, name));
+  if (names.length > 0) for (const item of await plan.again(names)) addInto(sums, item, isDayUnits);
   return sums;
+};
+
+/**
+ * What the medians of an organization's histograms over [from, to] need (`planMonths`): the month
+ * items are read for the histograms' group counts, then each histogram's item of the group that
+ * holds its median for that group's buckets, so both reads meet items whose size is bounded by the
+ * number of groups and the width of one, however many records the months count. Day items hold
+ * bucket counts only; their groups are counted here.
+ */
+const insightMedianWindows = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  from: string | undefined,
+  to: string,
+  histograms: readonly HistogramRef[],
+): Promise<MedianWindow[]> => {
+  const plan = await planMonths(db, table, orgId, from, to, histograms.flatMap(groupCounters));
+  const months: Counters = {};
+  for (const item of plan.first) addInto(months, item, isDayUnits);
+  const found = histograms.map((ref) => {
+    const groups = groupCountsOf(plan.days, ref);
+    for (const name of groupCounters(ref))
+      if (months[name] !== undefined) groups[name] = (groups[name] ?? 0) + months[name];
+    return medianGroup(ref, groups);
+  });
+  return Promise.all(
+    histograms.map(async (ref, i): Promise<MedianWindow> => {
+      const median = found[i];
+      if (median === undefined) return EMPTY_WINDOW;
+      const names = bucketCountersOf(ref, median.group);
+      const item = histogramItem(ref, median.group);
+      const buckets: Counters = {};
+      for (const read of await plan.again(names, (month, shard) => key.insightHistograms(orgId, item, month, shard))) {
+        addInto(buckets, read, () => false);
+      }
+      const counts = names.map((name) => [name, (buckets[name] ?? 0) + (plan.days[name] ?? 0)]);
+      return { samples: median.samples, below: median.below, buckets: Object.fromEntries(counts) };
+    }),
+  );
 };
 
 /** A day's counters are the sums of its items in every shard. */
@@ -194,6 +272,8 @@ export const metricsRepository = (db: DynamoDBDocumentClient, table: string): Me
   },
 
   days: (scope, from, to) => summedDays(db, table, scope, from, to),
+
+  medianWindows: (orgId, from, to, histograms) => insightMedianWindows(db, table, orgId, from, to, histograms),
 
   /** Counters never go below zero, so a day is active when any of its shards has a positive total. */
   async hasActivityBefore(scope, day) {

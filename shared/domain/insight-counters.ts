@@ -73,17 +73,134 @@ const EXACT_MINUTES = 60;
 const GROWTH = 1.05;
 
 const lowerOf = (k: number): number => Math.floor(EXACT_MINUTES * GROWTH ** k);
+/** The number of the widening bucket (from an hour on) that holds `minutes`. */
+const stepOf = (minutes: number): number => {
+  let k = Math.floor(Math.log(minutes / EXACT_MINUTES) / Math.log(GROWTH));
+  while (k > 0 && lowerOf(k) > minutes) k--;
+  while (lowerOf(k + 1) <= minutes) k++;
+  return k;
+};
 /**
  * The histogram bucket of a duration in whole minutes, named by its lower bound: every minute up
  * to an hour is its own bucket, then each bucket is 5 % wider than the previous, so a median read
  * from the buckets is within 5 % of the exact one.
  */
-export const bucketOf = (minutes: number): number => {
-  if (minutes < EXACT_MINUTES) return minutes;
-  let k = Math.floor(Math.log(minutes / EXACT_MINUTES) / Math.log(GROWTH));
-  while (k > 0 && lowerOf(k) > minutes) k--;
-  while (lowerOf(k + 1) <= minutes) k++;
-  return lowerOf(k);
+export const bucketOf = (minutes: number): number => (minutes < EXACT_MINUTES ? minutes : lowerOf(stepOf(minutes)));
+
+/**
+ * Buckets per group. A month item also counts each histogram by groups of consecutive buckets, so
+ * a median over months reads the groups' counts first and then the buckets of the one group that
+ * holds it: two reads of a bounded number of counters, however many buckets the months filled.
+ */
+const GROUP_SIZE = 12;
+/** The position of a bucket among all buckets, from 0. */
+const positionOf = (bucket: number): number => (bucket < EXACT_MINUTES ? bucket : EXACT_MINUTES + stepOf(bucket));
+const bucketAt = (position: number): number =>
+  position < EXACT_MINUTES ? position : lowerOf(position - EXACT_MINUTES);
+export const groupOf = (bucket: number): number => Math.floor(positionOf(bucket) / GROUP_SIZE);
+/** The longest duration two timestamps can be apart, in minutes: its group bounds every histogram's. */
+const LONGEST_MINUTES = Math.floor((2 * 8.64e15) / MINUTE_MS);
+const LAST_GROUP: Record<Histogram, number> = {
+  timeToBlock: groupOf(bucketOf(LONGEST_MINUTES)),
+  timeToTakedown: groupOf(bucketOf(MAX_TAKEDOWN_MINUTES)),
+};
+
+/** A histogram of the organization (`brand` unset) or of one brand's records. */
+export type HistogramRef = { histogram: Histogram; brand?: string };
+/** The prefix of a histogram's group counters in the month items (`i.ttbg.3`, `i.ttbg@acme.3`). */
+export const histogramGroupPrefix = ({ histogram, brand }: HistogramRef): string =>
+  `${PREFIX}${HISTOGRAMS[histogram]}g${brand === undefined ? '' : `@${brand}`}.`;
+/** Every group counter a histogram can have, in group order. */
+export const groupCounters = (ref: HistogramRef): string[] =>
+  Array.from({ length: LAST_GROUP[ref.histogram] + 1 }, (_, group) => `${histogramGroupPrefix(ref)}${group}`);
+/** The bucket counters of one group of a histogram. */
+export const bucketCountersOf = (ref: HistogramRef, group: number): string[] =>
+  Array.from(
+    { length: GROUP_SIZE },
+    (_, i) => `${histogramPrefix(ref.histogram, ref.brand)}${bucketAt(group * GROUP_SIZE + i)}`,
+  );
+/**
+ * A histogram counter's parts: `i.<code>[g][@<brand>].<n>`, a bucket's count (`n` the bucket) or,
+ * with `g`, a group's (`n` the group); undefined for any other counter.
+ */
+const histogramCounter = (name: string): { code: string; group: boolean; brand: string; n: number } | undefined => {
+  if (!name.startsWith(PREFIX)) return undefined;
+  const dot = name.lastIndexOf('.');
+  const tail = name.slice(dot + 1);
+  if (!/^\d+$/.test(tail)) return undefined;
+  const body = name.slice(PREFIX.length, dot);
+  const at = body.indexOf('@');
+  const head = at === -1 ? body : body.slice(0, at);
+  const group = head.endsWith('g');
+  const code = group ? head.slice(0, -1) : head;
+  if (!CODES.has(code)) return undefined;
+  return { code, group, brand: at === -1 ? '' : body.slice(at), n: Number(tail) };
+};
+const CODES = new Set<string>(Object.values(HISTOGRAMS));
+
+/** Whether a counter is a group counter of a histogram. */
+export const isGroupCounter = (name: string): boolean => histogramCounter(name)?.group === true;
+
+/**
+ * The histogram item a bucket counter is kept in: one per histogram and group (`ttb3`), holding the
+ * organization's buckets of the group and its brands'; undefined for any other counter.
+ */
+export const histogramItemOf = (name: string): string | undefined => {
+  const counter = histogramCounter(name);
+  return counter === undefined || counter.group ? undefined : `${counter.code}${groupOf(counter.n)}`;
+};
+/** The histogram item holding a histogram's buckets of one group. */
+export const histogramItem = ({ histogram }: HistogramRef, group: number): string => `${HISTOGRAMS[histogram]}${group}`;
+
+/** The group counter a bucket counter also counts to; undefined for any other counter. */
+export const groupCounterOf = (name: string): string | undefined => {
+  const counter = histogramCounter(name);
+  if (counter === undefined || counter.group) return undefined;
+  return `${PREFIX}${counter.code}g${counter.brand}.${groupOf(counter.n)}`;
+};
+
+/** What a histogram's median needs: its samples, those in groups below the median's group, and that group's bucket counts. */
+export type MedianWindow = { samples: number; below: number; buckets: Readonly<Record<string, number>> };
+export const EMPTY_WINDOW: MedianWindow = { samples: 0, below: 0, buckets: {} };
+
+/** A histogram's group counts from counters that hold its bucket counts (day items hold no group counts). */
+export const groupCountsOf = (
+  counters: Readonly<Record<string, number>>,
+  ref: HistogramRef,
+): Record<string, number> => {
+  const prefix = histogramPrefix(ref.histogram, ref.brand);
+  const groups: Record<string, number> = {};
+  for (const [name, value] of Object.entries(counters)) {
+    if (!name.startsWith(prefix) || value <= 0) continue;
+    const group = groupCounterOf(name);
+    if (group !== undefined) groups[group] = (groups[group] ?? 0) + value;
+  }
+  return groups;
+};
+
+/** Of a histogram's group counts, the group holding its median unit (the ⌈samples / 2⌉th), and the samples below it. */
+export const medianGroup = (
+  ref: HistogramRef,
+  groups: Readonly<Record<string, number>>,
+): { group: number; below: number; samples: number } | undefined => {
+  const counts = groupCounters(ref).map((name) => Math.max(0, groups[name] ?? 0));
+  const samples = counts.reduce((sum, count) => sum + count, 0);
+  if (samples === 0) return undefined;
+  const rank = Math.ceil(samples / 2);
+  let below = 0;
+  for (const [group, count] of counts.entries()) {
+    if (below + count >= rank) return { group, below, samples };
+    below += count;
+  }
+  return undefined;
+};
+
+/** A histogram's median window from counters that hold all of its bucket counts. */
+export const medianWindowOf = (counters: Readonly<Record<string, number>>, ref: HistogramRef): MedianWindow => {
+  const found = medianGroup(ref, groupCountsOf(counters, ref));
+  if (found === undefined) return EMPTY_WINDOW;
+  const buckets = Object.fromEntries(bucketCountersOf(ref, found.group).map((name) => [name, counters[name] ?? 0]));
+  return { samples: found.samples, below: found.below, buckets };
 };
 
 const minutesBetween = (from: string, to: string): number =>
@@ -232,12 +349,18 @@ export const isInsightCounter = (name: string): boolean => name.startsWith(PREFI
  * the size of a record (nor to that of its index entries).
  */
 export const MONTHS_COUNTED = 'insightMonthsCounted';
+/** A version counted in the month items with its open work in the gauge items. */
 export const GAUGE_ITEMS = 2;
-const markerOf = (record: object | undefined): unknown =>
-  record === undefined ? undefined : (record as Record<string, unknown>)[MONTHS_COUNTED];
-export const countedInMonths = (record: object | undefined): boolean =>
-  markerOf(record) === true || markerOf(record) === GAUGE_ITEMS;
-export const countedInGauges = (record: object | undefined): boolean => markerOf(record) === GAUGE_ITEMS;
+/** A version counted as `GAUGE_ITEMS`, with its histogram buckets in the histogram items and their groups in the month items. */
+export const HISTOGRAM_ITEMS = 3;
+/** How a stored version was counted: 0 not in the month items, 1 in them alone (`true`), else its marker. */
+const levelOf = (record: object | undefined): number => {
+  const marker = record === undefined ? undefined : (record as Record<string, unknown>)[MONTHS_COUNTED];
+  return marker === true ? 1 : typeof marker === 'number' ? marker : 0;
+};
+export const countedInMonths = (record: object | undefined): boolean => levelOf(record) >= 1;
+export const countedInGauges = (record: object | undefined): boolean => levelOf(record) >= GAUGE_ITEMS;
+export const countedInHistogramItems = (record: object | undefined): boolean => levelOf(record) >= HISTOGRAM_ITEMS;
 
 const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED)]);
 /**
@@ -247,7 +370,14 @@ const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED
 export const dayUnitsCounter = (dayOfMonth: string): string => `n.${dayOfMonth}`;
 export const DAY_UNITS_PREFIX = 'n.';
 
-export type MonthDelta = { orgId: string; month: string; shard: number; deltas: Record<string, number> };
+export type MonthDelta = {
+  orgId: string;
+  month: string;
+  shard: number;
+  /** The histogram item of the month (`ttb3`: the time-to-block buckets of group 3); unset for the month or gauge item. */
+  item?: string;
+  deltas: Record<string, number>;
+};
 
 /**
  * The gauges by day of the month that earlier versions kept in the month items (`<gauge>@DD`), which
@@ -285,18 +415,24 @@ export const gaugeSlotsOf = (deltas: Record<string, number>): string[] => {
   return [...gauges].flatMap((gauge) => GAUGE_DAYS.map((day) => gaugeOnDay(gauge, day)));
 };
 
-type MonthCount = { month: string; name: string };
+/** A unit a record adds to one of its month's items: `item` names a histogram item (`ttb3`), else it is the month item or gauge item. */
+type MonthCount = { month: string; name: string; item?: string };
 
-/** What a live record adds to its month items: its breakdown and histogram units, and each one's day. */
-const monthCounts = (record: ActivityRecord): MonthCount[] =>
-  insightCounts(record).flatMap(({ day, name }) =>
-    GAUGES.has(name)
-      ? []
-      : [
-          { month: day.slice(0, 7), name },
-          { month: day.slice(0, 7), name: dayUnitsCounter(day.slice(8, 10)) },
-        ],
-  );
+/**
+ * What a live record adds to its month items: its breakdown and histogram units, each one's day;
+ * a version counted as `HISTOGRAM_ITEMS` counts each histogram unit by its group (the bucket goes to
+ * the histogram items), one counted before by its bucket.
+ */
+const monthCounts = (record: ActivityRecord, level: number): MonthCount[] =>
+  insightCounts(record).flatMap(({ day, name }) => {
+    if (GAUGES.has(name)) return [];
+    const month = day.slice(0, 7);
+    const group = level >= HISTOGRAM_ITEMS ? groupCounterOf(name) : undefined;
+    return [
+      { month, name: group ?? name },
+      { month, name: dayUnitsCounter(day.slice(8, 10)) },
+    ];
+  });
 
 /** What a live record adds to its gauge items: its open-work gauges, each under its day of the month. */
 const gaugeCounts = (record: ActivityRecord): MonthCount[] =>
@@ -304,25 +440,37 @@ const gaugeCounts = (record: ActivityRecord): MonthCount[] =>
     GAUGES.has(name) ? [{ month: day.slice(0, 7), name: gaugeOnDay(name, day.slice(8, 10)) }] : [],
   );
 
-/** Per organization month and shard (the shard of the day items they roll up): next counts minus counted previous ones. */
+/** What a live record adds to its histogram items: each histogram unit's bucket, in the item of its histogram and group. */
+const histogramCounts = (record: ActivityRecord): MonthCount[] =>
+  insightCounts(record).flatMap(({ day, name }) => {
+    const item = histogramItemOf(name);
+    return item === undefined ? [] : [{ month: day.slice(0, 7), name, item }];
+  });
+
+/**
+ * Per organization month and shard (the shard of the day items they roll up), and item where a
+ * month has several: the next versions' counts minus those of previous versions counted there
+ * (counted as their level says).
+ */
 const monthlyDeltas = (
   writes: readonly RecordWrite[],
-  counts: (record: ActivityRecord) => MonthCount[],
-  counted: (record: ActivityRecord | undefined) => boolean,
+  counts: (record: ActivityRecord, level: number) => MonthCount[],
+  countedFrom: number,
 ): MonthDelta[] => {
   const entries = new Map<string, MonthDelta>();
-  const add = (orgId: string, shard: number, month: string, name: string, amount: number) => {
-    const id = `${orgId}\u0000${month}\u0000${shard}`;
-    const entry = entries.get(id) ?? { orgId, month, shard, deltas: {} };
+  const add = (orgId: string, shard: number, { month, name, item }: MonthCount, amount: number) => {
+    const id = `${orgId}\u0000${month}\u0000${shard}\u0000${item ?? ''}`;
+    const entry = entries.get(id) ?? { orgId, month, shard, ...(item === undefined ? {} : { item }), deltas: {} };
     entry.deltas[name] = (entry.deltas[name] ?? 0) + amount;
     entries.set(id, entry);
   };
   for (const write of writes) {
     const shard = counterShardOf(write);
-    for (const { month, name } of counts(write.next)) add(write.next.organization, shard, month, name, 1);
-    if (counted(write.previous)) {
+    for (const count of counts(write.next, HISTOGRAM_ITEMS)) add(write.next.organization, shard, count, 1);
+    const level = levelOf(write.previous);
+    if (level >= countedFrom) {
       const previous = write.previous as ActivityRecord;
-      for (const { month, name } of counts(previous)) add(previous.organization, shard, month, name, -1);
+      for (const count of counts(previous, level)) add(previous.organization, shard, count, -1);
     }
   }
   return [...entries.values()].flatMap((entry) => {
@@ -333,10 +481,10 @@ const monthlyDeltas = (
 
 /**
  * The insight month-item deltas of writes, per organization month and shard: the next versions'
- * breakdown and histogram units minus those of previous versions counted there.
+ * breakdown units and histogram groups minus what previous versions counted there.
  */
 export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
-  monthlyDeltas(writes, monthCounts, countedInMonths);
+  monthlyDeltas(writes, monthCounts, 1);
 
 /**
  * The gauge-item deltas of writes, per organization month and shard: the next versions' gauges by
@@ -344,7 +492,15 @@ export const insightMonthDeltas = (writes: readonly RecordWrite[]): MonthDelta[]
  * alone withdraws nothing from them).
  */
 export const insightGaugeDeltas = (writes: readonly RecordWrite[]): MonthDelta[] =>
-  monthlyDeltas(writes, gaugeCounts, countedInGauges);
+  monthlyDeltas(writes, gaugeCounts, GAUGE_ITEMS);
+
+/**
+ * The histogram-item deltas of writes, per organization month, shard and item (`item`): the next
+ * versions' buckets minus those of previous versions counted there (one counted before kept its
+ * buckets in the month items, and withdraws them there).
+ */
+export const insightHistogramDeltas = (writes: readonly RecordWrite[]): Required<MonthDelta>[] =>
+  monthlyDeltas(writes, histogramCounts, HISTOGRAM_ITEMS) as Required<MonthDelta>[];
 
 /**
  * The set attribute of a month item naming the keys a breakdown (metric and dimension) has counted

@@ -9,8 +9,9 @@ import {
   CHANGED,
   type Dimension,
   dimensionPrefix,
-  type Histogram,
-  histogramPrefix,
+  EMPTY_WINDOW,
+  type HistogramRef,
+  type MedianWindow,
   OPEN,
   threatGroupOf,
 } from './insight-counters.ts';
@@ -122,17 +123,16 @@ export const metricValue = (counters: Counters, metric: BreakdownMetric): number
  * The lower median of a histogram's samples, as the lower bound of the bucket holding it (see
  * `bucketOf`); null without samples.
  */
-export const histogramMedian = (counters: Counters, prefix: string): number | null => {
-  const buckets: [number, number][] = [];
-  for (const [name, value] of Object.entries(counters)) {
-    if (name.startsWith(prefix) && value > 0) buckets.push([Number(name.slice(prefix.length)), value]);
-  }
-  const samples = buckets.reduce((sum, [, count]) => sum + count, 0);
+/** The median bucket of a histogram from its window: the bucket holding its ⌈samples / 2⌉th unit. */
+export const windowMedian = ({ samples, below, buckets }: MedianWindow): number | null => {
   if (samples === 0) return null;
-  buckets.sort(([a], [b]) => a - b);
   const rank = Math.ceil(samples / 2);
-  let seen = 0;
-  for (const [bucket, count] of buckets) {
+  let seen = below;
+  const counted = Object.entries(buckets)
+    .map(([name, count]) => [Number(name.slice(name.lastIndexOf('.') + 1)), count] as const)
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => a - b);
+  for (const [bucket, count] of counted) {
     seen += count;
     if (seen >= rank) return bucket;
   }
@@ -155,9 +155,6 @@ export type MetricsSummary = Record<BreakdownMetric, number> & {
   medianTimeToTakedownHours: number | null;
 };
 
-const median = (counters: Counters, histogram: Histogram, brand?: string) =>
-  histogramMedian(counters, histogramPrefix(histogram, brand));
-
 /**
  * `POST /metrics/summary`: the organization's counters over whole UTC days (default: from its
  * first counted day to today), or those of one brand (`brandSlug`, the brand metrics' rules), with
@@ -171,7 +168,12 @@ export const metricsSummary = async (
 ): Promise<MetricsSummary> => {
   assertOrdered(query);
   const brand = query.brandSlug;
-  const [counters, histograms] = await Promise.all([
+  const end = endOf(query, today);
+  const histograms: HistogramRef[] = [
+    { histogram: 'timeToBlock', brand },
+    { histogram: 'timeToTakedown', brand },
+  ];
+  const [counters, [toBlock, toTakedown]] = await Promise.all([
     (async () =>
       sumOf(
         await readDays(
@@ -181,10 +183,15 @@ export const metricsSummary = async (
           today,
         ),
       ))(),
-    readSums(stores.metrics, { orgId, insights: true }, query, today),
+    (async () => {
+      const windows =
+        query.startDate !== undefined && query.startDate > end
+          ? histograms.map(() => EMPTY_WINDOW)
+          : await stores.metrics.medianWindows(orgId, query.startDate, end, histograms);
+      return windows.map(windowMedian);
+    })(),
   ]);
   const value = (metric: BreakdownMetric) => metricValue(counters, metric);
-  const toTakedown = median(histograms, 'timeToTakedown', brand);
   return {
     reports: value('reports'),
     newThreats: value('newThreats'),
@@ -198,8 +205,9 @@ export const metricsSummary = async (
     otherThreats: value('otherThreats'),
     detections: value('detections'),
     disputes: value('disputes'),
-    medianTimeToBlockMinutes: median(histograms, 'timeToBlock', brand),
-    medianTimeToTakedownHours: toTakedown === null ? null : Math.round((toTakedown / 60) * 100) / 100,
+    medianTimeToBlockMinutes: toBlock ?? null,
+    medianTimeToTakedownHours:
+      toTakedown === null || toTakedown === undefined ? null : Math.round((toTakedown / 60) * 100) / 100,
   };
 };
 

@@ -4,7 +4,7 @@ import { jsonSchemaTwin } from '../schema-twin.ts';
 import type { AssetType } from './asset-types.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX, threatCounter } from './counters.ts';
 import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
-import type { BreakdownMetric, Dimension } from './insight-counters.ts';
+import type { BreakdownMetric, Dimension, HistogramRef, MedianWindow } from './insight-counters.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 /** The functions read the current UTC day through here. */
@@ -31,7 +31,8 @@ export interface MetricsStore {
   days(scope: MetricsScope, from: string | undefined, to: string): Promise<DayCounters[]>;
   /**
    * The scope's counters summed over `from` (or its first day) to `to`, inclusive; of the insight
-   * counters (`insights`), the breakdowns and histograms only.
+   * counters (`insights`), the breakdowns and the histograms' group counts only (their buckets are
+   * read by `medianWindows`).
    */
   sums(
     scope: MetricsScope,
@@ -40,6 +41,16 @@ export interface MetricsStore {
     /** Of the insight counters, only this breakdown's need be summed. */
     breakdown?: { metric: BreakdownMetric; dimension: Dimension },
   ): Promise<Record<string, number>>;
+  /**
+   * Of the organization's insight histograms, what each one's median over `from` (or its first day)
+   * to `to` needs, in the order asked.
+   */
+  medianWindows(
+    orgId: string,
+    from: string | undefined,
+    to: string,
+    histograms: readonly HistogramRef[],
+  ): Promise<MedianWindow[]>;
   /** Whether a day before `day` has counters that are not all zero. */
   hasActivityBefore(scope: MetricsScope, day: string): Promise<boolean>;
 }

@@ -32,7 +32,12 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
 import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
-import { insightDeltas, insightGaugeDeltas, insightMonthDeltas } from '../../shared/domain/insight-counters.ts';
+import {
+  insightDeltas,
+  insightGaugeDeltas,
+  insightHistogramDeltas,
+  insightMonthDeltas,
+} from '../../shared/domain/insight-counters.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
 
 const DAYS = 365;
@@ -96,14 +101,14 @@ const recordOf = (orgId: string, i: number, firstDay: number): ActivityChange =>
 };
 
 type Item = Map<string, number>;
-type Partition = 'metrics' | 'insights' | 'months' | 'gauges';
+type Partition = 'metrics' | 'insights' | 'months' | 'gauges' | 'histograms';
 
-/** The counter deltas the transactions of these records would ADD, summed per item (metrics, insights, months, gauges). */
+/** The counter deltas the transactions of these records would ADD, summed per item (metrics, insights, months, gauges, histograms). */
 const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>) => {
   const writes = records.map((next) => ({ previous: undefined, next }));
-  const add = (part: Partition, deltas: ReturnType<typeof insightDeltas>) => {
+  const add = (part: Partition, deltas: (ReturnType<typeof insightDeltas>[number] & { item?: string })[]) => {
     for (const delta of deltas) {
-      const id = `${part}|${delta.day}|${delta.shard}`;
+      const id = `${part}|${delta.day}|${delta.shard}|${delta.item ?? ''}`;
       const item = items.get(id) ?? new Map<string, number>();
       let total = 0;
       for (const [name, value] of Object.entries(delta.deltas)) {
@@ -123,6 +128,10 @@ const countersOf = (records: readonly ActivityRecord[], items: Map<string, Item>
   add(
     'gauges',
     insightGaugeDeltas(writes).map(({ month, ...delta }) => ({ ...delta, day: month })),
+  );
+  add(
+    'histograms',
+    insightHistogramDeltas(writes).map(({ month, ...delta }) => ({ ...delta, day: month })),
   );
 };
 
@@ -196,7 +205,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
       countersOf(records, items);
     }
     for (const [id, item] of items) {
-      const [partition, day, shard] = id.split('|') as [string, string, string];
+      const [partition, day, shard, histogram] = id.split('|') as [Partition, string, string, string];
       const entries = [...item];
       for (let start = 0; start < entries.length; start += ADDS_PER_UPDATE) {
         const part = entries.slice(start, start + ADDS_PER_UPDATE);
@@ -211,9 +220,15 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { metrics: key.orgDay, insights: key.insightDay, months: key.insightMonth, gauges: key.insightGauges }[
-              partition as Partition
-            ](orgs.large, day, Number(shard)),
+            Key:
+              partition === 'histograms'
+                ? key.insightHistograms(orgs.large, histogram, day, Number(shard))
+                : {
+                    metrics: key.orgDay,
+                    insights: key.insightDay,
+                    months: key.insightMonth,
+                    gauges: key.insightGauges,
+                  }[partition](orgs.large, day, Number(shard)),
             // Month items also name the keys their breakdowns count, as the transactions' updates do.
             // Gauge items hold every slot of their gauges, as the transactions' updates leave them.
             ...(partition === 'months'

@@ -1,11 +1,11 @@
-import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { cursorCodec } from '../../shared/domain/cursor.ts';
 import { recordNumber } from '../../shared/domain/ids.ts';
-import { gaugeSlot } from '../../shared/domain/insight-counters.ts';
+import { gaugeSlot, isGroupCounter } from '../../shared/domain/insight-counters.ts';
 import { listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
@@ -18,6 +18,8 @@ const directory = { listBrands: async () => [] };
 const COUNT = 40;
 /** The takedowns with open-work gauges: those to do, in progress or cancelled (FILED, IN_PROGRESS, FAILED). */
 const GAUGED = (COUNT * 3) / 4;
+/** The records with a histogram unit: every threat (blocked) and the completed takedowns. */
+const HISTOGRAMMED = COUNT + COUNT / 4;
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 4, 1) + minutes * 60_000).toISOString();
 const threat = (i: number) => ({
@@ -136,12 +138,12 @@ describe('npm run admin -- migrate lifecycle', () => {
 
     expect(partial).not.toEqual(migrated);
     expect(first).toMatch(
-      /^Lifecycle records: [1-9]\d* rewritten \(0 counted into the insight day items, 0 into the gauge items\), [1-9]\d* already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges$/,
+      /^Lifecycle records: [1-9]\d* rewritten \(0 counted into the insight day items, 0 into the gauge items, 0 into the histogram items\), [1-9]\d* already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges and emptied buckets$/,
     );
     expect(migrated).toEqual(current);
     expect(migrated).toHaveLength(itemsBefore);
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items, 0 into the histogram items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges and emptied buckets`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
     expect(await allThreatIds()).toEqual(expectedThreatIds);
@@ -152,7 +154,9 @@ describe('npm run admin -- migrate lifecycle', () => {
   it('counts records stored with their insight counters in the metrics day items into the insight day items', async () => {
     const { Items = [] } = await table.db.send(new ScanCommand({ TableName: table.tableName, ConsistentRead: true }));
     // Day items, their month rollups and the gauge items (an earlier layout had none of them).
-    const insightItems = Items.filter((item) => /#INSIGHTS(#MONTHS|#GAUGES)?(#S\d+)?$/.test(item.PK as string));
+    const insightItems = Items.filter((item) =>
+      /#INSIGHTS(#MONTHS|#GAUGES|#H#[a-z]+\d+)?(#S\d+)?$/.test(item.PK as string),
+    );
     expect(insightItems.some((item) => (item.PK as string).includes('#GAUGES'))).toBe(true);
     expect(insightItems.some((item) => (item.PK as string).includes('#MONTHS'))).toBe(true);
     const metricsItem = Items.find((item) => (item.PK as string) === 'METRICS#acme');
@@ -174,10 +178,10 @@ describe('npm run admin -- migrate lifecycle', () => {
     const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
 
     expect(first).toBe(
-      `Lifecycle records: ${COUNT * 2} rewritten (${COUNT * 2} counted into the insight day items, ${GAUGED} into the gauge items), 0 already current, 0 changed by a writer meanwhile; 1 metrics day items cleared of insight counters, 0 insight month items of gauges`,
+      `Lifecycle records: ${COUNT * 2} rewritten (${COUNT * 2} counted into the insight day items, ${GAUGED} into the gauge items, ${HISTOGRAMMED} into the histogram items), 0 already current, 0 changed by a writer meanwhile; 1 metrics day items cleared of insight counters, 0 insight month items of gauges and emptied buckets`,
     );
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items, 0 into the histogram items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges and emptied buckets`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
   });
@@ -200,21 +204,46 @@ describe('npm run admin -- migrate lifecycle', () => {
       );
       await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK, SK } }));
     }
+    // And each month's histogram buckets inside its month item, which counted no groups.
+    const histogramItems = Items.filter((item) => /#INSIGHTS#H#/.test(item.PK as string));
+    expect(histogramItems.length).toBeGreaterThan(0);
+    const monthItems = new Map(
+      Items.filter((item) => /#INSIGHTS#MONTHS(#S\d+)?$/.test(item.PK as string)).map((item) => [
+        `${item.PK} ${item.SK}`,
+        Object.fromEntries(Object.entries(item).filter(([name]) => !isGroupCounter(name))),
+      ]),
+    );
+    for (const { PK, SK, ...buckets } of histogramItems) {
+      const monthPk = (PK as string).replace(/#H#[a-z]+\d+/, '#MONTHS');
+      Object.assign(monthItems.get(`${monthPk} ${SK}`) ?? {}, buckets);
+      await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { PK, SK } }));
+    }
+    for (const month of monthItems.values()) {
+      const { Item: stored } = await table.db.send(
+        new GetCommand({ TableName: table.tableName, Key: { PK: month.PK, SK: month.SK }, ConsistentRead: true }),
+      );
+      const legacyGauges = Object.fromEntries(Object.entries(stored ?? {}).filter(([name]) => name.includes('@')));
+      await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...month, ...legacyGauges } }));
+    }
     for (const item of await activityItems()) {
       await table.db.send(
         new PutCommand({ TableName: table.tableName, Item: { ...item, insightMonthsCounted: true } }),
       );
     }
-    const monthsWithGauges = new Set(gaugeItems.map(({ PK, SK }) => `${PK} ${SK}`)).size;
+    const monthsWithGauges = new Set(
+      [...gaugeItems, ...histogramItems].map(
+        ({ PK, SK }) => `${(PK as string).replace(/#(GAUGES|H#[a-z]+\d+)/, '#MONTHS')} ${SK}`,
+      ),
+    ).size;
 
     const first = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
     const second = await runAdminCommand(table.db, table.tableName, ['migrate', 'lifecycle'], {});
 
     expect(first).toBe(
-      `Lifecycle records: ${COUNT * 2} rewritten (0 counted into the insight day items, ${GAUGED} into the gauge items), 0 already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, ${monthsWithGauges} insight month items of gauges`,
+      `Lifecycle records: ${COUNT * 2} rewritten (0 counted into the insight day items, ${GAUGED} into the gauge items, ${HISTOGRAMMED} into the histogram items), 0 already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, ${monthsWithGauges} insight month items of gauges and emptied buckets`,
     );
     expect(second).toBe(
-      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges`,
+      `Lifecycle records: 0 rewritten (0 counted into the insight day items, 0 into the gauge items, 0 into the histogram items), ${COUNT * 2} already current, 0 changed by a writer meanwhile; 0 metrics day items cleared of insight counters, 0 insight month items of gauges and emptied buckets`,
     );
     expect(await tableSnapshot(table)).toEqual(current);
     expect(await todoTakedowns()).toBe(COUNT / 4);

@@ -74,7 +74,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
       ...threat,
       counterShard: SHARD,
       insightItemsCounted: true,
-      insightMonthsCounted: 2,
+      insightMonthsCounted: 3,
     });
     expect(await moved('org-new')).toEqual({
       organization: { threats_URL: 1, total: 1 },
@@ -108,7 +108,7 @@ describe('activityRepository.commit on DynamoDB Local', () => {
       ...threat,
       counterShard: SHARD,
       insightItemsCounted: true,
-      insightMonthsCounted: 2,
+      insightMonthsCounted: 3,
     });
     expect((await moved('org-stale')).check).toEqual({ allow: 0, block: 1, watch: 0 });
   });

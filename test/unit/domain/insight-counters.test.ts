@@ -6,14 +6,21 @@ import {
   CHANGED,
   GAUGE_ITEMS,
   gaugeOnDay,
+  groupOf,
+  histogramItemOf,
+  histogramPrefix,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
+  insightHistogramDeltas,
   insightMonthDeltas,
+  isGroupCounter,
   MONTHS_COUNTED,
+  medianWindowOf,
   OPEN,
   takedownStage,
 } from '../../../shared/domain/insight-counters.ts';
+import { windowMedian } from '../../../shared/domain/insights.ts';
 
 const takedown = (status: string, extra: Record<string, unknown> = {}): ActivityRecord =>
   ({
@@ -43,6 +50,86 @@ describe('the histogram buckets', () => {
         expect(bucketOf(bucket)).toBe(bucket);
       }),
     );
+  });
+});
+
+describe('the median of a histogram from its groups and the buckets of one group', () => {
+  it('is the bucket of the ⌈n / 2⌉th duration, from a minute to centuries', () => {
+    const minutes = fc.oneof(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 60 * 24 * 365 * 300 }));
+    fc.assert(
+      fc.property(fc.array(minutes, { minLength: 1, maxLength: 60 }), (durations) => {
+        const counters: Record<string, number> = {};
+        for (const duration of durations) {
+          const name = `${histogramPrefix('timeToBlock')}${bucketOf(duration)}`;
+          counters[name] = (counters[name] ?? 0) + 1;
+        }
+        const sorted = [...durations].sort((a, b) => a - b);
+
+        const window = medianWindowOf(counters, { histogram: 'timeToBlock' });
+
+        expect(windowMedian(window)).toBe(bucketOf(sorted[Math.ceil(sorted.length / 2) - 1] as number));
+        expect(window.samples).toBe(durations.length);
+        expect(Object.keys(window.buckets).length).toBeLessThanOrEqual(12);
+      }),
+    );
+  });
+
+  it('is none for a histogram with no samples', () => {
+    expect(windowMedian(medianWindowOf({}, { histogram: 'timeToTakedown' }))).toBeNull();
+  });
+});
+
+describe('insightMonthDeltas and insightHistogramDeltas', () => {
+  const threat = (extra: Record<string, unknown> = {}): ActivityRecord =>
+    ({
+      organization: 'acme',
+      kind: 'threat',
+      id: 't-1',
+      brands: ['wallet'],
+      content: 'drainer.example',
+      assetType: 'URL',
+      status: 'BLOCKED',
+      watchlisted: false,
+      createdAt: '2026-03-01T10:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      blockedAt: '2026-03-01T12:00:00.000Z',
+      deleted: false,
+      counterShard: 1,
+      ...extra,
+    }) as ActivityRecord;
+  const bucket = bucketOf(120);
+  const group = groupOf(bucket);
+
+  it('count a blocked threat by group in its month item and by bucket in the histogram item of that group', () => {
+    const write = [{ previous: undefined, next: threat() }];
+
+    const month = insightMonthDeltas(write)[0]?.deltas ?? {};
+    const histograms = insightHistogramDeltas(write);
+
+    expect(month[`i.ttbg.${group}`]).toBe(1);
+    expect(month[`i.ttbg@wallet.${group}`]).toBe(1);
+    expect(Object.keys(month).filter((name) => histogramItemOf(name) !== undefined)).toEqual([]);
+    expect(histograms).toEqual([
+      {
+        orgId: 'acme',
+        month: '2026-03',
+        shard: 1,
+        item: `ttb${group}`,
+        deltas: { [`i.ttb.${bucket}`]: 1, [`i.ttb@wallet.${bucket}`]: 1 },
+      },
+    ]);
+  });
+
+  it('withdraw a version counted before the histogram items by its buckets in the month item, none from the histogram items', () => {
+    const previous = threat({ [MONTHS_COUNTED]: GAUGE_ITEMS });
+    const write = [{ previous, next: threat({ deleted: true, updatedAt: '2026-03-02T10:00:00.000Z' }) }];
+
+    const month = insightMonthDeltas(write)[0]?.deltas ?? {};
+
+    expect(month[`i.ttb.${bucket}`]).toBe(-1);
+    expect(month[`i.ttb@wallet.${bucket}`]).toBe(-1);
+    expect(Object.keys(month).filter(isGroupCounter)).toEqual([]);
+    expect(insightHistogramDeltas(write)).toEqual([]);
   });
 });
 

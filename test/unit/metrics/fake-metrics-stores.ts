@@ -1,3 +1,4 @@
+import { medianWindowOf } from '../../../shared/domain/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStores } from '../../../shared/domain/metrics.ts';
 import type { Membership, Organization } from '../../../shared/domain/organizations.ts';
 
@@ -31,6 +32,10 @@ export const fakeMetricsStores = (
           for (const [name, value] of Object.entries(counters)) sums[name] = (sums[name] ?? 0) + value;
         }
         return sums;
+      },
+      async medianWindows(orgId, from, to, histograms) {
+        const sums = await this.sums({ orgId, insights: true }, from, to);
+        return histograms.map((ref) => medianWindowOf(sums, ref));
       },
       async hasActivityBefore(scope, day) {
         reads.probes++;
