@@ -1,18 +1,24 @@
 import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type HealthcheckSources, healthcheckInputs, runHealthchecks } from '../../shared/domain/healthchecks.ts';
+import {
+  type HealthcheckSources,
+  healthcheckInputs,
+  runHealthchecks,
+  tuningOf,
+} from '../../shared/domain/healthchecks.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
-import { organizationBody } from '../../shared/http/insights-schemas.ts';
+import { healthcheckBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
-export const request = { body: organizationBody };
+export const request = { body: healthcheckBody };
 type Deps = HealthcheckSources & { keys: KeyResolver };
 
 export const createHandler = ({ keys, ...sources }: Deps) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
-    async ({ auth, body }) => json(200, { checks: runHealthchecks(await healthcheckInputs(sources, auth, body.slug)) }),
+    async ({ auth, body }) =>
+      json(200, { checks: runHealthchecks(await healthcheckInputs(sources, auth, body.slug, tuningOf(body))) }),
   );
 
 export const handler = createHandler({
@@ -21,5 +27,6 @@ export const handler = createHandler({
   thresholds: () => config.healthcheckThresholds,
   settings: runtime.settings(),
   work: runtime.openWork(),
+  detections: runtime.detections(),
   directory: runtime.directory(),
 });

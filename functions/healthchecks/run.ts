@@ -5,13 +5,14 @@ import {
   healthcheckInputs,
   healthcheckOfPath,
   runHealthcheck,
+  tuningOf,
 } from '../../shared/domain/healthchecks.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
-import { organizationBody } from '../../shared/http/insights-schemas.ts';
+import { healthcheckBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
-export const request = { body: organizationBody };
+export const request = { body: healthcheckBody };
 type Deps = HealthcheckSources & { keys: KeyResolver };
 
 /** Serves every check's route: the path names the check (`/healthchecks/<area>/<name>`). */
@@ -20,7 +21,7 @@ export const createHandler = ({ keys, ...sources }: Deps) =>
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body, rawPath }) => {
       const check = healthcheckOfPath(rawPath);
-      return json(200, runHealthcheck(check, await healthcheckInputs(sources, auth, body.slug)));
+      return json(200, runHealthcheck(check, await healthcheckInputs(sources, auth, body.slug, tuningOf(body))));
     },
   );
 
@@ -30,5 +31,6 @@ export const handler = createHandler({
   thresholds: () => config.healthcheckThresholds,
   settings: runtime.settings(),
   work: runtime.openWork(),
+  detections: runtime.detections(),
   directory: runtime.directory(),
 });

@@ -126,7 +126,8 @@ const CHECK_DESCRIPTIONS: Record<(typeof HEALTHCHECK_KEYS)[number], string> = {
   'takedowns.automation-off': 'Days automated takedowns have been off while the takedowns service is active.',
   'assets.dead-asset-spike':
     'Assets found dead today; the levels are the warn and fail multiples of the 7-day daily baseline, and never below 10.',
-  'detections.silent-configs': 'Enabled detection configs without results; detections are not served yet, so 0.',
+  'detections.silent-configs':
+    'Enabled detection configs whose runs queued within `lookbackHours` (default 168) found fewer than `minResults` (default 1) results; both may be sent in the body.',
   'organization.missing-contact-url': '1 when the organization has no contact URL.',
 };
 

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import { utcDay } from './dates.ts';
+import { type SilentConfigs, silentConfigs, type YieldStore } from './detections/yields.ts';
 import { CHANGED, OPEN } from './insight-counters.ts';
 import {
   type InsightsStores,
@@ -42,7 +43,13 @@ const MIN_SPIKE_COUNT = 10;
 export const grade = (value: number, { warn, fail }: Threshold): HealthcheckStatus =>
   value >= fail ? 'fail' : value >= warn ? 'warn' : 'ok';
 
-type Inputs = { work: OpenWork; settings: OrganizationSettings; now: number; today: string };
+type Inputs = {
+  work: OpenWork;
+  settings: OrganizationSettings;
+  detections: SilentConfigs;
+  now: number;
+  today: string;
+};
 
 const result = (key: HealthcheckKey, value: number, threshold: Threshold, detail: string): HealthcheckResult => ({
   key,
@@ -150,12 +157,15 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
       `${current} assets found dead today against a baseline of ${baseline.toFixed(2)} a day over the ${BASELINE_DAYS} days before`,
     );
   },
-  'detections.silent-configs': ({ settings }) =>
+  'detections.silent-configs': ({ settings, detections: { enabled, silent, minResults, lookbackHours } }) =>
     result(
       'detections.silent-configs',
-      0,
+      silent.length,
       settings.thresholds['detections.silent-configs'],
-      'Detections are not served yet: the organization has no detection configs, so none is silent',
+      enabled === 0
+        ? 'The organization has no enabled detection configs, so none is silent'
+        : `${silent.length} of ${enabled} enabled detection configs found fewer than ${minResults} result${minResults === 1 ? '' : 's'} in the last ${lookbackHours} hours` +
+            (silent.length === 0 ? '' : ` (configs ${silent.map((config) => config.configId).join(', ')})`),
     ),
   'organization.missing-contact-url': ({ settings }) => {
     const missing = settings.contactUrl === null || settings.contactUrl.trim() === '';
@@ -168,26 +178,47 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
   },
 };
 
-/** Where the healthcheck routes read an organization's open work and settings. */
+/** Where the healthcheck routes read an organization's open work, settings and detection runs. */
 export type HealthcheckSources = Pick<InsightsStores, 'directory'> & {
   settings: SettingsStore;
   work: OpenWorkStore;
+  detections: YieldStore;
   now: () => number;
   /** The stage's thresholds (none: the built-in ones), under the organization's own. */
   thresholds?: () => StageThresholds;
 };
 
-/** What the checks grade for the caller's organization (`slug` names it for a user key), now. */
+/**
+ * What the checks grade for the caller's organization (`slug` names it for a user key), now;
+ * `tuning` sets the silent-configs check's window and minimum (default: 1 result in 168 hours).
+ */
 export const healthcheckInputs = async (
-  { directory, settings, work, now, thresholds }: HealthcheckSources,
+  { directory, settings, work, detections, now, thresholds }: HealthcheckSources,
   caller: Caller,
   slug: string | undefined,
+  tuning: { minResults?: number; lookbackHours?: number } = {},
 ): Promise<Inputs> => {
   const orgId = await insightsOrganization(directory, caller, slug, 'healthchecks');
-  const [open, stored] = await Promise.all([openWork(work, orgId), settings.find(orgId)]);
   const time = now();
-  return { work: open, settings: effectiveSettings(stored, thresholds?.()), now: time, today: utcDay(time) };
+  const [open, stored, silent] = await Promise.all([
+    openWork(work, orgId),
+    settings.find(orgId),
+    silentConfigs(detections, orgId, time, tuning),
+  ]);
+  return {
+    work: open,
+    settings: effectiveSettings(stored, thresholds?.()),
+    detections: silent,
+    now: time,
+    today: utcDay(time),
+  };
 };
+
+/** The silent-configs check's minimum and window from a request body (`null` and absent mean the defaults). */
+export const tuningOf = (body: { minResults?: number | null; lookbackHours?: number | null }) => ({
+  ...(body.minResults == null ? {} : { minResults: body.minResults }),
+  ...(body.lookbackHours == null ? {} : { lookbackHours: body.lookbackHours }),
+});
 
 export const runHealthcheck = (key: HealthcheckKey, inputs: Inputs): HealthcheckResult => CHECKS[key](inputs);
 export const runHealthchecks = (inputs: Inputs): HealthcheckResult[] =>

@@ -26,6 +26,17 @@ export const metricsBreakdownBody = v.object(
 );
 export const organizationBody = optionalBody(organization);
 
+const MIN_RESULTS = 'minResults must be a non-negative integer';
+const LOOKBACK = 'lookbackHours must be an integer from 1 to 8760';
+/** A healthcheck's body: the organization, and the silent-configs check's minimum and window. */
+export const healthcheckBody = optionalBody({
+  ...organization,
+  minResults: nullable(v.pipe(v.number(MIN_RESULTS), v.safeInteger(MIN_RESULTS), v.minValue(0, MIN_RESULTS))),
+  lookbackHours: nullable(
+    v.pipe(v.number(LOOKBACK), v.safeInteger(LOOKBACK), v.minValue(1, LOOKBACK), v.maxValue(24 * 365, LOOKBACK)),
+  ),
+});
+
 const assetList = (field: string) =>
   nullable(
     v.pipe(

@@ -15,6 +15,7 @@ import { settingsRepository } from '../../shared/db/account-repository.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
@@ -178,6 +179,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
     settings: settingsRepository(db, tableName),
     work: openWorkRepository(db, tableName),
     lists: lifecycleRepository(db, tableName),
+    detections: detectionRepository(db, tableName),
     store: activity,
     cursors: cursorCodec(() => 'bench-secret'),
     now: () => Date.now(),

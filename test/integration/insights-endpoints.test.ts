@@ -16,6 +16,7 @@ import { ROUTES } from '../../infra/routes.ts';
 import { profileRepository, putProfile, settingsRepository } from '../../shared/db/account-repository.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
+import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
@@ -44,6 +45,7 @@ const deps = {
   work: openWorkRepository(table.db, table.tableName),
   store,
   lists: lifecycleRepository(table.db, table.tableName),
+  detections: detectionRepository(table.db, table.tableName),
   cursors: cursorCodec(() => 'insights-test-secret'),
   now: () => NOW,
 };
@@ -402,6 +404,74 @@ describe('the healthchecks', () => {
       status: 'ok',
       threshold: { warn: 30, fail: 40 },
     });
+  });
+
+  it('counts the enabled detection configs that found fewer than the minimum in the window as silent', async () => {
+    const HOUR = 3_600_000;
+    const config = (id: number, status: 'ENABLED' | 'DISABLED', deletedAt: string | null = null) => ({
+      id,
+      orgId: 'globex',
+      source: 'EXTERNAL' as const,
+      brandId: null,
+      title: `Config ${id}`,
+      description: '',
+      status,
+      cron: null,
+      config: {},
+      createdAt: new Date(NOW - 400 * HOUR).toISOString(),
+      updatedAt: new Date(NOW - 400 * HOUR).toISOString(),
+      deletedAt,
+      lastRunAt: null,
+      lastResultCount: null,
+    });
+    const run = (configId: number, runId: number, hoursAgo: number, resultCount: number) => ({
+      orgId: 'globex',
+      configId,
+      runId,
+      source: 'EXTERNAL' as const,
+      status: 'SUCCEEDED' as const,
+      resultCount,
+      queuedAt: new Date(NOW - hoursAgo * HOUR).toISOString(),
+      finishedAt: new Date(NOW - hoursAgo * HOUR).toISOString(),
+    });
+    const store = deps.detections;
+    for (const created of [
+      config(1, 'ENABLED'),
+      config(2, 'ENABLED'),
+      config(3, 'ENABLED'),
+      config(4, 'DISABLED'),
+      config(5, 'ENABLED', new Date(NOW - HOUR).toISOString()),
+    ]) {
+      await store.createConfig(created);
+    }
+    // 1 found 2 this week; 2 found nothing; 3 found 3, but 200 hours ago.
+    for (const done of [run(1, 11, 10, 2), run(2, 21, 5, 0), run(3, 31, 200, 3)]) await store.putRun(done);
+    const silent = async (body: Record<string, unknown>) =>
+      (await post('/healthchecks/detections/silent-configs', body, KEYS.globex)).body as {
+        status: string;
+        value: number;
+        detail: string;
+      };
+
+    expect(await silent({})).toEqual(
+      expect.objectContaining({
+        status: 'fail',
+        value: 2,
+        detail: '2 of 3 enabled detection configs found fewer than 1 result in the last 168 hours (configs 2, 3)',
+      }),
+    );
+    expect((await silent({ lookbackHours: 300 })).value).toBe(1);
+    expect(await silent({ lookbackHours: 300, minResults: 3 })).toEqual(
+      expect.objectContaining({ value: 2, detail: expect.stringContaining('(configs 1, 2)') }),
+    );
+    expect((await silent({ minResults: 0 })).status).toBe('ok');
+    const list = (await post('/healthchecks/list', { lookbackHours: 300 }, KEYS.globex)).body as {
+      checks: { key: string; value: number }[];
+    };
+    expect(list.checks.find((check) => check.key === 'detections.silent-configs')?.value).toBe(1);
+    expect((await post('/healthchecks/detections/silent-configs', { lookbackHours: 0 }, KEYS.globex)).statusCode).toBe(
+      400,
+    );
   });
 
   it('answers one check at its own path with the entry of the list', async () => {

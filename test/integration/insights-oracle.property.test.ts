@@ -475,7 +475,13 @@ describe('insights on DynamoDB Local', () => {
             'detections.silent-configs': 0,
             'organization.missing-contact-url': chosen.contactUrl === 'https://t.me/acme' ? 0 : 1,
           };
-          const checks = runHealthchecks({ work, settings, now: NOW, today: TODAY });
+          const checks = runHealthchecks({
+            work,
+            settings,
+            detections: { enabled: 0, silent: [], minResults: 1, lookbackHours: 168 },
+            now: NOW,
+            today: TODAY,
+          });
           expect(checks.map(({ key, status, value }) => ({ key, status, value }))).toEqual(
             Object.entries(values).map(([key, value]) => ({
               key,

@@ -15,6 +15,7 @@ import { matchNames } from './certstream.ts';
 import { mapBounded, permutations, type Resolver } from './dnstwist.ts';
 import { checkedCron, nextCronTime, parseCron, type ScheduleClass, scheduleClassOf } from './schedules.ts';
 import { type PermutationFamily, type SourceKey, sourceOf, validateConfig } from './sources.ts';
+import { configYields, DEFAULT_LOOKBACK_HOURS, DEFAULT_MIN_RESULTS } from './yields.ts';
 
 export const CONFIDENCES = ['none', 'low', 'medium', 'high'] as const;
 export type Confidence = (typeof CONFIDENCES)[number];
@@ -514,13 +515,9 @@ export const validateConfigs = async (
     for (const run of runs) await deps.store.putRun(run);
     await deps.runNow(runs);
   }
-  const since = new Date(now - (body.lookbackHours ?? 168) * HOUR).toISOString();
+  const since = new Date(now - (body.lookbackHours ?? DEFAULT_LOOKBACK_HOURS) * HOUR).toISOString();
   const runs = await deps.store.listRuns(orgId, since);
-  const minResults = body.minResults ?? 1;
-  const results = configs.map((config) => {
-    const resultCount = runs.filter((run) => run.configId === config.id).reduce((sum, run) => sum + run.resultCount, 0);
-    return { configId: config.id, source: config.source, resultCount, ok: resultCount >= minResults };
-  });
+  const results = configYields(configs, runs, body.minResults ?? DEFAULT_MIN_RESULTS);
   return { results, failures: results.filter((result) => !result.ok).map((result) => result.configId) };
 };
 
