@@ -17,6 +17,7 @@ import { snapshotPrefixes } from '../../shared/domain/blocklist/blocklist.ts';
 import { ALGO_VERSION } from '../../shared/domain/blocklist/expressions.ts';
 import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
 import { BIT, pack, positionAt } from '../../shared/domain/check/verdicts.ts';
+import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
 
@@ -25,10 +26,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CHANGES = 10_000;
 const KEY = 'bench-blocklist-key-0123456789';
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
 const timed = <T>(work: () => T): [T, number] => {
   const started = performance.now();
   const result = work();

@@ -16,6 +16,7 @@ import type { EthPhishingConfig } from '../../shared/domain/check/eth-phishing-d
 import { loadExternalSources } from '../../shared/domain/check/lists.ts';
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { checkSampler } from '../../shared/domain/detections/check-samples.ts';
+import { percentile } from './child.ts';
 
 const require = createRequire(import.meta.url);
 const checkDomain = require('eth-phishing-detect') as (domain: string) => boolean;
@@ -88,8 +89,6 @@ const inputs = (listed: { deny: readonly string[] }[]) => {
 };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] as number;
 
 /** Median over rounds of the mean µs per call, and p50/p99 of single calls timed one by one. */
 const measure = async (items: readonly string[], run: (item: string) => unknown) => {

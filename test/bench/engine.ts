@@ -5,6 +5,7 @@
 import { type BrandProfile, brandProfile, evaluateThreat } from '../../shared/domain/threat-engine/engine.ts';
 import { permutations } from '../fixtures/dnstwist.ts';
 import POPULAR from '../fixtures/popular-domains.json' with { type: 'json' };
+import { percentile } from './child.ts';
 
 const PROFILE: BrandProfile = brandProfile(
   'acme',
@@ -15,9 +16,6 @@ const PROFILE: BrandProfile = brandProfile(
   ['acme.com'],
 );
 const ROUNDS = 5;
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
 
 export const benchEngine = async (): Promise<{ name: string; value: string }[]> => {
   const contents = [

@@ -41,6 +41,7 @@ import { replicatedIndex, snapshotVerdicts } from '../../shared/domain/check/rep
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { BIT, pack, positionAt, type VerdictSnapshot } from '../../shared/domain/check/verdicts.ts';
+import { percentile } from './child.ts';
 
 useSuffixFile();
 
@@ -50,10 +51,6 @@ const KEY = 'bench-feed-key-0123456789';
 const ORG = 'feed';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
 const median = (values: readonly number[]) => percentile(values, 0.5);
 const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0));
 const us = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(1));

@@ -4,15 +4,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
 
 const REQUESTS_PER_SET = 2_000;
 const IN_FLIGHT = 4;
 const KEY = 'bench-gateway-key-0123456789';
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 export async function benchGateway(endpoint: string): Promise<Row[]> {
   const { ensureTable } = await import('../../infra/local/dynamo.ts');

@@ -40,6 +40,7 @@ import {
   insightMonthDeltas,
 } from '../../shared/domain/insight-counters.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
+import { percentile } from './child.ts';
 
 const DAYS = 365;
 const SMALL = 1_000;
@@ -55,9 +56,6 @@ const TAKEDOWN_STATUSES = ['TODO', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as c
 const PLATFORMS = ['discord', 'telegram', undefined];
 /** Attributes per UpdateItem when the bench writes day items directly (update expressions are bounded). */
 const ADDS_PER_UPDATE = 40;
-
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] as number;
 
 /**
  * Record `i` of an organization, spread evenly over the days of the range: blocked threats (some

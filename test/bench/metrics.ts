@@ -12,6 +12,7 @@ import type { AssetType } from '../../shared/domain/asset-types.ts';
 import { threatCounter } from '../../shared/domain/counters.ts';
 import { utcDay } from '../../shared/domain/dates.ts';
 import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { percentile } from './child.ts';
 
 const DAYS = 365;
 const SMALL = 1_000;
@@ -27,9 +28,6 @@ const BUDGET = 1.2;
  */
 const TYPES: AssetType[] = ['URL', 'TWITTER'];
 const DAY_MS = 86_400_000;
-
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] as number;
 
 /** Threat `i` of an organization: spread evenly over the days and types of the range. */
 const threat = (orgId: string, i: number, firstDay: number): ActivityChange => {

@@ -18,6 +18,7 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { mapConcurrently } from '../../shared/domain/concurrency.ts';
 import { needsTable, requestFor } from '../fixtures/route-requests.ts';
 import { stallingProxy } from '../fixtures/stalling-proxy.ts';
+import { percentile } from './child.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
 
@@ -35,9 +36,6 @@ const DEMO_KEY = 'demo-acme-0123456789abcdef';
 /** Requests over every table route while the store is stalled, all sent at once. */
 const SWEEP_REQUESTS = 120;
 const SWEEP_GOAL_MS = 3000;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 const timed = async (count: number, send: () => Promise<Response>) => {
   const times: number[] = [];

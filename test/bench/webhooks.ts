@@ -25,6 +25,7 @@ import { addAssets } from '../../shared/domain/assets.ts';
 import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { mapConcurrently } from '../../shared/domain/concurrency.ts';
 import { newWebhookId } from '../../shared/domain/webhooks.ts';
+import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
 
@@ -34,10 +35,6 @@ const STEADY_RATE_PER_SECOND = 100;
 const STEADY_SECONDS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
 
 /**
  * The receiver, in a process of its own as a receiver is (not on the workers' event loop): it
