@@ -37,6 +37,13 @@ export type FeedDelta = {
   position: string;
   readAt: number;
   changes: VerdictChange[];
+  /**
+   * The delta goes on from the pointer before it (`from` is that pointer's position): pointers in
+   * between moved the position without a delta because their reads found nothing new, so a reader
+   * holding the previous delta misses nothing though its own position is behind `from`. Unset after
+   * a skip ahead (and in deltas of earlier versions).
+   */
+  continues?: true;
 };
 
 /**
@@ -86,7 +93,9 @@ const MAX_DELTAS_PER_READ = 40;
  * log from its position once: every delta up to the pointer's was written before that read began,
  * so what they hold is in it, and the deltas after the pointer hold the rest. After that each read
  * is one GET of the pointer, and one per new delta. A delta that does not go on from where the
- * reader is (the publisher skipped ahead), or too many of them, send the reader to the log once.
+ * reader is (the publisher skipped ahead), or too many of them, send the reader to the log once;
+ * one that goes on from the pointer before it (`continues`) does not, though the reader missed
+ * the pointers that moved its position meanwhile.
  */
 export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
   async read({ position, cursor }, polledAt, signal) {
@@ -113,7 +122,7 @@ export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): 
     const changes: VerdictChange[] = [];
     let at = position;
     for (const delta of deltas) {
-      if (delta === undefined || delta.from > at) return fromLog();
+      if (delta === undefined || (delta.from > at && delta.continues !== true)) return fromLog();
       changes.push(...delta.changes);
       if (delta.position > at) at = delta.position;
     }
@@ -305,7 +314,15 @@ export const verdictPublisher = ({
     let seq = state.seq;
     if (fresh.length > 0 || state.chainBroken) {
       seq++;
-      const delta: FeedDelta = { format: 1, seq, from: state.position, position, readAt, changes: fresh };
+      const delta: FeedDelta = {
+        format: 1,
+        seq,
+        from: state.position,
+        position,
+        readAt,
+        changes: fresh,
+        ...(state.chainBroken ? {} : { continues: true }),
+      };
       if (!(await feed.putDelta(delta))) {
         held = undefined;
         return { role: 'standby' };

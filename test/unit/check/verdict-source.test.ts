@@ -112,6 +112,42 @@ describe('a replica on the published verdict feed', () => {
     expect(reads.log).toBe(2);
   });
 
+  it('takes a delta that goes on from pointers it did not poll without reading the log again', async () => {
+    let time = NOW;
+    const feed = memoryFeed();
+    const logged: VerdictChange[] = [];
+    const publisher = verdictPublisher({
+      log: logOf(logged).log,
+      feed: feed.store,
+      lease: { hold: async () => true, release: async () => {} },
+      leaseMs: 10_000,
+      legacyWritersMs: 0,
+      now: () => time,
+    });
+    await publisher.tick();
+    const { log, reads } = logOf(logged);
+    const index = replicatedIndex({ log, source: feedSource(feed.store, log), now: () => time });
+    await index.sync();
+    // The publisher finds nothing for a while and moves the pointer's position on; the replica is not polled.
+    for (let tick = 0; tick < 8; tick++) {
+      time += PUBLISHING.tickMs;
+      await publisher.tick();
+    }
+    logged.push(change('quiet-then.example', 1, BIT.block, time));
+    time += LOG_TIMING.settleMs + PUBLISHING.tickMs;
+    await publisher.tick();
+
+    await index.sync();
+
+    const pointer = await feed.store.pointer();
+    const delta = await feed.store.delta(pointer?.seq ?? 0);
+    expect(delta?.changes.map((c) => c.key)).toEqual(['quiet-then.example']);
+    expect(delta?.continues).toBe(true);
+    expect(await index.lookup(['quiet-then.example'])).toEqual([{ allow: 0, block: 1, watch: 0 }]);
+    // The log was read once, at the replica's start.
+    expect(reads.log).toBe(1);
+  });
+
   it('polls just after the next pointer is due, again shortly while it is late, and at its own interval once a tick late', async () => {
     let time = NOW;
     const feed = memoryFeed();
