@@ -354,7 +354,7 @@ const runGateway = async (endpoint: string): Promise<Row[]> => {
       rows.push(
         {
           name: `DynamoDB commands per 1,000 checks via the gateway at ${perSecond}/s (${seconds.toFixed(1)} s; half popular, half new pages)`,
-          value: `${countsText(replica.counts)} (the replica polls the published feed, not the table; the publisher reads the log through its own client)`,
+          value: `${countsText(replica.counts)} (the replica polls the published feed, not the table; the publisher reads the log through its own client; a Query here is the check-sample feed, run in-process locally, listing its configs once per 25 samples of unknown content)`,
         },
         {
           name: '  former design on the same checks (in-process, its own client)',
