@@ -315,6 +315,15 @@ export const scanQueue = /* @__PURE__ */ once(() => {
 });
 
 export const detections = /* @__PURE__ */ table(detectionRepository);
+/** What the healthcheck routes read: open work, settings, detection runs, and the stage's thresholds. */
+export const healthcheckSources = /* @__PURE__ */ once(() => ({
+  now,
+  thresholds: () => config.healthcheckThresholds,
+  settings: settings(),
+  work: openWork(),
+  detections: detections(),
+  directory: directory(),
+}));
 export const detectionDeps = /* @__PURE__ */ once(() => ({ store: detections(), directory: directory() }));
 /** DNS lookups a DNS_TWIST run keeps in flight at once. */
 const RESOLVER_CONCURRENCY = 32;

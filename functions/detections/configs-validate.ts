@@ -2,18 +2,22 @@ import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type DetectionDeps, type DetectionRun, validateConfigs } from '../../shared/domain/detections/detections.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
-import { detectionSlug, includeDisabled, lookbackHours, sourceKey } from '../../shared/http/detection-schemas.ts';
+import {
+  detectionSlug,
+  includeDisabled,
+  lookbackHours,
+  minResults,
+  sourceKey,
+} from '../../shared/http/detection-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
-
-const MIN_RESULTS = 'minResults must be a non-negative integer';
 
 export const request = {
   body: v.object(
     {
       slug: detectionSlug,
       source: v.optional(sourceKey),
-      minResults: v.optional(v.pipe(v.number(MIN_RESULTS), v.safeInteger(MIN_RESULTS), v.minValue(0, MIN_RESULTS))),
+      minResults,
       lookbackHours,
       run: v.optional(v.boolean('run must be a boolean')),
       includeDisabled,

@@ -1,4 +1,3 @@
-import { config } from '../../shared/config.ts';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import {
   type HealthcheckSources,
@@ -21,12 +20,4 @@ export const createHandler = ({ keys, ...sources }: Deps) =>
       json(200, { checks: runHealthchecks(await healthcheckInputs(sources, auth, body.slug, tuningOf(body))) }),
   );
 
-export const handler = createHandler({
-  keys: runtime.keys(),
-  now: runtime.now,
-  thresholds: () => config.healthcheckThresholds,
-  settings: runtime.settings(),
-  work: runtime.openWork(),
-  detections: runtime.detections(),
-  directory: runtime.directory(),
-});
+export const handler = createHandler({ keys: runtime.keys(), ...runtime.healthcheckSources() });

@@ -54,6 +54,18 @@ const queryAll = async (
   return items;
 };
 
+/** The history entry of a config's change (kept for drift): its status as of `updatedAt`. */
+const historyPut = (config: DetectionConfig, change: 'created' | 'updated' | 'deleted') => ({
+  Put: {
+    Item: {
+      ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
+      entity: 'DETECTION_CONFIG_HISTORY',
+      status: config.status,
+      change,
+    },
+  },
+});
+
 const putListing = (listing: ConfigListing) => ({
   Put: {
     Item: {
@@ -88,37 +100,14 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   async createConfig(config, listing) {
     await changeWriter(db, TableName).commit(() => [
       claim(key.detectionConfig(config.orgId, config.id), { entity: 'DETECTION_CONFIG', ...config }),
-      record({
-        Put: {
-          Item: {
-            ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
-            entity: 'DETECTION_CONFIG_HISTORY',
-            status: config.status,
-            change: 'created',
-          },
-        },
-      }),
+      record(historyPut(config, 'created')),
       ...(listing === undefined ? [] : [record(putListing(listing))]),
     ]);
   },
 
   async updateConfig(config, expected, listings = {}) {
     const change = config.deletedAt !== null ? 'deleted' : config.updatedAt === expected ? 'ran' : 'updated';
-    const history =
-      change === 'ran'
-        ? []
-        : [
-            record({
-              Put: {
-                Item: {
-                  ...key.detectionConfigHistory(config.orgId, config.id, config.updatedAt),
-                  entity: 'DETECTION_CONFIG_HISTORY',
-                  status: config.status,
-                  change,
-                },
-              },
-            }),
-          ];
+    const history = change === 'ran' ? [] : [record(historyPut(config, change))];
     const outcome = await changeWriter(db, TableName).commit(() => [
       record(
         {

@@ -173,8 +173,8 @@ const planMonths = async (
 };
 
 /**
- * The breakdown and histogram counters of an organization's insight items summed over [from, to]
- * (`planMonths`). With `breakdown`, only that breakdown's counters are summed: the month items are
+ * The breakdown counters and histogram group counts of an organization's insight items summed over
+ * [from, to] (`planMonths`; day items add their histogram buckets). With `breakdown`, only that breakdown's counters are summed: the month items are
  * read twice, first for the keys it counted, then for those keys' counters alone.
  */
 const insightSums = async (

@@ -19,6 +19,7 @@ import {
 } from '../domain/webhooks.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { toRecord } from './activity-repository.ts';
+import { queryPages } from './batch.ts';
 import { type Change, changeWriter, claim, record, refuse, release } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, assetPartition, key } from './keys.ts';
 import { readLogFrom, type VerdictOrigin } from './verdict-log.ts';
@@ -263,21 +264,15 @@ export const assetRecordsReader = (db: DynamoDBDocumentClient, TableName: string
   async allByAsset(assetId: number): Promise<ActivityRecord[]> {
     const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
     const records: ActivityRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          IndexName: name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': partitionKey },
-          ExpressionAttributeValues: { ':pk': assetPartition(assetId) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      records.push(...(page.Items ?? []).map(toRecord));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const items of queryPages(db, {
+      TableName,
+      IndexName: name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': partitionKey },
+      ExpressionAttributeValues: { ':pk': assetPartition(assetId) },
+    })) {
+      records.push(...items.map(toRecord));
+    }
     return records;
   },
 });
@@ -285,21 +280,15 @@ export const assetRecordsReader = (db: DynamoDBDocumentClient, TableName: string
 export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string): WebhookStore & DeliveryStore => {
   const query = async (prefix: string): Promise<Webhook[]> => {
     const hooks: Webhook[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
-          ExpressionAttributeValues: { ':pk': key.webhooks.PK, ':prefix': prefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      hooks.push(...(page.Items ?? []).map(toWebhook));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const items of queryPages(db, {
+      TableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
+      ExpressionAttributeValues: { ':pk': key.webhooks.PK, ':prefix': prefix },
+      ConsistentRead: true,
+    })) {
+      hooks.push(...items.map(toWebhook));
+    }
     return hooks;
   };
 
@@ -581,20 +570,14 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
 
     async openDeliveries(hookId) {
       const sorts: string[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': ATTR.pk },
-            ExpressionAttributeValues: { ':pk': key.webhookOpenPartition(hookId) },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) sorts.push(item[ATTR.sk] as string);
-        start = page.LastEvaluatedKey;
-      } while (start);
+      for await (const items of queryPages(db, {
+        TableName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': ATTR.pk },
+        ExpressionAttributeValues: { ':pk': key.webhookOpenPartition(hookId) },
+      })) {
+        for (const item of items) sorts.push(item[ATTR.sk] as string);
+      }
       return sorts;
     },
 
@@ -602,19 +585,14 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
       const entries: DetectionFeedEntry[] = [];
       const last = hourOf(Date.now() + LOG_TIMING.settleMs);
       for (let bucket = hourOf(timeOf(from)); bucket <= last; bucket += LOG_TIMING.bucketMs) {
-        let start: Record<string, unknown> | undefined;
-        do {
-          const page = await db.send(
-            new QueryCommand({
-              TableName,
-              KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-              ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
-              ExpressionAttributeValues: { ':pk': key.detectionFeedPartition(positionAt(bucket)), ':from': from },
-              ConsistentRead: true,
-              ExclusiveStartKey: start,
-            }),
-          );
-          for (const item of page.Items ?? []) {
+        for await (const items of queryPages(db, {
+          TableName,
+          KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+          ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
+          ExpressionAttributeValues: { ':pk': key.detectionFeedPartition(positionAt(bucket)), ':from': from },
+          ConsistentRead: true,
+        })) {
+          for (const item of items) {
             entries.push({
               sort: item[ATTR.sk] as string,
               orgId: item.orgId as string,
@@ -622,8 +600,7 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
               recordedAt: item.recordedAt as string,
             });
           }
-          start = page.LastEvaluatedKey;
-        } while (start);
+        }
       }
       return entries;
     },

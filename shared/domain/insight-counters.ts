@@ -108,7 +108,7 @@ const LAST_GROUP: Record<Histogram, number> = {
 /** A histogram of the organization (`brand` unset) or of one brand's records. */
 export type HistogramRef = { histogram: Histogram; brand?: string };
 /** The prefix of a histogram's group counters in the month items (`i.ttbg.3`, `i.ttbg@acme.3`). */
-export const histogramGroupPrefix = ({ histogram, brand }: HistogramRef): string =>
+const histogramGroupPrefix = ({ histogram, brand }: HistogramRef): string =>
   `${PREFIX}${HISTOGRAMS[histogram]}g${brand === undefined ? '' : `@${brand}`}.`;
 /** Every group counter a histogram can have, in group order. */
 export const groupCounters = (ref: HistogramRef): string[] =>
@@ -360,7 +360,6 @@ const levelOf = (record: object | undefined): number => {
 };
 export const countedInMonths = (record: object | undefined): boolean => levelOf(record) >= 1;
 export const countedInGauges = (record: object | undefined): boolean => levelOf(record) >= GAUGE_ITEMS;
-export const countedInHistogramItems = (record: object | undefined): boolean => levelOf(record) >= HISTOGRAM_ITEMS;
 
 const GAUGES = new Set<string>([...Object.values(OPEN), ...Object.values(CHANGED)]);
 /**

@@ -5,7 +5,6 @@ import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
 import { nextDay } from './dates.ts';
 import {
   type BreakdownMetric,
-  bucketOf,
   CHANGED,
   type Dimension,
   dimensionPrefix,
@@ -138,8 +137,6 @@ export const windowMedian = ({ samples, below, buckets }: MedianWindow): number 
   }
   return null;
 };
-/** The bucket a median is reported in, so a test can state the exact expectation. */
-export const medianBucket = bucketOf;
 
 const brandScope = async (directory: InsightsDirectory, orgId: string, brandSlug: string): Promise<MetricsScope> => {
   const organization = await directory.findOrganization(orgId);

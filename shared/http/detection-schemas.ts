@@ -28,13 +28,18 @@ export const cron = v.pipe(
 export const configObject = v.record(v.string(), v.unknown(), 'config must be an object');
 export const title = boundedText('title', 1, 200);
 export const description = boundedText('description', 0, 2000);
-const hours = v.pipe(
+/** The window a config check looks back over, in hours. */
+export const lookbackHoursValue = v.pipe(
   v.number('lookbackHours must be a positive integer'),
   v.safeInteger('lookbackHours must be a positive integer'),
   v.minValue(1, 'lookbackHours must be a positive integer'),
   v.maxValue(24 * 365, 'lookbackHours must be at most 8760'),
 );
-export const lookbackHours = v.optional(hours);
+export const lookbackHours = v.optional(lookbackHoursValue);
+const MIN_RESULTS = 'minResults must be a non-negative integer';
+/** The results a config must have found within the window not to be silent. */
+export const minResultsValue = v.pipe(v.number(MIN_RESULTS), v.safeInteger(MIN_RESULTS), v.minValue(0, MIN_RESULTS));
+export const minResults = v.optional(minResultsValue);
 export const includeDisabled = v.optional(v.boolean('includeDisabled must be a boolean'));
 
 const FILTER_VALUES = 'value must be an array of at most 50 strings';

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { BREAKDOWN_METRICS } from '../domain/insight-counters.ts';
 import { metricsDate } from '../domain/metrics.ts';
+import { lookbackHoursValue, minResultsValue } from './detection-schemas.ts';
 import { boundedText, MAX_CONTENT_LENGTH, nullable, plainString, slug } from './schemas.ts';
 
 /* The bodies of the insights and account routes; only those routes load them. */
@@ -26,15 +27,11 @@ export const metricsBreakdownBody = v.object(
 );
 export const organizationBody = optionalBody(organization);
 
-const MIN_RESULTS = 'minResults must be a non-negative integer';
-const LOOKBACK = 'lookbackHours must be an integer from 1 to 8760';
-/** A healthcheck's body: the organization, and the silent-configs check's minimum and window. */
+/** A healthcheck's body: the organization, and the silent-configs check's minimum and window (as the config check's). */
 export const healthcheckBody = optionalBody({
   ...organization,
-  minResults: nullable(v.pipe(v.number(MIN_RESULTS), v.safeInteger(MIN_RESULTS), v.minValue(0, MIN_RESULTS))),
-  lookbackHours: nullable(
-    v.pipe(v.number(LOOKBACK), v.safeInteger(LOOKBACK), v.minValue(1, LOOKBACK), v.maxValue(24 * 365, LOOKBACK)),
-  ),
+  minResults: nullable(minResultsValue),
+  lookbackHours: nullable(lookbackHoursValue),
 });
 
 const assetList = (field: string) =>
