@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { tableClient } from '../../shared/runtime.ts';
 import { ROUTES, WORKER_WRITES, WORKERS, type Worker } from '../routes.ts';
 import { withLocalTable } from './connect.ts';
 import { eventMismatch } from './event-fit.ts';
 import { loadHandler } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { readSampleEvent } from './sample-event.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const [name, eventPath] = process.argv.slice(2);
@@ -19,7 +19,8 @@ if (!name || !eventPath || !entry) {
 const writes = route ? (route.writes ?? []) : WORKER_WRITES[worker as Worker];
 
 try {
-  const event: unknown = JSON.parse(readFileSync(eventPath, 'utf8'));
+  // A sample event is a request made now: its `{{now-1h}}`-style times are filled in from the clock.
+  const event = readSampleEvent(eventPath);
   const mismatch = eventMismatch(name, event, worker);
   if (mismatch !== undefined) {
     console.error(`${eventPath}: ${mismatch}; nothing was run.`);

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readSampleEvent } from '../../infra/local/sample-event.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
@@ -137,7 +137,7 @@ describe('activity ingest Lambda (SQS)', () => {
   });
 
   it('applies the sample event in events/ingest-sqs.json without failures', async () => {
-    const sample = JSON.parse(readFileSync('events/ingest-sqs.json', 'utf8')) as SQSEvent;
+    const sample = readSampleEvent('events/ingest-sqs.json') as SQSEvent;
 
     const result = await handler(sample);
 

@@ -37,6 +37,18 @@ const EXPECTED_STATUS: Record<string, number> = {
   'delete-detection-config': 404,
 };
 
+const DAY_MS = 86_400_000;
+
+/** Moves the process's clock `aheadMs` ahead before anything loads: `Date.now()` and `new Date()` both. */
+const clockAhead = (aheadMs: number): string =>
+  aheadMs === 0
+    ? ''
+    : `const RealDate = Date;
+       globalThis.Date = class extends RealDate {
+         constructor(...parts) { super(...(parts.length === 0 ? [RealDate.now() + ${aheadMs}] : parts)); }
+         static now() { return RealDate.now() + ${aheadMs}; }
+       };`;
+
 const CONTEXT = {
   functionName: 'bundle',
   functionVersion: '$LATEST',
@@ -48,9 +60,21 @@ const CONTEXT = {
   callbackWaitsForEmptyEventLoop: false,
 };
 
+/**
+ * Each sample event runs today and with the process's clock a year and three years ahead (the
+ * event stamped with that moment, as `npm run invoke` stamps it now): an event that wrote
+ * "recent" as a fixed date would answer differently once that date is past.
+ */
+const clocks = [
+  { clock: 'today', aheadMs: 0 },
+  { clock: 'a year ahead', aheadMs: 365 * DAY_MS },
+  { clock: 'three years ahead', aheadMs: 3 * 365 * DAY_MS },
+];
+
 describe('every route bundled as deployed (minified CJS, the SDK inside), with the files it ships', () => {
   let dir: string;
-  let table: TestTable;
+  /** One table per clock, each loaded with the demo: the routes take their turns on each as they would on a fresh one. */
+  const tables = new Map<number, TestTable>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bundles-run-'));
@@ -68,19 +92,25 @@ describe('every route bundled as deployed (minified CJS, the SDK inside), with t
     for (const route of ROUTES) {
       for (const file of shippedFiles(route.files)) cpSync(file, join(dir, route.name, file));
     }
-    table = await createTestTable('bundles');
     const demo = parseFixture(JSON.parse(readFileSync('infra/local/demo.json', 'utf8')));
-    await loadFixture(table.db, table.tableName, demo, () => undefined);
-  }, 120_000);
+    for (const { aheadMs } of clocks) {
+      const table = await createTestTable(`bundles-${aheadMs}`);
+      await loadFixture(table.db, table.tableName, demo, () => undefined);
+      tables.set(aheadMs, table);
+    }
+  }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(ROUTES.map((route) => ({ name: route.name, route })))(
-    '$name loads in a fresh Node process in its own directory and answers its sample event',
-    ({ route }) => {
-      const script = `const { handler } = require('./index.js');
+  it.each(clocks.flatMap((clock) => ROUTES.map((route) => ({ name: route.name, route, ...clock }))))(
+    '$name loads in a fresh Node process in its own directory and answers its sample event ($clock)',
+    ({ route, aheadMs }) => {
+      const table = tables.get(aheadMs) as TestTable;
+      const event = sampleEvent(route, Date.now() + aheadMs);
+      const script = `${clockAhead(aheadMs)}
+        const { handler } = require('./index.js');
         const context = { ...${JSON.stringify(CONTEXT)}, getRemainingTimeInMillis: () => 29000 };
-        Promise.resolve(handler(${JSON.stringify(sampleEvent(route))}, context)).then((response) => {
+        Promise.resolve(handler(${JSON.stringify(event)}, context)).then((response) => {
           // Exit once the answer is written: a pipe takes a large one (the API description) in parts.
           process.stdout.write('\\n' + JSON.stringify(response), () => process.exit(0));
         });`;

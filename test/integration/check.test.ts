@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readSampleEvent } from '../../infra/local/sample-event.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
@@ -35,7 +36,7 @@ const ORG_KEY = 'check-acme-read-0123456789';
 const USER_KEY = 'check-user-0123456789abcdef';
 const SAMPLE_EVENTS = readdirSync('events')
   .filter((file) => file.startsWith('check-'))
-  .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as APIGatewayProxyEventV2 }));
+  .map((file) => ({ file, event: readSampleEvent(`events/${file}`) as APIGatewayProxyEventV2 }));
 
 const activity = activityRepository(table.db, table.tableName);
 let threats = 0;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
+import { readSampleEvent } from '../../infra/local/sample-event.ts';
 import { partitionsWritten } from '../../infra/local/write-guard.ts';
 import { ROUTES, WORKER_WRITES } from '../../infra/routes.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
@@ -210,7 +211,7 @@ describe('the partitions each function writes, driven down every path that write
         deadLetters: { put: async () => undefined },
       }),
     );
-    const event = JSON.parse(readFileSync('events/ingest-sqs.json', 'utf8')) as SQSEvent;
+    const event = readSampleEvent('events/ingest-sqs.json') as SQSEvent;
 
     expect(await ingest(event)).toEqual({ batchItemFailures: [] });
     expect(partitionsWritten('ingest-activity')).toEqual(declared('ingest-activity'));

@@ -1,12 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { eventMismatch } from '../../infra/local/event-fit.ts';
+import { fillTimes, readSampleEvent, sampleEventAt, unknownPlaceholder } from '../../infra/local/sample-event.ts';
 import { ROUTES } from '../../infra/routes.ts';
+import { sampleEvents } from '../fixtures/sample-events.ts';
 
-const httpEvents = readdirSync('events')
-  .filter((file) => file.endsWith('.json'))
-  .map((file) => ({ file, event: JSON.parse(readFileSync(`events/${file}`, 'utf8')) as Record<string, unknown> }))
-  .filter(({ event }) => event.version === '2.0');
+const httpEvents = sampleEvents().filter(({ event }) => event.version === '2.0');
 
 describe('sample events', () => {
   it('cover every route of the route table', () => {
@@ -22,9 +21,7 @@ describe('sample events', () => {
 });
 
 describe('npm run invoke, given an event', () => {
-  const events = readdirSync('events')
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => JSON.parse(readFileSync(`events/${file}`, 'utf8')) as Record<string, unknown>);
+  const events = sampleEvents().map(({ event }) => event);
   const forRoute = (name: string) => {
     const route = ROUTES.find((r) => r.name === name);
     return events.find((event) => event.routeKey === `${route?.method} ${route?.path}`);
@@ -50,9 +47,34 @@ describe('npm run invoke, given an event', () => {
     expect(
       eventMismatch(
         'resume-interrupted-writes',
-        JSON.parse(readFileSync('events/resume-interrupted-writes.json', 'utf8')),
+        readSampleEvent('events/resume-interrupted-writes.json'),
         'resume-interrupted-writes',
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('times in sample events', () => {
+  const at = Date.UTC(2031, 5, 15, 12, 0, 0);
+
+  it('are written relative to the moment the event is sent', () => {
+    expect(fillTimes('{"since":"{{now-1h:ms}}"}', at)).toBe(`{"since":"${at - 3_600_000}"}`);
+    expect(fillTimes('{{now}} {{now+2d:date}} {{now-30m}}', at)).toBe(
+      '2031-06-15T12:00:00.000Z 2031-06-17 2031-06-15T11:30:00.000Z',
+    );
+  });
+
+  it('stamp an HTTP event with the moment it is sent, as the gateway does', () => {
+    const event = sampleEventAt(readFileSync('events/get-changelog.json', 'utf8'), at) as {
+      body: string;
+      requestContext: { time: string; timeEpoch: number };
+    };
+    expect(event.requestContext).toMatchObject({ timeEpoch: at, time: '2031-06-15T12:00:00.000Z' });
+    expect(JSON.parse(event.body).since).toBe(String(at - 3_600_000));
+  });
+
+  it('refuse a placeholder they do not know, naming it', () => {
+    expect(unknownPlaceholder('{"since":"{{now-1w}}"}')).toBe('{{now-1w}}');
+    expect(() => sampleEventAt('{"since":"{{yesterday}}"}', at)).toThrow('Unknown placeholder {{yesterday}}');
   });
 });
