@@ -62,6 +62,10 @@ const compiledLauncher = (jar: string): string => {
  * every interface and has no host option). IPv4 only, so the socket is `127.0.0.1:<port>` rather
  * than an IPv4-mapped address on an IPv6 socket; no telemetry leaves the machine.
  */
+/** `env` without faketime's preload and settings. */
+const withoutFakeClock = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
+
 const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess => {
   const { jar, nativeLibs } = dynamoLocalJar();
   const classPath = [jar, compiledLauncher(jar)].join(delimiter);
@@ -80,7 +84,9 @@ const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess 
       '-sharedDb',
       '-disableTelemetry',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // The JVM keeps the machine's clock: a run that moves the service's clock with faketime
+    // (`npm run test:clock-ahead`) moves Node's alone, as the JVM does not start under it.
+    { stdio: ['ignore', 'ignore', 'pipe'], env: withoutFakeClock(process.env) },
   );
 };
 
