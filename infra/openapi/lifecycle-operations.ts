@@ -413,7 +413,7 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'get-report-page': {
     summary: 'Public report page',
     description:
-      'The page the `reportUrl` of `POST /asset/details` leads to, readable without a key: the report’s id, status and creation date, and each of its assets with the service’s current verdict. It never shows who reported, how to reach them, the report’s text or its reviews. An unknown id answers a 404 page.',
+      'The page the `reportUrl` of `POST /asset/details` leads to, readable without a key: the report’s id, status, and creation and update dates, and each asset whose proposal was approved with the service’s current verdict; pending and rejected proposals never show. It never shows who reported, how to reach them, the report’s text or its reviews. An unknown id answers a 404 page.',
     tag: 'Description and pages',
     responses: {
       200: { description: 'The page', mediaType: 'text/html' },
