@@ -22,7 +22,7 @@ export const request = {
 };
 
 export const createHandler = ({ keys, now, ...deps }: DisputeDeps & { keys: KeyResolver; now: () => number }) =>
-  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'report', keys }, async ({ auth, body }) =>
+  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'report', keys }, async ({ auth, body }) =>
     json(200, await createDispute(deps, auth, body, now())),
   );
 

@@ -63,7 +63,7 @@ export const INTAKE_OPERATIONS: Record<string, OperationDoc> = {
   'create-dispute': {
     summary: 'Dispute a verdict (false positive)',
     description:
-      'Files a dispute of content the service knows (a verdict of its own or of an external list, or a report about it; else 404 `Asset not found`). `email` is required unless the key belongs to a user whose e-mail address the service holds. One dispute per e-mail address and canonical content: a repeat is 400 `A dispute already exists for this asset with this email`. Every dispute records that it came through the API; content blocked only by eth-phishing-detect gets a note (and `message`) saying so. The operator upholds or rejects disputes; an upheld one makes the content `ALLOWED` for the whole service, in every check and in the change log. Any key, `report` budget.',
+      'Files a dispute of content the service knows (a verdict of its own or of an external list, or a report about it; else 404 `Asset not found`). `email` is required unless the key belongs to a user whose e-mail address the service holds. One dispute per e-mail address and canonical content: a repeat is 400 `A dispute already exists for this asset with this email`. Every dispute records that it came through the API; content blocked only by eth-phishing-detect gets a note (and `message`) saying so. The operator upholds or rejects disputes; an upheld one makes the content `ALLOWED` for the whole service, in every check and in the change log. Any key with the `write` scope, `report` budget.',
     tag: 'Threat lifecycle',
     requestExample: {
       content: 'https://acme-wallet-airdrop.xyz',

@@ -13,6 +13,7 @@ export type PublicReport = {
   id: number;
   status: string;
   createdAt: string;
+  updatedAt: string;
   assets: { content: string; type: AssetType; verdict: 'ALLOWED' | 'BLOCKED' | 'UNKNOWN' }[];
 };
 
@@ -21,9 +22,11 @@ const REPORT_ID = /^[1-9][0-9]{0,15}$/;
 
 /**
  * The public page of a report (`GET /v2/reports/{id}`), which anyone holding its address may
- * read: its id, status, creation date and each asset with the service's current verdict on it.
- * Never who reported it, how to reach them, its text or its reviews. Undefined for an unknown id,
- * a report still being written or removed, and an id two organizations' reports share.
+ * read: its id, status and dates, and each asset whose proposal was approved, with the service's
+ * current verdict on it. A proposal still pending (or rejected) stays the organization's: report
+ * ids are times, so guessable, and the page must not publish what nobody reviewed. Never who
+ * reported it, how to reach them, its text or its reviews. Undefined for an unknown id, a report
+ * still being written or removed, and an id two organizations' reports share.
  */
 export const publicReport = async (
   deps: { reports: ReportDirectory; verdicts: CheckIndexStore },
@@ -35,8 +38,8 @@ export const publicReport = async (
   );
   const report = found.length === 1 ? found[0] : undefined;
   if (report?.kind !== 'report') return undefined;
-  const proposals = report.proposals ?? [];
-  const keys = proposals.map((proposal) => entryKeyOf(proposal.content, proposal.type));
+  const approved = (report.proposals ?? []).filter((proposal) => proposal.reviewStatus === 'APPROVED');
+  const keys = approved.map((proposal) => entryKeyOf(proposal.content, proposal.type));
   const known = keys.filter((key) => key !== undefined);
   const entries = known.length === 0 ? [] : await deps.verdicts.lookup(known);
   const entryOf = new Map(known.map((key, i) => [key, entries[i]]));
@@ -44,7 +47,8 @@ export const publicReport = async (
     id: publicId(report),
     status: report.status ?? 'CLOSED',
     createdAt: report.createdAt,
-    assets: proposals.map((proposal, i) => {
+    updatedAt: report.updatedAt ?? report.createdAt,
+    assets: approved.map((proposal, i) => {
       const key = keys[i];
       const entry = key === undefined ? undefined : entryOf.get(key);
       const verdict =

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.ts';
+import { BadRequestError, NotFoundError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import type { ActivityRecord, ActivityStore } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
@@ -82,12 +82,22 @@ export const recordsOfAsset = async (lists: ListStore, assetId: number, caller: 
 };
 
 /**
+ * Whether a record may tell a caller who asked by id which content the id stands for. Another
+ * organization's pending proposal is its own until reviewed: an id known only through one is
+ * unknown to everyone else, exactly as an id nothing knows.
+ */
+const disclosesContent = (record: ActivityRecord, visible: ReadonlySet<string>): boolean =>
+  visible.has(record.organization) || !(record.kind === 'threat' && record.status === 'PENDING');
+
+/**
  * `POST /asset/search`: what the service knows of one asset (by content or id). The asset is
  * answered whenever anything knows the content: a verdict (allowlisted or blocked, by the service
  * or an external list), or a lifecycle record of any organization. Its times are only ones the
  * caller may see: the public verdict's last change and the records of the caller's own
  * organizations; another organization's reports, proposals and reviews never show, nor their
- * times (`createdAt` and `updatedAt` are null when nothing visible dates the asset).
+ * times (`createdAt` and `updatedAt` are null when nothing visible dates the asset). By id alone,
+ * an asset nothing the caller may know of names is 404, another organization's pending proposal
+ * included.
  */
 export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { content?: string; assetId?: number }) => {
   if (query.content === undefined && query.assetId === undefined) {
@@ -97,23 +107,28 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
   const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
   const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
-  const recorded = records.map(contentOf).find((found) => found !== undefined);
+  const visible = await visibleOrganizations(
+    deps.directory,
+    caller,
+    records.map((record) => record.organization),
+  );
+  const disclosing =
+    query.content === undefined ? records.filter((record) => disclosesContent(record, visible)) : records;
+  const recorded = disclosing.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;
   const checkKey = sentKey ?? (recorded === undefined ? undefined : entryKeyOf(recorded.content, recorded.type));
 
-  const [visible, result, entry] = await Promise.all([
-    visibleOrganizations(
-      deps.directory,
-      caller,
-      records.map((record) => record.organization),
-    ),
+  const [result, entry] = await Promise.all([
     content === undefined ? undefined : deps.checker.check(content),
     checkKey === undefined ? undefined : deps.verdicts.find(checkKey),
   ]);
   const own = records.filter((record) => visible.has(record.organization));
   const blockedBy = blockedByOf(result);
-  const known = records.length > 0 || entry !== undefined || (result !== undefined && result.status !== 'UNKNOWN');
+  const known = disclosing.length > 0 || entry !== undefined || (result !== undefined && result.status !== 'UNKNOWN');
+  if (query.content === undefined && (!known || content === undefined)) {
+    throw new NotFoundError(`Asset with ID ${query.assetId} not found`);
+  }
 
   const times = [
     ...own.flatMap((record) => [record.createdAt, record.updatedAt]),

@@ -29,8 +29,10 @@ ${body}
 
 const VERDICT_TEXT = { BLOCKED: 'Blocked', ALLOWED: 'Allowed', UNKNOWN: 'Not blocked' } as const;
 
+const time = (id: string, at: string): string =>
+  `<time id="${id}" datetime="${escapeHtml(at)}">${escapeHtml(new Date(at).toUTCString())}</time>`;
+
 export const reportHtml = (report: PublicReport): string => {
-  const created = new Date(report.createdAt);
   const rows = report.assets
     .map(
       (asset) => `        <tr>
@@ -40,20 +42,25 @@ export const reportHtml = (report: PublicReport): string => {
         </tr>`,
     )
     .join('\n');
+  const assets =
+    report.assets.length === 0
+      ? '      <p id="assets-pending">Its assets are listed here once reviewed.</p>'
+      : `      <table id="assets">
+        <thead><tr><th>Asset</th><th>Type</th><th>Current verdict</th></tr></thead>
+        <tbody>
+${rows}
+        </tbody>
+      </table>`;
   return page(
     `Report ${report.id}`,
     `    <main>
       <h1>Report <span id="report-id">${escapeHtml(String(report.id))}</span></h1>
       <dl>
         <dt>Status</dt><dd id="report-status">${escapeHtml(report.status)}</dd>
-        <dt>Created</dt><dd><time id="report-created" datetime="${escapeHtml(report.createdAt)}">${escapeHtml(created.toUTCString())}</time></dd>
+        <dt>Created</dt><dd>${time('report-created', report.createdAt)}</dd>
+        <dt>Updated</dt><dd>${time('report-updated', report.updatedAt)}</dd>
       </dl>
-      <table id="assets">
-        <thead><tr><th>Asset</th><th>Type</th><th>Current verdict</th></tr></thead>
-        <tbody>
-${rows}
-        </tbody>
-      </table>
+${assets}
     </main>`,
   );
 };

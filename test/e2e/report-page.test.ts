@@ -64,7 +64,7 @@ describe('the public report page', () => {
     expect(reportUrl).toBe(`${origin}/v2/reports/${report.id}`);
   });
 
-  it('shows the report’s id, status, date and each asset’s current verdict, without a key and within its policy', async () => {
+  it('shows the report’s id, status, dates and each approved asset’s current verdict, without a key and within its policy', async () => {
     const { page, foreignRequests, problems } = await watchedPage(browser, origin);
 
     const response = await page.goto(reportUrl);
@@ -72,6 +72,7 @@ describe('the public report page', () => {
       id: await page.locator('#report-id').textContent(),
       status: await page.locator('#report-status').textContent(),
       created: await page.locator('#report-created').getAttribute('datetime'),
+      updated: await page.locator('#report-updated').getAttribute('datetime'),
       assets: await page
         .locator('#assets tbody tr')
         .evaluateAll((rows) =>
@@ -94,11 +95,11 @@ describe('the public report page', () => {
       id: String(report.id),
       status: 'IN_PROGRESS',
       created: report.createdAt,
-      assets: [
-        [CONTENTS[0], 'BLOCKED'],
-        [CONTENTS[1], 'UNKNOWN'],
-      ],
+      updated: expect.any(String),
+      assets: [[CONTENTS[0], 'BLOCKED']],
     });
+    // The proposal still pending is the organization's: its content is not on the page.
+    expect(text).not.toContain(CONTENTS[1]);
     // The stylesheet loaded from this origin: the blocked badge is red.
     expect(background).toBe('rgb(211, 47, 47)');
     expect(PRIVATE.filter((secret) => text.includes(secret))).toEqual([]);

@@ -36,17 +36,35 @@ const deps = (records: ActivityRecord[], asked: string[] = []) => ({
 });
 
 describe('publicReport', () => {
-  it('answers the id, status, date and each asset with its current verdict, nothing else', async () => {
+  it('answers the id, status, dates and each approved asset with its current verdict, nothing else', async () => {
     const page = await publicReport(deps([report('acme')]), '1795437857996766');
 
     expect(page).toEqual({
       id: 1795437857996766,
       status: 'IN_PROGRESS',
       createdAt: '2026-03-01T10:00:00.000Z',
-      assets: [
-        { content: 'blocked-one.xyz', type: 'URL', verdict: 'BLOCKED' },
-        { content: 'pending-one.xyz', type: 'URL', verdict: 'UNKNOWN' },
+      updatedAt: '2026-03-01T11:00:00.000Z',
+      assets: [{ content: 'blocked-one.xyz', type: 'URL', verdict: 'BLOCKED' }],
+    });
+  });
+
+  it('answers a report whose proposals are all pending or rejected with its status and dates only', async () => {
+    const pending = report('acme', {
+      status: 'TODO',
+      proposals: [
+        { id: 2, assetId: 12, content: 'pending-one.xyz', type: 'URL', reviewStatus: 'PENDING' },
+        { id: 3, assetId: 13, content: 'rejected-one.xyz', type: 'URL', reviewStatus: 'REJECTED' },
       ],
+    });
+
+    const page = await publicReport(deps([pending]), '1795437857996766');
+
+    expect(page).toEqual({
+      id: 1795437857996766,
+      status: 'TODO',
+      createdAt: '2026-03-01T10:00:00.000Z',
+      updatedAt: '2026-03-01T11:00:00.000Z',
+      assets: [],
     });
   });
 

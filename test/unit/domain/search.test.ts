@@ -142,6 +142,34 @@ describe('searchAsset', () => {
     });
   });
 
+  it('answers 404 by id for an asset known only through another organization’s pending proposal, as for an unknown id', async () => {
+    const globexPending = [threat('globex', 't-9', '2026-03-02T10:00:00.000Z', 'PENDING')];
+    const pendingElsewhere: SearchDeps = {
+      ...deps(),
+      lists: {
+        page: async () => ({ records: [] }),
+        byAsset: async (id) => (id === ASSET_ID ? globexPending : []),
+        byAssetOf: async () => [],
+      },
+    };
+    const initech = { kind: 'organization', orgId: 'initech' } as const;
+
+    await expect(searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID })).rejects.toThrow(
+      `Asset with ID ${ASSET_ID} not found`,
+    );
+    await expect(searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID + 1 })).rejects.toThrow(
+      `Asset with ID ${ASSET_ID + 1} not found`,
+    );
+  });
+
+  it('answers by id an asset the caller’s own pending proposal names, or another organization’s reviewed one', async () => {
+    const acme = await searchAsset(deps(), { kind: 'organization', orgId: 'acme' }, { assetId: ASSET_ID });
+    const initech = await searchAsset(deps(), { kind: 'organization', orgId: 'initech' }, { assetId: ASSET_ID });
+
+    expect([acme.asset?.content, acme.asset?.createdAt]).toEqual([CONTENT, '2026-03-01T10:00:00.000Z']);
+    expect([initech.asset?.content, initech.asset?.createdAt, initech.reports]).toEqual([CONTENT, null, []]);
+  });
+
   it('refuses a query with neither content nor assetId', async () => {
     await expect(searchAsset(deps(), { kind: 'organization', orgId: 'acme' }, {})).rejects.toThrow(
       'content or assetId is required',
