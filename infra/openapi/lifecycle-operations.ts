@@ -374,12 +374,12 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'search-asset': {
     summary: 'Search an asset',
     description:
-      'What the service knows of one asset, by `content` or `assetId` (one is required). `asset` is non-null whenever anything the asset check consults knows the content (allowlisted by any organization, blocked by the service or an external list) or any organization has a record of it (a threat of any status, ingested or reported); its `status` is the asset check’s verdict. `blockedBy` lists every source that blocks the content, each with why (`report`: the service’s own threat, `parent-domain`: inherited from a blocked parent domain, `external-source`: an external list); it is empty when none does. `reports` and `takedown` (with its provider `tasks`, an empty array when none is recorded) are the caller’s organizations’ only (a user key: its ACTIVE memberships). Another organization’s reports, proposals and reviews never show, nor their times: the asset’s `createdAt` and `updatedAt` are the earliest and latest of the caller’s own records and the public verdict’s last change (the `changedAt` of `POST /asset/changelog`), and null when none of these dates it. By `assetId` alone, an id that nothing the caller may know of names (no record or verdict, or only another organization’s pending proposal) is 404 `Asset with ID <id> not found`, one answer for both.',
+      'What the service knows of one asset, by `content` or `assetId` (one is required). `asset` is non-null whenever anything the asset check consults knows the content (allowlisted by any organization, blocked by the service or an external list) or any organization has a record of it (a threat of any status, ingested or reported); its `status` is the asset check’s verdict. `blockedBy` lists every source that blocks the content, each with why (`report`: the service’s own threat, `parent-domain`: inherited from a blocked parent domain, `external-source`: an external list); it is empty when none does. `reports` and `takedown` (with its provider `tasks`, an empty array when none is recorded) are the caller’s organizations’ only (a user key: its ACTIVE memberships). Another organization’s reports, proposals and reviews never show, nor their times: the asset’s `createdAt` and `updatedAt` are the earliest and latest of the caller’s own records and the public verdict’s last change (the `changedAt` of `POST /asset/changelog`), and null when none of these dates it. By `assetId` alone, an id that nothing the caller may know of names (no record or verdict, or only another organization’s pending proposal) answers `asset: null` with empty lists, one answer for both.',
     tag: 'Threat lifecycle',
     requestExample: { content: 'https://acme-airdrop.xyz/claim' },
     responses: {
       200: {
-        description: 'The asset, or null (asked by content) when nothing the service consults knows it',
+        description: 'The asset, or null when nothing the service consults (or the caller may know of) knows it',
         body: BODY.search,
         example: {
           asset: {
@@ -407,7 +407,6 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
           ],
         },
       },
-      404: { description: 'Asked by `assetId`: no asset the caller may know of has this id', error: true },
     },
   },
   'get-report-page': {

@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { BadRequestError } from '../errors.ts';
 import type { Caller } from './access.ts';
 import type { ActivityRecord, ActivityStore } from './activity.ts';
 import { detectAssetType } from './asset-detection.ts';
@@ -96,8 +96,8 @@ const disclosesContent = (record: ActivityRecord, visible: ReadonlySet<string>):
  * caller may see: the public verdict's last change and the records of the caller's own
  * organizations; another organization's reports, proposals and reviews never show, nor their
  * times (`createdAt` and `updatedAt` are null when nothing visible dates the asset). By id alone,
- * an asset nothing the caller may know of names is 404, another organization's pending proposal
- * included.
+ * an id nothing the caller may know of names answers `asset: null`, as an unknown id does, when
+ * another organization's pending proposal is all that names it.
  */
 export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { content?: string; assetId?: number }) => {
   if (query.content === undefined && query.assetId === undefined) {
@@ -126,10 +126,6 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const own = records.filter((record) => visible.has(record.organization));
   const blockedBy = blockedByOf(result);
   const known = disclosing.length > 0 || entry !== undefined || (result !== undefined && result.status !== 'UNKNOWN');
-  if (query.content === undefined && (!known || content === undefined)) {
-    throw new NotFoundError(`Asset with ID ${query.assetId} not found`);
-  }
-
   const times = [
     ...own.flatMap((record) => [record.createdAt, record.updatedAt]),
     ...(entry === undefined ? [] : [entry.changedAt]),

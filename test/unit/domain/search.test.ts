@@ -142,7 +142,7 @@ describe('searchAsset', () => {
     });
   });
 
-  it('answers 404 by id for an asset known only through another organization’s pending proposal, as for an unknown id', async () => {
+  it('answers no asset by id for one known only through another organization’s pending proposal, as for an unknown id', async () => {
     const globexPending = [threat('globex', 't-9', '2026-03-02T10:00:00.000Z', 'PENDING')];
     const pendingElsewhere: SearchDeps = {
       ...deps(),
@@ -154,12 +154,9 @@ describe('searchAsset', () => {
     };
     const initech = { kind: 'organization', orgId: 'initech' } as const;
 
-    await expect(searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID })).rejects.toThrow(
-      `Asset with ID ${ASSET_ID} not found`,
-    );
-    await expect(searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID + 1 })).rejects.toThrow(
-      `Asset with ID ${ASSET_ID + 1} not found`,
-    );
+    const unknown = { asset: null, reports: [], takedown: null, blockedBy: [] };
+    expect(await searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID })).toEqual(unknown);
+    expect(await searchAsset(pendingElsewhere, initech, { assetId: ASSET_ID + 1 })).toEqual(unknown);
   });
 
   it('answers by id an asset the caller’s own pending proposal names, or another organization’s reviewed one', async () => {
