@@ -22,6 +22,7 @@ import {
   httpLogClient,
   inProcessRunQueue,
   recordedLogClient,
+  recordedLogNames,
   sqsRunQueue,
 } from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
@@ -51,11 +52,12 @@ import { cursorCodec } from './domain/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
-import { keepAliveAgents, sendWebhook, systemResolver } from './webhooks/sender.ts';
+import { sendWebhook } from './webhooks/sender.ts';
 
 // Canonicalization looks public suffixes up in every layer: the shipped list is its suffix data.
 useSuffixFile();
@@ -187,8 +189,15 @@ export const externalSources = /* @__PURE__ */ once(() => {
   if (config.initializedAhead) sources.warm();
   return sources.get;
 });
-/** The check's list source: the configured list URLs over HTTP. */
-export const listReader = /* @__PURE__ */ once(() => httpListReader());
+/**
+ * The stage's egress policy, for every outbound call: `http` to loopback only where the local
+ * runtime allows it (`WEBHOOK_ALLOW_LOOPBACK`, never in AWS).
+ */
+const egressPolicy = (): EgressPolicy => ({ allowLoopback: config.webhookAllowLoopback });
+/** The check's list source: the configured list URLs, under the egress policy. */
+export const listReader = /* @__PURE__ */ once(() =>
+  httpListReader({ policy: egressPolicy(), resolve: systemResolver }),
+);
 /** The hash-prefix blocklist's artifacts (S3 in AWS, a directory or the process's memory locally). */
 export const blocklistArtifacts = /* @__PURE__ */ once(() => {
   const location = config.blocklistArtifacts;
@@ -216,7 +225,7 @@ export const webhookSealer = /* @__PURE__ */ once(() => {
 });
 /** Where a receiver's name is resolved, and which addresses it may have. */
 export const webhookReceivers = /* @__PURE__ */ once(() => ({
-  policy: { allowLoopback: config.webhookAllowLoopback },
+  policy: egressPolicy(),
   resolve: systemResolver,
 }));
 /** The queue deliveries go through: SQS in AWS, the local runtime's in-process queue otherwise. */
@@ -325,6 +334,23 @@ export const healthcheckSources = /* @__PURE__ */ once(() => ({
   directory: directory(),
 }));
 export const detectionDeps = /* @__PURE__ */ once(() => ({ store: detections(), directory: directory() }));
+/**
+ * How CT logs are reached: the system's resolver, or, where a recorded log stands in for every
+ * log (locally), the recording's names (read per call: a test points the stage at a recording
+ * after the modules are loaded).
+ */
+const ctLogEgress = /* @__PURE__ */ once(
+  (): Egress => ({
+    policy: egressPolicy(),
+    resolve: (name) => (config.detectionCtRecording === undefined ? systemResolver : recordedLogNames)(name),
+    agents: keepAliveAgents(),
+  }),
+);
+/** What writing and validating configs needs: the stores and the egress policy the configs' URLs must pass. */
+export const detectionConfigDeps = /* @__PURE__ */ once(() => ({
+  ...detectionDeps(),
+  outbound: (url: string) => refusalOf(url, ctLogEgress().policy, ctLogEgress().resolve),
+}));
 /** DNS lookups a DNS_TWIST run keeps in flight at once. */
 const RESOLVER_CONCURRENCY = 32;
 /** What a detection run needs: the check, the organization's brands and assets, DNS, CT logs, and the lifecycle to file reports. */
@@ -338,7 +364,7 @@ export const detectionPipeline = /* @__PURE__ */ once(
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined
-        ? certificateNames(httpLogClient())
+        ? certificateNames(httpLogClient(ctLogEgress()))
         : certificateNames(recordedLogClient(config.detectionCtRecording), { replay: true }),
     resolverConcurrency: RESOLVER_CONCURRENCY,
   }),

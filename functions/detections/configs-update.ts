@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type DetectionDeps, updateConfig } from '../../shared/domain/detections/detections.ts';
+import { type ConfigDeps, updateConfig } from '../../shared/domain/detections/detections.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import {
   configId,
@@ -29,9 +29,9 @@ export const request = {
   ),
 };
 
-export const createHandler = ({ keys, now, ...deps }: DetectionDeps & { keys: KeyResolver; now: () => number }) =>
+export const createHandler = ({ keys, now, ...deps }: ConfigDeps & { keys: KeyResolver; now: () => number }) =>
   apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) =>
     json(200, await updateConfig(deps, auth, body, now())),
   );
 
-export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...runtime.detectionDeps() });
+export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...runtime.detectionConfigDeps() });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type DetectionDeps, type DetectionRun, validateConfigs } from '../../shared/domain/detections/detections.ts';
+import { type ConfigDeps, type DetectionRun, validateConfigs } from '../../shared/domain/detections/detections.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import {
   detectionSlug,
@@ -30,7 +30,7 @@ export const createHandler = ({
   keys,
   now,
   ...deps
-}: DetectionDeps & { runNow: (runs: DetectionRun[]) => Promise<void>; keys: KeyResolver; now: () => number }) =>
+}: ConfigDeps & { runNow: (runs: DetectionRun[]) => Promise<void>; keys: KeyResolver; now: () => number }) =>
   apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) =>
     json(200, await validateConfigs(deps, auth, body, now())),
   );
@@ -39,5 +39,5 @@ export const handler = createHandler({
   keys: runtime.keys(),
   now: runtime.now,
   runNow: runtime.runDetections,
-  ...runtime.detectionDeps(),
+  ...runtime.detectionConfigDeps(),
 });

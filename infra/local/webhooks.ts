@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer, rememberingSealer, type SecretSealer } from '../../shared/db/webhook-secrets.ts';
-import type { AddressPolicy, Resolver } from '../../shared/domain/webhooks.ts';
+import { type EgressPolicy, keepAliveAgents, type Resolver, systemResolver } from '../../shared/egress/index.ts';
 import { cachedHooks, eventGenerator } from '../../shared/webhooks/dispatch.ts';
 import {
   type Dispatcher,
@@ -10,7 +10,7 @@ import {
   startLocalDispatcher,
 } from '../../shared/webhooks/local-queue.ts';
 import { useInProcessQueue } from '../../shared/webhooks/queue.ts';
-import { keepAliveAgents, sendWebhook, systemResolver } from '../../shared/webhooks/sender.ts';
+import { sendWebhook } from '../../shared/webhooks/sender.ts';
 
 export type LocalWebhookOptions = {
   db: DynamoDBDocumentClient;
@@ -18,7 +18,7 @@ export type LocalWebhookOptions = {
   /** The local key that seals the signing secrets (the routes must use the same one). */
   sealer?: SecretSealer;
   keyFile?: string;
-  policy?: AddressPolicy;
+  policy?: EgressPolicy;
   resolve?: Resolver;
   backoffBaseMs?: number;
   timeoutMs?: number;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { LogClient, LogEntry } from '../domain/detections/certstream.ts';
 import type { DetectionRun, RunQueue } from '../domain/detections/detections.ts';
 import type { Resolver } from '../domain/detections/dnstwist.ts';
+import { type Egress, egressRequest } from '../egress/index.ts';
 import type { AwsTarget } from './aws-request.ts';
 import { sqsMessages } from './scan-queue.ts';
 
@@ -30,27 +31,36 @@ export const fixtureResolver = (file: string): Resolver => {
 const LOG_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-const getJson = async (url: string): Promise<unknown> => {
-  const response = await fetch(url, { signal: AbortSignal.timeout(LOG_TIMEOUT_MS), redirect: 'error' });
-  if (!response.ok) throw new Error(`CT log answered ${response.status} for ${new URL(url).pathname}`);
-  const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) throw new Error('CT log answer too large');
-  return JSON.parse(text);
+/**
+ * An RFC 6962 log over HTTPS: `get-sth` for the tree size, `get-entries` for a range, each
+ * request under the egress policy (a log's URL is configured by an organization).
+ */
+export const httpLogClient = (egress: Egress): LogClient => {
+  const getJson = async (url: string): Promise<unknown> => {
+    const answer = await egressRequest(
+      url,
+      { headers: { Accept: 'application/json' } },
+      { ...egress, timeoutMs: LOG_TIMEOUT_MS, maxBytes: MAX_RESPONSE_BYTES },
+    );
+    if (answer.status < 200 || answer.status > 299) {
+      throw new Error(`CT log answered ${answer.status} for ${new URL(url).pathname}`);
+    }
+    if (answer.truncated) throw new Error('CT log answer too large');
+    return JSON.parse(answer.body.toString('utf8'));
+  };
+  return {
+    async treeSize(log) {
+      const sth = (await getJson(`${log.replace(/\/$/, '')}/ct/v1/get-sth`)) as { tree_size: number };
+      return sth.tree_size;
+    },
+    async entries(log, start, end) {
+      const body = (await getJson(`${log.replace(/\/$/, '')}/ct/v1/get-entries?start=${start}&end=${end}`)) as {
+        entries: LogEntry[];
+      };
+      return body.entries;
+    },
+  };
 };
-
-/** An RFC 6962 log over HTTPS: `get-sth` for the tree size, `get-entries` for a range. */
-export const httpLogClient = (): LogClient => ({
-  async treeSize(log) {
-    const sth = (await getJson(`${log.replace(/\/$/, '')}/ct/v1/get-sth`)) as { tree_size: number };
-    return sth.tree_size;
-  },
-  async entries(log, start, end) {
-    const body = (await getJson(`${log.replace(/\/$/, '')}/ct/v1/get-entries?start=${start}&end=${end}`)) as {
-      entries: LogEntry[];
-    };
-    return body.entries;
-  },
-});
 
 /**
  * A recorded log, replayed locally: a file `{"entries": [{leaf_input, extra_data}, ...]}` that
@@ -67,6 +77,14 @@ export const recordedLogClient = (file: string): LogClient => {
     entries: async (_log, start, end) => load().slice(start, end + 1),
   };
 };
+
+/**
+ * The names of logs where a recorded log stands in for every log (locally): each resolves to one
+ * public stand-in address, so a log URL passes or fails the egress policy on its form (`https`,
+ * no credentials, no loopback or private address written in it) as it would in AWS. The
+ * recording answers for every log, so nothing connects to that address.
+ */
+export const recordedLogNames = async (): Promise<string[]> => ['192.0.32.10'];
 
 /** Runs handed to the in-process runner and not finished yet. */
 const running = new Set<Promise<void>>();

@@ -2,15 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Delivery, DeliveryStore, WebhookStore } from '../db/webhook-repository.ts';
 import type { SecretSealer } from '../db/webhook-secrets.ts';
 import {
-  type AddressPolicy,
-  assertPublicReceiver,
   newWebhookId,
   newWebhookSecret,
-  type Resolver,
+  URL_REFUSED,
   type Webhook,
   type WebhookEvent,
   webhookView,
 } from '../domain/webhooks.ts';
+import { checkUrl, type EgressPolicy, EgressRefusedError, type Resolver } from '../egress/index.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { type Enqueue, testEvent } from './dispatch.ts';
 
@@ -18,7 +17,7 @@ export type ManageDeps = {
   hooks: WebhookStore;
   deliveries: Pick<DeliveryStore, 'createDelivery' | 'listDeliveries'>;
   sealer: SecretSealer;
-  receivers: { policy: AddressPolicy; resolve: Resolver };
+  receivers: { policy: EgressPolicy; resolve: Resolver };
   enqueue: Enqueue;
   now: () => number;
 };
@@ -36,7 +35,10 @@ export const createWebhook = async (
   orgId: string,
   input: NewWebhook,
 ) => {
-  const url = await assertPublicReceiver(input.url, deps.receivers.policy, deps.receivers.resolve);
+  const url = await checkUrl(input.url, deps.receivers.policy, deps.receivers.resolve).catch((error: unknown) => {
+    if (error instanceof EgressRefusedError) throw new BadRequestError(URL_REFUSED, { cause: error });
+    throw error;
+  });
   const secret = newWebhookSecret();
   const hook: Webhook = {
     id: newWebhookId(),

@@ -326,6 +326,21 @@ describe('the contract of the detection routes', () => {
     ]);
   });
 
+  it('answers a CERTSTREAM log the egress policy refuses with 400 naming the log, in the local stage too', async () => {
+    const response = await createConfig({
+      source: 'CERTSTREAM',
+      config: { logs: ['https://ct.example.net/log', 'https://127.0.0.1/'] },
+    });
+
+    expect(response.status).toBe(400);
+    expect(response.body.issues).toEqual([
+      {
+        message: 'body.config.logs.1 must be a public https URL: 127.0.0.1 is not a public address',
+        path: 'body.config.logs.1',
+      },
+    ]);
+  });
+
   it('answers an unknown setting, an unknown source and cron on a push source with 400', async () => {
     const unknownSetting = await createConfig({ source: 'CERTSTREAM', config: { maxEntries: 5 } });
     const unknownSource = await createConfig({ source: 'GOOGLE_SEARCH', config: {} });

@@ -21,7 +21,8 @@ await seed(table.db, table.tableName, {
   ],
 });
 const store = detectionRepository(table.db, table.tableName);
-const deps = { store, directory: directoryRepository(table.db, table.tableName) };
+// DNS_TWIST configs name no URL the service calls: the egress check is never asked.
+const deps = { store, directory: directoryRepository(table.db, table.tableName), outbound: async () => undefined };
 const acme = { kind: 'organization', orgId: 'acme' } as const;
 const globex = { kind: 'organization', orgId: 'globex' } as const;
 const at = (iso: string) => Date.parse(iso);

@@ -1,19 +1,18 @@
 import type { ListReader } from '../../domain/check/sync.ts';
+import { type Egress, egressRequest } from '../../egress/index.ts';
 
-type Options = { fetch?: typeof globalThis.fetch; timeoutMs?: number; maxBytes?: number };
+type Options = Egress & { timeoutMs?: number; maxBytes?: number };
 
 /**
- * The list source port over HTTP: the body of a list URL, following redirects; a status other
- * than 2xx, a body over `maxBytes` or an answer slower than `timeoutMs` is an error.
+ * The list source port over HTTPS, under the egress policy: the body of a list URL; a status
+ * other than 2xx (a redirect among them: none is followed), a body over `maxBytes` or an answer
+ * slower than `timeoutMs` is an error.
  */
 export const httpListReader =
-  ({ fetch = globalThis.fetch, timeoutMs = 30_000, maxBytes = 64 * 1024 * 1024 }: Options = {}): ListReader =>
+  ({ timeoutMs = 30_000, maxBytes = 64 * 1024 * 1024, ...egress }: Options): ListReader =>
   async (url) => {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > maxBytes) throw new Error(`${url} is larger than ${maxBytes} bytes`);
-    const body = await response.text();
-    if (body.length > maxBytes) throw new Error(`${url} is larger than ${maxBytes} bytes`);
-    return body;
+    const answer = await egressRequest(url, {}, { ...egress, timeoutMs, maxBytes });
+    if (answer.status < 200 || answer.status > 299) throw new Error(`${url} answered ${answer.status}`);
+    if (answer.truncated) throw new Error(`${url} is larger than ${maxBytes} bytes`);
+    return answer.body.toString('utf8');
   };

@@ -1,12 +1,28 @@
 import * as v from 'valibot';
+import { EgressRefusedError, targetOf } from '../../egress/index.ts';
 import { type SnapshotStore, snapshotOf } from './lists.ts';
 import { EXTERNAL_SOURCES, type ExternalSourceName } from './types.ts';
 
 export type ListFeed = { source: ExternalSourceName; url: string };
 
+/** Whether a list URL passes the egress policy in form (as in AWS); where its name resolves is checked at every fetch. */
+const publicInForm = (url: string): boolean => {
+  try {
+    targetOf(url, { allowLoopback: false });
+    return true;
+  } catch (error) {
+    if (error instanceof EgressRefusedError) return false;
+    throw error;
+  }
+};
+
 const FEEDS = v.record(
   v.picklist(EXTERNAL_SOURCES, `List sources are ${EXTERNAL_SOURCES.join(', ')}`),
-  v.pipe(v.string(), v.url('A list URL must be an absolute URL')),
+  v.pipe(
+    v.string(),
+    v.url('A list URL must be an absolute URL'),
+    v.check(publicInForm, 'A list URL must be a public https URL'),
+  ),
 );
 
 /** The configured list URLs (`{"polkadot-phishing": "https://…"}`); none when unset. */

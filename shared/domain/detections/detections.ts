@@ -14,7 +14,14 @@ import { brandProfile, evaluateThreat } from '../threat-engine/engine.ts';
 import { matchNames } from './certstream.ts';
 import { mapBounded, permutations, type Resolver } from './dnstwist.ts';
 import { checkedCron, nextCronTime, parseCron, type ScheduleClass, scheduleClassOf } from './schedules.ts';
-import { type PermutationFamily, type SourceKey, sourceOf, validateConfig } from './sources.ts';
+import {
+  outboundUrlsOf,
+  type PermutationFamily,
+  type Source,
+  type SourceKey,
+  sourceOf,
+  validateConfig,
+} from './sources.ts';
 import { configYields, DEFAULT_LOOKBACK_HOURS, DEFAULT_MIN_RESULTS } from './yields.ts';
 
 export const CONFIDENCES = ['none', 'low', 'medium', 'high'] as const;
@@ -149,6 +156,33 @@ export type DetectionDeps = {
   directory: Pick<DirectoryStore, 'findMembership' | 'listBrands'>;
 };
 
+/** Why the egress policy refuses a URL now (its form, or where its name resolves), or undefined when the service may call it. */
+export type OutboundCheck = (url: string) => Promise<string | undefined>;
+
+/** What writing or validating a config needs beyond the stores: the egress policy its URLs must pass. */
+export type ConfigDeps = DetectionDeps & { outbound: OutboundCheck };
+
+/**
+ * Refuses a config naming a URL the service may not call (a CERTSTREAM log at a loopback,
+ * private or metadata address, over http, with credentials): 400 naming the field, the first
+ * refused in config order; `where` is where the config is in the request (`body.`).
+ */
+const checkOutbound = async (
+  outbound: OutboundCheck,
+  source: Source,
+  config: Record<string, unknown>,
+  where: string,
+) => {
+  const checked = await Promise.all(
+    outboundUrlsOf(source, config).map(async (target) => ({ ...target, refusal: await outbound(target.url) })),
+  );
+  const refused = checked.find((target) => target.refusal !== undefined);
+  if (refused === undefined) return;
+  const path = `${where}${refused.path}`;
+  const message = `${path} must be a public https URL: ${refused.refusal}`;
+  throw new BadRequestError(message, { issues: [{ message, path }] });
+};
+
 /** What turns candidates into detections: the check, the brands and assets, the lifecycle and an asset's records. */
 export type CandidateDeps = DetectionDeps & {
   checker: Checker;
@@ -267,7 +301,7 @@ export const listConfigs = async (deps: DetectionDeps, caller: Caller, slug: str
 };
 
 export const createConfig = async (
-  deps: DetectionDeps,
+  deps: ConfigDeps,
   caller: Caller,
   body: {
     slug: string;
@@ -284,6 +318,7 @@ export const createConfig = async (
   const source = sourceFor(body.source);
   checkCron(source, body.cron);
   const config = validateConfig(source, body.config);
+  await checkOutbound(deps.outbound, source, config, 'body.');
   if (body.brandId !== undefined) {
     const brands = await deps.directory.listBrands(orgId);
     if (!brands.some((brand) => brandIdOf(brand) === body.brandId)) {
@@ -312,7 +347,7 @@ export const createConfig = async (
 };
 
 export const updateConfig = async (
-  deps: DetectionDeps,
+  deps: ConfigDeps,
   caller: Caller,
   body: {
     slug: string;
@@ -339,13 +374,15 @@ export const updateConfig = async (
           Array.isArray(body.config)
         ? body.config
         : { ...current.config, ...(body.config as Record<string, unknown>) };
+  const config = validateConfig(source, merged);
+  await checkOutbound(deps.outbound, source, config, 'body.');
   const next: DetectionConfig = {
     ...current,
     status: body.status ?? current.status,
     cron: body.cron === undefined ? current.cron : body.cron,
     title: body.title ?? current.title,
     description: body.description ?? current.description,
-    config: validateConfig(source, merged),
+    config,
     updatedAt: new Date(Math.max(now, Date.parse(current.updatedAt) + 1)).toISOString(),
   };
   const listings = { remove: listingOf(current, now)?.slot, put: listingOf(next, now) };
@@ -484,7 +521,7 @@ export const runQueued = async (
 const HOUR = 3_600_000;
 
 export const validateConfigs = async (
-  deps: DetectionDeps & { runNow: (runs: DetectionRun[]) => Promise<void> },
+  deps: ConfigDeps & { runNow: (runs: DetectionRun[]) => Promise<void> },
   caller: Caller,
   body: {
     slug: string;
@@ -498,6 +535,9 @@ export const validateConfigs = async (
 ) => {
   const orgId = await organizationFor(deps.directory, caller, body.slug);
   const configs = await selectConfigs(deps.store, orgId, body);
+  for (const config of configs) {
+    await checkOutbound(deps.outbound, sourceFor(config.source), config.config, `configs.${config.id}.`);
+  }
   if (body.run === true) {
     const at = new Date(now).toISOString();
     const runs = configs.map(

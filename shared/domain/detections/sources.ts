@@ -209,6 +209,15 @@ const violation = (
   return undefined;
 };
 
+/**
+ * The URLs in a (valid) config that the service will call, each with its path in the config:
+ * a CERTSTREAM config's logs. Each must pass the egress policy when it is configured.
+ */
+export const outboundUrlsOf = (source: Source, config: Record<string, unknown>): { path: string; url: string }[] =>
+  source.key === 'CERTSTREAM' && Array.isArray(config.logs)
+    ? config.logs.map((url, i) => ({ path: `config.logs.${i}`, url: String(url) }))
+    : [];
+
 /** Checks a config against its source's schema: 400 naming the failing path (`config.domains.0`). */
 export const validateConfig = (source: Source, config: unknown): Record<string, unknown> => {
   const found = violation(source.configSchema, config, 'config');

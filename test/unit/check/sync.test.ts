@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
 import { httpListReader } from '../../../shared/db/adapters/list-reader.ts';
 import type { ListSnapshot, SnapshotStore } from '../../../shared/domain/check/lists.ts';
 import { parseFeeds, syncLists } from '../../../shared/domain/check/sync.ts';
@@ -18,22 +20,32 @@ const memoryStore = () => {
   return { store, saved };
 };
 
-/** A fetch answering from a table of URLs; `hang` never answers until the request is aborted. */
-const fakeFetch =
-  (answers: Record<string, { status?: number; body?: string; hang?: boolean }>): typeof fetch =>
-  async (input, init) => {
-    const answer = answers[String(input)];
-    if (!answer) throw new TypeError('fetch failed');
-    if (answer.hang) {
-      return new Promise<Response>((_, reject) => {
-        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
-      });
-    }
-    return new Response(answer.body ?? '', { status: answer.status ?? 200 });
-  };
+/** A list host on 127.0.0.1 answering by path from a table; `hang` never answers. */
+let answers: Record<string, { status?: number; body?: string; hang?: boolean }> = {};
+const lists = createServer((request, response) => {
+  const answer = answers[request.url ?? ''];
+  if (answer?.hang) return;
+  response.writeHead(answer?.status ?? (answer ? 200 : 404)).end(answer?.body ?? '');
+});
+await new Promise<void>((listening) => lists.listen(0, '127.0.0.1', listening));
+afterAll(async () => {
+  lists.closeAllConnections();
+  await new Promise((closed) => lists.close(closed));
+});
+const { port } = lists.address() as AddressInfo;
+/** The local stage's policy: the lists are on this host, over http. */
+const reader = (timeoutMs?: number) =>
+  httpListReader({
+    policy: { allowLoopback: true },
+    resolve: async () => ['127.0.0.1'],
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+const serve = (table: typeof answers) => {
+  answers = table;
+};
 
-const POLKADOT = 'https://lists.example/polkadot.json';
-const VENDOR = 'https://vendor.example/feed.txt';
+const POLKADOT = `http://127.0.0.1:${port}/polkadot.json`;
+const VENDOR = `http://127.0.0.1:${port}/feed.txt`;
 const vendorFeed = { source: 'vendor' as const, url: VENDOR };
 const feeds = [{ source: 'polkadot-phishing' as const, url: POLKADOT }, vendorFeed];
 const now = () => new Date('2026-04-01T00:00:00Z');
@@ -41,12 +53,12 @@ const now = () => new Date('2026-04-01T00:00:00Z');
 describe('list sync', () => {
   it('stores a canonical snapshot of every configured list', async () => {
     const { store, saved } = memoryStore();
-    const fetch = fakeFetch({
-      [POLKADOT]: { body: '{"allow": ["Polkadot.network"], "deny": ["Claim-DOT.app."]}' },
-      [VENDOR]: { body: 'evil.example.com\n' },
+    serve({
+      '/polkadot.json': { body: '{"allow": ["Polkadot.network"], "deny": ["Claim-DOT.app."]}' },
+      '/feed.txt': { body: 'evil.example.com\n' },
     });
 
-    const outcomes = await syncLists(feeds, store, { read: httpListReader({ fetch }), now });
+    const outcomes = await syncLists(feeds, store, { read: reader(), now });
 
     expect(outcomes.map((o) => o.outcome)).toEqual(['saved', 'saved']);
     expect(saved.map((s) => [s.source, s.allow, s.deny])).toEqual([
@@ -57,10 +69,10 @@ describe('list sync', () => {
 
   it('stores nothing new when a list has not changed, and reports the entries and fetch time of the snapshot kept', async () => {
     const { store, saved } = memoryStore();
-    const fetch = fakeFetch({ [VENDOR]: { body: 'evil.example.com\n' } });
-    await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
+    serve({ '/feed.txt': { body: 'evil.example.com\n' } });
+    await syncLists([vendorFeed], store, { read: reader(), now });
 
-    const outcomes = await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
+    const outcomes = await syncLists([vendorFeed], store, { read: reader(), now });
 
     expect(outcomes).toEqual([
       {
@@ -76,9 +88,9 @@ describe('list sync', () => {
 
   it('reports a failing list and still syncs the others', async () => {
     const { store, saved } = memoryStore();
-    const fetch = fakeFetch({ [POLKADOT]: { status: 503 }, [VENDOR]: { body: 'evil.example.com' } });
+    serve({ '/polkadot.json': { status: 503 }, '/feed.txt': { body: 'evil.example.com' } });
 
-    const outcomes = await syncLists(feeds, store, { read: httpListReader({ fetch }), now });
+    const outcomes = await syncLists(feeds, store, { read: reader(), now });
 
     expect(outcomes.map((o) => [o.source, o.outcome])).toEqual([
       ['polkadot-phishing', 'failed'],
@@ -89,9 +101,9 @@ describe('list sync', () => {
 
   it('gives up on a list that does not answer within the timeout', async () => {
     const { store, saved } = memoryStore();
-    const fetch = fakeFetch({ [VENDOR]: { hang: true } });
+    serve({ '/feed.txt': { hang: true } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { read: httpListReader({ fetch, timeoutMs: 20 }), now });
+    const [outcome] = await syncLists([vendorFeed], store, { read: reader(20), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);
@@ -99,9 +111,9 @@ describe('list sync', () => {
 
   it('keeps the last good snapshot when a list comes back empty', async () => {
     const { store, saved } = memoryStore();
-    const fetch = fakeFetch({ [VENDOR]: { body: '# nothing today\n' } });
+    serve({ '/feed.txt': { body: '# nothing today\n' } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { read: httpListReader({ fetch }), now });
+    const [outcome] = await syncLists([vendorFeed], store, { read: reader(), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);
@@ -117,6 +129,14 @@ describe('list sync configuration', () => {
 
   it('has no lists when none are configured', () => {
     expect(parseFeeds(undefined)).toEqual([]);
+  });
+
+  it.each([
+    'http://seal.example/list.json',
+    'https://127.0.0.1/list.json',
+    'https://user:secret@seal.example/list.json',
+  ])('rejects the list URL %s, which the egress policy refuses', (url) => {
+    expect(() => parseFeeds(JSON.stringify({ seal: url }))).toThrow('A list URL must be a public https URL');
   });
 
   it('rejects an unknown source name', () => {

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keepAliveAgents, sendWebhook } from '../../../shared/webhooks/sender.ts';
+import { keepAliveAgents } from '../../../shared/egress/index.ts';
+import { sendWebhook } from '../../../shared/webhooks/sender.ts';
 
 const server = createServer((request, response) => {
   request.resume();
