@@ -14,6 +14,7 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../table-definition.ts';
+import { withoutFakeClock } from './fake-clock.ts';
 
 const JAVA_HINT =
   'A Java 17+ JDK is required to run DynamoDB Local (its loopback launcher is compiled on first start). Install it with: sudo apt-get install -y openjdk-17-jdk-headless';
@@ -62,10 +63,6 @@ const compiledLauncher = (jar: string): string => {
  * every interface and has no host option). IPv4 only, so the socket is `127.0.0.1:<port>` rather
  * than an IPv4-mapped address on an IPv6 socket; no telemetry leaves the machine.
  */
-/** `env` without faketime's preload and settings. */
-const withoutFakeClock = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
-  Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
-
 const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess => {
   const { jar, nativeLibs } = dynamoLocalJar();
   const classPath = [jar, compiledLauncher(jar)].join(delimiter);
@@ -84,8 +81,7 @@ const spawnDynamoLocal = (port: number, path: string | undefined): ChildProcess 
       '-sharedDb',
       '-disableTelemetry',
     ],
-    // The JVM keeps the machine's clock: a run that moves the service's clock with faketime
-    // (`npm run test:clock-ahead`) moves Node's alone, as the JVM does not start under it.
+    // The JVM keeps the machine's clock when a test run moves Node's (see fake-clock.ts).
     { stdio: ['ignore', 'ignore', 'pipe'], env: withoutFakeClock(process.env) },
   );
 };
