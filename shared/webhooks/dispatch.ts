@@ -448,7 +448,13 @@ export const openHeaders = async (
 ): Promise<Record<string, string>> => {
   if (headers === undefined) return {};
   if ('clear' in headers) return headers.clear;
-  return JSON.parse(await sealer.open(headers.sealed)) as Record<string, string>;
+  const opened = await sealer.open(headers.sealed);
+  try {
+    return JSON.parse(opened) as Record<string, string>;
+  } catch {
+    // Not the parser's message: it quotes the text, which holds the values.
+    throw new Error('Sealed webhook headers did not open to a JSON object');
+  }
 };
 
 export type DeliveryDeps = {
