@@ -29,6 +29,8 @@ export type FunctionSettings = {
   serviceName: string;
   /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
   rateLimits?: string;
+  /** `KEY_GUESS_LIMIT` of the route functions: failed key lookups per source address (`<perSecond>/<burst>`). */
+  keyGuessLimit?: string;
   /** `REVIEW_DAILY_LIMIT` of the route functions: reviews per organization per rolling 24 hours (0: unlimited). */
   reviewDailyLimit?: number;
   /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
@@ -198,6 +200,7 @@ export class ApiFunction extends Construct {
       ROUTE_AREA: props.area,
       ...(props.access === 'none' ? {} : { TABLE_NAME: props.table.tableName }),
       ...(props.settings.rateLimits ? { RATE_LIMITS: props.settings.rateLimits } : {}),
+      ...(props.settings.keyGuessLimit ? { KEY_GUESS_LIMIT: props.settings.keyGuessLimit } : {}),
       ...(props.settings.reviewDailyLimit === undefined
         ? {}
         : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),

@@ -29,6 +29,7 @@ try {
     tracing: flag('tracing'),
     logLevel: context('logLevel'),
     rateLimits: context('rateLimits'),
+    keyGuessLimit: context('keyGuessLimit'),
     ...(context('reviewDailyLimit') === undefined ? {} : { reviewDailyLimit: Number(context('reviewDailyLimit')) }),
     reportUrlBase: context('reportUrlBase'),
     healthcheckThresholds: context('healthcheckThresholds'),

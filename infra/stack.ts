@@ -7,7 +7,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { parseStageThresholds } from '../shared/domain/organization-settings.ts';
-import { parseRateLimits } from '../shared/domain/rate-limits.ts';
+import { parseKeyGuessLimit, parseRateLimits } from '../shared/domain/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
 import type { FunctionSettings } from './api-function.ts';
 import { BlocklistArtifacts } from './blocklist-artifacts.ts';
@@ -44,6 +44,8 @@ export type ServiceStackProps = StackProps & {
    * classes not named keep the defaults of shared/domain/rate-limits.ts.
    */
   rateLimits?: string;
+  /** Failed key lookups per source address, `<perSecond>/<burst>` (default `1/50`). */
+  keyGuessLimit?: string;
   /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
   reviewDailyLimit?: number;
   /**
@@ -90,6 +92,16 @@ const checkedRateLimits = (setting: string): string => {
   return setting;
 };
 
+/** A malformed `keyGuessLimit` stops synth with one line. */
+const checkedKeyGuessLimit = (setting: string): string => {
+  try {
+    parseKeyGuessLimit(setting);
+  } catch (error) {
+    throw new StackSettingError(`-c keyGuessLimit: ${(error as Error).message}`);
+  }
+  return setting;
+};
+
 /** A review budget that is not a whole number of at least 0 stops synth with one line. */
 const checkedReviewLimit = (limit: number): number => {
   if (!Number.isSafeInteger(limit) || limit < 0) {
@@ -123,6 +135,7 @@ export class ServiceStack extends Stack {
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
       ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
+      ...(props.keyGuessLimit ? { keyGuessLimit: checkedKeyGuessLimit(props.keyGuessLimit) } : {}),
       ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
       ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
       ...(props.healthcheckThresholds ? { healthcheckThresholds: checkedThresholds(props.healthcheckThresholds) } : {}),

@@ -1,5 +1,5 @@
 import { parseStageThresholds, type StageThresholds } from './domain/organization-settings.ts';
-import { type Budget, parseRateLimits, type RateClass } from './domain/rate-limits.ts';
+import { type Budget, parseKeyGuessLimit, parseRateLimits, type RateClass } from './domain/rate-limits.ts';
 
 export const required = (name: string): string => {
   const value = process.env[name];
@@ -205,6 +205,13 @@ export const config = {
    */
   get rateLimits(): Record<RateClass, Budget> {
     return parseRateLimits(optional('RATE_LIMITS'));
+  },
+  /**
+   * The budget of failed key lookups per source address, per container: `KEY_GUESS_LIMIT` as
+   * `<perSecond>/<burst>` (default `1/50`, shared/domain/rate-limits.ts).
+   */
+  get keyGuessLimit(): Budget {
+    return parseKeyGuessLimit(optional('KEY_GUESS_LIMIT'));
   },
   /**
    * Whether webhook receivers may be `http://127.0.0.1:<port>` or `http://localhost:<port>`

@@ -47,11 +47,16 @@ export class ServiceUnavailableError extends withCode('SERVICE_UNAVAILABLE', 'Se
   readonly retryAfterSeconds = 2;
 }
 export class UnprocessableContentError extends withCode('UNPROCESSABLE_CONTENT', 'UnprocessableContentError') {}
+/** The bucket a refusal came from (the `RateLimit-Limit`, `-Remaining` and `-Reset` headers). */
+export type BucketState = { limit: number; remaining: number; resetSeconds: number };
 export class TooManyRequestsError extends withCode('TOO_MANY_REQUESTS', 'TooManyRequestsError') {
   /** Seconds until a retry can succeed, when known (the `Retry-After` header). */
   readonly retryAfterSeconds: number | undefined;
-  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
+  /** Set when no key's bucket answers for the refusal (a source address's budget of unknown keys). */
+  readonly bucket: BucketState | undefined;
+  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number; bucket?: BucketState }) {
     super(message, options);
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.bucket = options?.bucket;
   }
 }

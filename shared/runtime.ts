@@ -52,6 +52,7 @@ import { cursorCodec } from './domain/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { tokenBuckets } from './domain/rate-limits.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
@@ -90,7 +91,11 @@ const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: str
  * only the ones it uses (and their clients): the list handlers load no S3, SQS or Secrets
  * Manager client.
  */
-export const keys = /* @__PURE__ */ once(() => cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName)));
+export const keys = /* @__PURE__ */ once(() =>
+  cachedKeyResolver(apiKeyRepository(documentClient(), config.tableName), {
+    guesses: { buckets: tokenBuckets(), budget: config.keyGuessLimit },
+  }),
+);
 export const assets = /* @__PURE__ */ table(assetRepository);
 export const groups = /* @__PURE__ */ table(assetGroupRepository);
 export const metrics = /* @__PURE__ */ table(metricsRepository);

@@ -1,5 +1,7 @@
+import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { config } from '../../shared/config.ts';
 import { dropLegacyInsightCounters, migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
@@ -9,6 +11,8 @@ import { listDetectionConfigs } from '../../shared/db/detection-migration.ts';
 import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { reindexExport } from '../../shared/db/verdict-log.ts';
+import { sealClearWebhookHeaders } from '../../shared/db/webhook-repository.ts';
+import { kmsSealer, localSealer } from '../../shared/db/webhook-secrets.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/api-keys.ts';
 import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/assets.ts';
@@ -57,6 +61,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
                                        takedown statuses, listings ordered by numeric id, insight counters and
                                        open-work gauges in their own items (rerun it at any time)
+  migrate webhooks                     seal the header values of webhooks stored before they were sealed (with
+                                       --table: WEBHOOK_SECRETS_KEY_ID names the stage's webhook KMS key)
 ${ACTIVITY_USAGE}
 ${LIFECYCLE_USAGE}
 ${INTAKE_USAGE}
@@ -140,6 +146,12 @@ export const runAdminCommand = async (
   if (noun === 'migrate' && verb === 'detections') {
     const { configs, listed, alreadyListed } = await listDetectionConfigs(db, table, Date.now());
     return `Detection configs: ${configs} read, ${listed} listed for the scheduler and feeds, ${alreadyListed} listed before`;
+  }
+  if (noun === 'migrate' && verb === 'webhooks') {
+    const setting = config.webhookSecrets;
+    const sealer = 'aws' in setting ? kmsSealer(new KMSClient({}), setting.aws) : localSealer(setting.local);
+    const { webhooks, rewritten, changedMeanwhile } = await sealClearWebhookHeaders(db, table, sealer);
+    return `Webhooks: ${webhooks} read, ${rewritten} with clear header values sealed, ${changedMeanwhile} changed meanwhile (run again)`;
   }
   if (noun === 'migrate' && verb === undefined) {
     const keepOld = flags.copy !== undefined;

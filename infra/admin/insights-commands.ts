@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putProfile, settingsRepository } from '../../shared/db/account-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { HEALTHCHECK_KEYS, parseSettings } from '../../shared/domain/organization-settings.ts';
+import { isWebUrl } from '../../shared/domain/web-url.ts';
 
 export const INSIGHTS_USAGE = `  org threshold <org> <check> <warn> <fail>
                                        the organization's own levels for one healthcheck (${HEALTHCHECK_KEYS.length} checks:
@@ -39,6 +40,8 @@ export const insightsCommand = async (db: DynamoDBDocumentClient, table: string,
     if (typeof profile !== 'object' || profile === null) return fail('The profile must be a JSON object');
     const { email, fullName, avatarUrl } = profile as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    if (text(avatarUrl) !== undefined && !isWebUrl(avatarUrl as string))
+      fail('avatarUrl must be an absolute https URL');
     await putProfile(db, table, subject, { email: text(email), fullName: text(fullName), avatarUrl: text(avatarUrl) });
     return `Profile of ${subject} saved`;
   }

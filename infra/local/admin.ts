@@ -60,9 +60,11 @@ const main = async () => {
         flags,
         progress,
       )
-    : await withLocalTable((endpoint) =>
-        runAdminCommand(createDocumentClient(endpoint), LOCAL.tableName, positionals, flags, progress),
-      );
+    : await withLocalTable((endpoint) => {
+        // The key the local runtime seals webhook secrets and headers with (`migrate webhooks`).
+        process.env.WEBHOOK_SECRETS_KEY_FILE ??= LOCAL.webhookKeyFile;
+        return runAdminCommand(createDocumentClient(endpoint), LOCAL.tableName, positionals, flags, progress);
+      });
   console.log(message);
 };
 

@@ -28,6 +28,7 @@ import {
   reviewProposal,
   WATCHLIST_REASONS,
 } from '../../shared/domain/reviews.ts';
+import { webUrl } from '../../shared/domain/web-url.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 import { groupName, plainString } from '../../shared/http/schemas.ts';
@@ -82,7 +83,7 @@ export const fixtureSchema = v.strictObject(
           id: v.pipe(text(128), v.nonEmpty()),
           email: v.optional(text(320)),
           fullName: v.optional(text(256)),
-          avatarUrl: v.optional(text(2048)),
+          avatarUrl: v.optional(webUrl('avatarUrl')),
           memberships: v.optional(
             v.array(
               v.strictObject({

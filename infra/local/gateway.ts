@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
@@ -92,7 +93,7 @@ export const toEvent = (
   },
   route: Route,
   pathParameters: Record<string, string>,
-  body: string,
+  body: string | Buffer,
 ): APIGatewayProxyEventV2 => {
   const url = new URL(request.url, 'http://localhost');
   const rawPath = rawPathOf(request.url);
@@ -133,11 +134,16 @@ export const toEvent = (
   };
   if (Object.keys(query).length > 0) event.queryStringParameters = query;
   if (Object.keys(pathParameters).length > 0) event.pathParameters = pathParameters;
-  if (body.length > 0) event.body = body;
+  if (body.length > 0) {
+    // Bytes that are not UTF-8 reach the function base64-encoded, as binary bodies do from API Gateway.
+    const binary = typeof body !== 'string' && !isUtf8(body);
+    event.body = typeof body === 'string' ? body : body.toString(binary ? 'base64' : 'utf8');
+    event.isBase64Encoded = binary;
+  }
   return event;
 };
 
-const readBody = (request: IncomingMessage): Promise<string | undefined> =>
+const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
   new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -145,7 +151,7 @@ const readBody = (request: IncomingMessage): Promise<string | undefined> =>
       size += chunk.length;
       if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
     });
-    request.on('end', () => done(size > MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => done(size > MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks)));
     request.on('error', fail);
   });
 

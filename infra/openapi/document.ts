@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as v from 'valibot';
-import { DEFAULT_RATE_LIMITS, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
+import { KEY_GUESSES_MESSAGE } from '../../shared/domain/api-keys.ts';
+import {
+  DEFAULT_KEY_GUESS_LIMIT,
+  DEFAULT_RATE_LIMITS,
+  RATE_CLASSES,
+  type RateClass,
+} from '../../shared/domain/rate-limits.ts';
 import type { RequestSchema } from '../../shared/http/api-event.ts';
 import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
@@ -56,21 +62,24 @@ const integerHeader = (description: string, required: boolean): Json => ({
 });
 /** What every answer of a keyed route that reached its key's bucket carries. */
 const RATE_LIMIT_HEADERS: Record<string, Json> = {
-  'RateLimit-Limit': integerHeader('The size (burst) of the key’s bucket for the route’s class', true),
+  'RateLimit-Limit': integerHeader(
+    'The size (burst) of the key’s bucket for the route’s class (of the address’s failed-key bucket on its 429)',
+    true,
+  ),
   'RateLimit-Remaining': integerHeader('Whole requests left in the bucket after this one', true),
   'RateLimit-Reset': integerHeader('Seconds until the bucket is full again', true),
 };
 const RATE_LIMITED_HEADERS: Record<string, Json> = {
   ...RATE_LIMIT_HEADERS,
   'Retry-After': integerHeader(
-    'Seconds until the bucket holds a token again; sent when the key’s budget is spent (not on a daily review limit)',
+    'Seconds until the bucket holds a token again; sent when the key’s budget or the address’s failed-key budget is spent (not on a daily review limit)',
     false,
   ),
 };
 
 const defaultBudget = (rateClass: RateClass) =>
   `${DEFAULT_RATE_LIMITS[rateClass].perSecond}/s, burst ${DEFAULT_RATE_LIMITS[rateClass].burst}`;
-const RATE_LIMITS_TEXT = `Every API key has a budget per route class: \`check\` (the asset check and the blocklist version), \`read\` (listings, lookups, metrics), \`write\` (everything that changes data), \`report\` (creating reports and disputes, submitting and scanning assets). A budget is a token bucket of \`burst\` tokens refilled at \`perSecond\` tokens a second, one token a request. Stage defaults: ${RATE_CLASSES.map((rateClass) => `\`${rateClass}\` ${defaultBudget(rateClass)}`).join('; ')}; a key may have its own limits. Over budget the answer is 429 \`TOO_MANY_REQUESTS\` (\`Rate limit exceeded for <class> requests\`) with \`Retry-After\`; every answer of a keyed route that reached the key's bucket carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. One key's excess never changes another key's answers.`;
+const RATE_LIMITS_TEXT = `Every API key has a budget per route class: \`check\` (the asset check and the blocklist version), \`read\` (listings, lookups, metrics), \`write\` (everything that changes data), \`report\` (creating reports and disputes, submitting and scanning assets). A budget is a token bucket of \`burst\` tokens refilled at \`perSecond\` tokens a second, one token a request. Stage defaults: ${RATE_CLASSES.map((rateClass) => `\`${rateClass}\` ${defaultBudget(rateClass)}`).join('; ')}; a key may have its own limits. Over budget the answer is 429 \`TOO_MANY_REQUESTS\` (\`Rate limit exceeded for <class> requests\`) with \`Retry-After\`; every answer of a keyed route that reached the key's bucket carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. One key's excess never changes another key's answers. Unknown or revoked keys are budgeted per source address as well (stage default ${DEFAULT_KEY_GUESS_LIMIT.perSecond}/s, burst ${DEFAULT_KEY_GUESS_LIMIT.burst}): beyond it an unknown key is 429 \`${KEY_GUESSES_MESSAGE}\` with \`Retry-After\`, while keys already in use keep answering.`;
 
 const errorResponse = (
   status: number,
@@ -210,7 +219,7 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
     for (const [status, description] of Object.entries(commonErrors(declaration))) {
       statuses[status] ??= errorResponse(Number(status), description);
     }
-    const spent = `The key's \`${declaration.rateClass}\` budget is spent (\`Rate limit exceeded for ${declaration.rateClass} requests\`)`;
+    const spent = `The key's \`${declaration.rateClass}\` budget is spent (\`Rate limit exceeded for ${declaration.rateClass} requests\`), or the address's budget of unknown keys is (\`${KEY_GUESSES_MESSAGE}\`)`;
     const own = doc.responses[429];
     statuses[429] = errorResponse(
       429,

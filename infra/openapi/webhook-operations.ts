@@ -43,7 +43,7 @@ const ACCESS =
 export const WEBHOOK_OPERATIONS: Record<string, OperationDoc> = {
   'create-webhook': {
     summary: 'Create a webhook',
-    description: `${ACCESS} The URL must be public https (its host must not resolve to a loopback, private, link-local, CGNAT, multicast or metadata address); at most 10 webhooks per organization. The answer holds \`secret\` (64 hex characters), shown this once: each delivery carries \`X-ChainPatrol-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>\`, \`X-ChainPatrol-Event-Id\` (the same on every retry) and \`X-ChainPatrol-Timestamp\` (Unix seconds). A receiver has 5 s to answer 2xx; otherwise the delivery is retried 3 times with exponential backoff, then FAILURE.`,
+    description: `${ACCESS} The URL must be public https (its host must not resolve to a loopback, private, link-local, CGNAT, multicast or metadata address); at most 10 webhooks per organization. The answer holds \`secret\` (64 hex characters), shown this once: each delivery carries \`X-ChainPatrol-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>\`, \`X-ChainPatrol-Event-Id\` (the same on every retry) and \`X-ChainPatrol-Timestamp\` (Unix seconds). A receiver has 5 s to answer 2xx; otherwise the delivery is retried 3 times with exponential backoff, then FAILURE. The values of \`headers\` (\`X-goog-api-key\`, \`X-Webhook-Access-Key\`) are sent with every delivery, stored sealed like the secret and never shown in an answer.`,
     tag: 'Webhooks',
     requestExample: {
       url: 'https://siem.example.com/chainpatrol',

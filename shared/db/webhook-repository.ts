@@ -13,6 +13,7 @@ import { LOG_TIMING, positionAt, timeOf } from '../domain/check/verdicts.ts';
 import {
   type DeliveryStatus,
   MAX_WEBHOOKS_PER_ORGANIZATION,
+  type StoredHeaders,
   type Webhook,
   type WebhookEvent,
   type WebhookEventRecord,
@@ -23,6 +24,7 @@ import { queryPages } from './batch.ts';
 import { type Change, changeWriter, claim, record, refuse, release } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, assetPartition, key } from './keys.ts';
 import { readLogFrom, type VerdictOrigin } from './verdict-log.ts';
+import type { SecretSealer } from './webhook-secrets.ts';
 
 /** One event of one webhook as its delivery log shows it. */
 export type Delivery = {
@@ -139,17 +141,30 @@ export interface ChangeLogReader {
   saveCursor(position: string): Promise<void>;
 }
 
+/** Sealed header values (`sealedHeaders`), or the clear `headers` map of an item written before they were sealed. */
+const storedHeaders = (item: Record<string, unknown>): StoredHeaders | undefined => {
+  if (typeof item.sealedHeaders === 'string') return { sealed: item.sealedHeaders };
+  const clear = item.headers as Record<string, string> | undefined;
+  return clear && Object.keys(clear).length > 0 ? { clear } : undefined;
+};
+
 const toWebhook = (item: Record<string, unknown>): Webhook => ({
   id: item.id as string,
   orgId: item.orgId as string,
   url: item.url as string,
   description: (item.description as string | null | undefined) ?? null,
   events: item.events as WebhookEvent[],
-  headers: (item.headers as Record<string, string> | undefined) ?? {},
+  headers: storedHeaders(item),
   enabled: item.enabled as boolean,
   createdAt: item.createdAt as string,
   sealedSecret: item.sealedSecret as string,
 });
+
+/** The item of a webhook: header values only ever sealed (a webhook is created with sealed ones). */
+const itemOf = ({ headers, ...hook }: Webhook): Record<string, unknown> => {
+  if (headers !== undefined && 'clear' in headers) throw new Error('Webhook header values are stored sealed only');
+  return headers === undefined ? hook : { ...hook, sealedHeaders: headers.sealed };
+};
 
 /** Claims of a delivery written before records held several events: never claimed again, shown as they were left. */
 const LEGACY_CLAIMS = -1;
@@ -308,7 +323,7 @@ export const webhookRepository = (db: DynamoDBDocumentClient, TableName: string)
           },
           refuse('full'),
         ),
-        claim(key.webhook(hook.orgId, hook.id), { entity: 'WEBHOOK', ...hook }),
+        claim(key.webhook(hook.orgId, hook.id), { entity: 'WEBHOOK', ...itemOf(hook) }),
       ]);
       if (!outcome.committed) {
         throw new BadRequestError(`An organization can have at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks`);
@@ -637,3 +652,47 @@ export const changeLogReader = (
     }
   },
 });
+
+/**
+ * `npm run admin -- migrate webhooks`: seals the fixed header values of webhooks created before
+ * they were stored sealed, and drops the clear ones. An item changed meanwhile is left for the next
+ * run; a second run writes nothing.
+ */
+export const sealClearWebhookHeaders = async (
+  db: DynamoDBDocumentClient,
+  TableName: string,
+  sealer: Pick<SecretSealer, 'seal'>,
+): Promise<{ webhooks: number; rewritten: number; changedMeanwhile: number }> => {
+  const totals = { webhooks: 0, rewritten: 0, changedMeanwhile: 0 };
+  for await (const items of queryPages(db, {
+    TableName,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': ATTR.pk, '#sk': ATTR.sk },
+    ExpressionAttributeValues: { ':pk': key.webhooks.PK, ':prefix': key.webhooks.prefix() },
+    ConsistentRead: true,
+  })) {
+    for (const item of items) {
+      totals.webhooks++;
+      const clear = item.headers as Record<string, string> | undefined;
+      if (clear === undefined) continue;
+      const sealed = Object.keys(clear).length === 0 ? undefined : await sealer.seal(JSON.stringify(clear));
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] },
+            UpdateExpression: sealed === undefined ? 'REMOVE #headers' : 'SET #sealed = :sealed REMOVE #headers',
+            ConditionExpression: '#headers = :clear AND attribute_not_exists(#sealed)',
+            ExpressionAttributeNames: { '#headers': 'headers', '#sealed': 'sealedHeaders' },
+            ExpressionAttributeValues: { ':clear': clear, ...(sealed === undefined ? {} : { ':sealed': sealed }) },
+          }),
+        );
+        totals.rewritten++;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        totals.changedMeanwhile++;
+      }
+    }
+  }
+  return totals;
+};

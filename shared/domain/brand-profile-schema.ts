@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { webUrl } from './web-url.ts';
 
 /* How fixtures and the operator's `brand set` give a brand's profile; only their code loads it. */
 
@@ -34,15 +35,15 @@ export const brandProfileFields = {
   includedTerms: v.optional(texts('includedTerms', 256)),
   excludedTerms: v.optional(texts('excludedTerms', 256)),
   tickers: v.optional(texts('tickers', 32)),
-  avatarUrl: v.optional(optionalText('avatarUrl', 2048)),
-  websiteUrl: v.optional(optionalText('websiteUrl', 2048)),
+  avatarUrl: v.optional(v.nullable(webUrl('avatarUrl'))),
+  websiteUrl: v.optional(v.nullable(webUrl('websiteUrl'))),
   twitterHandle: v.optional(optionalText('twitterHandle', 64)),
   useOrganizationDocs: v.optional(v.boolean('useOrganizationDocs must be a boolean')),
   legalDocuments: v.optional(
     v.pipe(
       v.array(
         v.object(
-          { id: v.optional(documentId), name: text('name', 256), url: text('url', 2048) },
+          { id: v.optional(documentId), name: text('name', 256), url: webUrl('url') },
           'each legal document is an object with name and url',
         ),
         'legalDocuments must be an array',
@@ -59,7 +60,7 @@ export const brandProfileFields = {
             mark: text('mark', 256),
             registrationNumber: text('registrationNumber', 128),
             jurisdiction: text('jurisdiction', 128),
-            url: v.optional(optionalText('url', 2048)),
+            url: v.optional(v.nullable(webUrl('url'))),
           },
           'each trademark registration is an object with mark, registrationNumber and jurisdiction',
         ),

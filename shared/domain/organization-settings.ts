@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { webUrl } from './web-url.ts';
 
 export const HEALTHCHECK_KEYS = [
   'reviewing.backlog',
@@ -76,8 +77,8 @@ export const parseStageThresholds = (text: string | undefined): StageThresholds 
 /** What an organization's operator sets besides its name and flags; every field optional. */
 export const settingsSchema = v.object(
   {
-    contactUrl: v.optional(v.nullable(v.pipe(v.string('contactUrl must be a string'), v.maxLength(2048)))),
-    avatarUrl: v.optional(v.nullable(v.pipe(v.string('avatarUrl must be a string'), v.maxLength(2048)))),
+    contactUrl: v.optional(v.nullable(webUrl('contactUrl'))),
+    avatarUrl: v.optional(v.nullable(webUrl('avatarUrl'))),
     services: v.optional(
       v.object({
         reporting: v.optional(SERVICE),

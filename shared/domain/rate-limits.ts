@@ -77,20 +77,29 @@ export const keyRateLimits = (stored: unknown): KeyRateLimits | undefined => {
 
 type Bucket = { tokens: number; at: number; budget: Budget };
 
-export type RateLimiter = {
-  /** Takes one token from the bucket of (`keyId`, `rateClass`), sized by `budget`. */
-  take(keyId: string, rateClass: RateClass, budget: Budget): RateDecision;
-};
-
 const refilled = ({ tokens, at, budget }: Bucket, now: number): number =>
   Math.min(budget.burst, tokens + (Math.max(0, now - at) / 1000) * budget.perSecond);
 
+/** One request's take from a bucket: whether it got a token, and the (fractional) tokens left after it. */
+export type Take = { allowed: boolean; tokens: number };
+
+export type TokenBuckets = {
+  /** Takes one token from bucket `id`, sized by `budget`. */
+  take(id: string, budget: Budget): Take;
+  /** Puts back the token a request took, when what it did turned out not to count against the bucket. */
+  giveBack(id: string): void;
+};
+
+/** Whole seconds until a refused request's bucket holds a token again, at least 1 (`Retry-After`). */
+export const retryAfterSeconds = (take: Take, budget: Budget): number =>
+  Math.max(1, Math.ceil((1 - take.tokens) / budget.perSecond));
+
 /**
- * Token buckets in memory, one per key and class. Nothing is written anywhere: in Lambda a key's
- * buckets are per container (see the README, "Rate limits"). At `maxBuckets` the buckets that
- * are full again are dropped first (a full bucket is the same as a new one), then the oldest.
+ * Token buckets in memory. Nothing is written anywhere: in Lambda the buckets are per container
+ * (see the README, "Rate limits"). At `maxBuckets` the buckets that are full again are dropped
+ * first (a full bucket is the same as a new one), then the oldest.
  */
-export const rateLimiter = ({ now = Date.now, maxBuckets = 10_000 } = {}): RateLimiter => {
+export const tokenBuckets = ({ now = Date.now, maxBuckets = 10_000 } = {}): TokenBuckets => {
   const buckets = new Map<string, Bucket>();
 
   const makeRoom = (at: number) => {
@@ -100,8 +109,7 @@ export const rateLimiter = ({ now = Date.now, maxBuckets = 10_000 } = {}): RateL
   };
 
   return {
-    take(keyId, rateClass, budget) {
-      const id = `${rateClass}:${keyId}`;
+    take(id, budget) {
       const at = now();
       let bucket = buckets.get(id);
       if (!bucket) {
@@ -115,15 +123,50 @@ export const rateLimiter = ({ now = Date.now, maxBuckets = 10_000 } = {}): RateL
       const allowed = tokens >= 1;
       bucket.tokens = allowed ? tokens - 1 : tokens;
       bucket.at = at;
+      return { allowed, tokens: bucket.tokens };
+    },
+    giveBack(id) {
+      const bucket = buckets.get(id);
+      if (bucket) bucket.tokens = Math.min(bucket.budget.burst, bucket.tokens + 1);
+    },
+  };
+};
+
+export type RateLimiter = {
+  /** Takes one token from the bucket of (`keyId`, `rateClass`), sized by `budget`. */
+  take(keyId: string, rateClass: RateClass, budget: Budget): RateDecision;
+};
+
+/** One bucket per key and class (`tokenBuckets`). */
+export const rateLimiter = (options: { now?: () => number; maxBuckets?: number } = {}): RateLimiter => {
+  const buckets = tokenBuckets(options);
+  return {
+    take(keyId, rateClass, budget) {
+      const take = buckets.take(`${rateClass}:${keyId}`, budget);
       const decision: RateDecision = {
-        allowed,
+        allowed: take.allowed,
         rateClass,
         limit: budget.burst,
-        remaining: Math.floor(bucket.tokens),
-        resetSeconds: Math.ceil((budget.burst - bucket.tokens) / budget.perSecond),
+        remaining: Math.floor(take.tokens),
+        resetSeconds: Math.ceil((budget.burst - take.tokens) / budget.perSecond),
       };
-      if (!allowed) decision.retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / budget.perSecond));
+      if (!take.allowed) decision.retryAfterSeconds = retryAfterSeconds(take, budget);
       return decision;
     },
   };
+};
+
+/**
+ * Failed key lookups per source address (SPEC-EXTENSIONS §4b): a burst of `DEFAULT_KEY_GUESS_LIMIT.burst`
+ * unknown keys, then one a second; apart from the per-key budgets.
+ */
+export const DEFAULT_KEY_GUESS_LIMIT: Budget = { perSecond: 1, burst: 50 };
+
+/** The failed-key budget from a setting such as `1/50` (`<perSecond>/<burst>`); unset, the default. */
+export const parseKeyGuessLimit = (setting: string | undefined): Budget => {
+  if (setting === undefined || setting.trim() === '') return DEFAULT_KEY_GUESS_LIMIT;
+  const match = /^(\d+(?:\.\d+)?)\/(\d+)$/.exec(setting.trim());
+  const budget = match && { perSecond: Number(match[1]), burst: Number(match[2]) };
+  if (!isBudget(budget)) throw new Error(`KEY_GUESS_LIMIT: "${setting}" is not <perSecond>/<burst> (both > 0)`);
+  return budget;
 };

@@ -17,12 +17,20 @@ export type Webhook = {
   url: string;
   description: string | null;
   events: WebhookEvent[];
-  headers: Record<string, string>;
+  /** The fixed headers' values as stored; undefined when the webhook has none. */
+  headers: StoredHeaders | undefined;
   enabled: boolean;
   createdAt: string;
   /** The signing secret as stored: sealed, never the secret itself. */
   sealedSecret: string;
 };
+
+/**
+ * Fixed header values are credentials of the receiver: stored sealed like the signing secret (one
+ * sealed JSON object of name → value). `clear` is how webhooks created before that hold them;
+ * they are still read, and `npm run admin -- migrate webhooks` seals them.
+ */
+export type StoredHeaders = { sealed: string } | { clear: Record<string, string> };
 
 /** What a client sees of a webhook: never its secret, nor its fixed headers' values. */
 export const webhookView = (hook: Webhook) => ({

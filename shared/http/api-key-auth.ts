@@ -28,8 +28,13 @@ const toAuth = (record: ApiKeyRecord): Auth =>
 export const resolvedKeyOf = (request: { internal: object }): ResolvedKey | undefined =>
   (request.internal as { apiKey?: ResolvedKey }).apiKey;
 
-/** Resolves `X-API-KEY` (or `Authorization: Bearer`) and sets `event.auth`. */
-export const apiKeyAuth = <E extends { headers?: Record<string, string | undefined> }>(
+/**
+ * Resolves `X-API-KEY` (or `Authorization: Bearer`) and sets `event.auth`. The source address goes
+ * with the key: unknown keys count against its failed-key budget (`cachedKeyResolver`).
+ */
+export const apiKeyAuth = <
+  E extends { headers?: Record<string, string | undefined>; requestContext?: { http?: { sourceIp?: string } } },
+>(
   options: Options,
   resolve: KeyResolver,
 ): MiddlewareObj<E> => ({
@@ -39,7 +44,7 @@ export const apiKeyAuth = <E extends { headers?: Record<string, string | undefin
       : 'A valid API key is required';
     const key = presentedKey(request.event.headers);
     if (!key) throw new UnauthorizedError(unauthorized);
-    const record = await resolve(key);
+    const record = await resolve(key, request.event.requestContext?.http?.sourceIp);
     if (!record || record.revoked) throw new UnauthorizedError(unauthorized);
     if (options.organization && record.kind !== 'organization') throw new UnauthorizedError(unauthorized);
     if (!record.scopes.includes(options.scope)) {

@@ -49,7 +49,17 @@ export const toErrorResponse = (error: unknown, requestId: string): APIGatewayPr
   if (error instanceof AppError) {
     const body = errorBody(error.code, error.message, requestId, error.issues, error.data);
     const retryAfter = error instanceof TooManyRequestsError ? error.retryAfterSeconds : undefined;
-    return json(ERROR_STATUS[error.code], body, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+    const bucket = error instanceof TooManyRequestsError ? error.bucket : undefined;
+    return json(ERROR_STATUS[error.code], body, {
+      ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+      ...(bucket === undefined
+        ? {}
+        : {
+            'RateLimit-Limit': String(bucket.limit),
+            'RateLimit-Remaining': String(bucket.remaining),
+            'RateLimit-Reset': String(bucket.resetSeconds),
+          }),
+    });
   }
   if (isMiddyClientError(error))
     return json(400, errorBody('BAD_REQUEST', 'Request body must be valid JSON', requestId));

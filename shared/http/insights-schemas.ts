@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { BREAKDOWN_METRICS } from '../domain/insight-counters.ts';
 import { metricsDate } from '../domain/metrics.ts';
+import { webUrl } from '../domain/web-url.ts';
 import { lookbackHoursValue, minResultsValue } from './detection-schemas.ts';
 import { boundedText, MAX_CONTENT_LENGTH, nullable, plainString, slug } from './schemas.ts';
 
@@ -79,16 +80,10 @@ export const organizationReportsBody = optionalBody({
   cursor: nullable(v.pipe(v.string('cursor must be a string'), v.maxLength(4096, 'Invalid cursor'))),
 });
 
-const url = (field: string) =>
-  v.pipe(
-    plainString(`${field} must be a string`, field),
-    v.maxLength(2048, `${field} must be at most 2048 characters`),
-    v.url(`${field} must be a URL`),
-  );
 export const profileUpdateBody = v.object(
   {
     fullName: v.optional(boundedText('fullName', 1, 256)),
-    avatarUrl: v.optional(v.nullable(url('avatarUrl'))),
+    avatarUrl: v.optional(v.nullable(webUrl('avatarUrl'))),
   },
   'The body must be a JSON object',
 );

@@ -6,6 +6,7 @@ import {
   REVIEW_LABELS,
   WATCHLIST_REASONS,
 } from '../domain/reviews.ts';
+import { webUrl } from '../domain/web-url.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import { boundedText, nullable, organizationSlug } from './schemas.ts';
 
@@ -39,7 +40,7 @@ export const reportBody = v.object(
     contactInfo: optionalText('contactInfo', 1024),
     attachmentUrls: nullable(
       v.pipe(
-        v.array(boundedText('attachmentUrls[]', 1, 2048), 'attachmentUrls must be an array of strings'),
+        v.array(webUrl('attachmentUrls[]'), 'attachmentUrls must be an array of strings'),
         v.maxLength(20, 'at most 20 attachmentUrls'),
       ),
     ),
@@ -49,7 +50,7 @@ export const reportBody = v.object(
           platformIdentifier: optionalText('platformIdentifier', 256),
           platform: optionalText('platform', 64),
           displayName: optionalText('displayName', 256),
-          avatarUrl: optionalText('avatarUrl', 2048),
+          avatarUrl: nullable(webUrl('avatarUrl')),
         },
         'externalReporter must be an object',
       ),

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { WEBHOOK_EVENTS, WEBHOOK_HEADER_NAMES } from '../domain/webhooks.ts';
+import { webUrl } from '../domain/web-url.ts';
+import { URL_REFUSED, WEBHOOK_EVENTS, WEBHOOK_HEADER_NAMES } from '../domain/webhooks.ts';
 import { nullable, organizationSlug, perPage, plainString, queryCursor } from './schemas.ts';
 
-const MAX_URL_LENGTH = 2048;
 const EVENTS_MESSAGE = `events must be a list of ${WEBHOOK_EVENTS.join(', ')}`;
 
 const events = v.pipe(
@@ -35,11 +35,8 @@ export const webhookId = v.object({
 
 export const createWebhookBody = v.object(
   {
-    url: v.pipe(
-      v.string('url is required'),
-      v.nonEmpty('url is required'),
-      v.maxLength(MAX_URL_LENGTH, `url must be at most ${MAX_URL_LENGTH} characters`),
-    ),
+    // http only for a loopback receiver where the stage allows one; the receiver policy decides.
+    url: webUrl('url', { http: true, message: URL_REFUSED }),
     description,
     events,
     headers: v.optional(headers),

@@ -19,6 +19,7 @@ import {
   debugTestBody,
   eventIdOf,
   MAX_RETRIES,
+  type StoredHeaders,
   signatureOf,
   statusEscalatedBody,
   statusUpdatedBody,
@@ -440,6 +441,22 @@ export const testEvent = (now: number, nonce: string): WebhookEventRecord => ({
   body: debugTestBody(new Date(now).toISOString()),
 });
 
+/** The fixed headers a delivery carries, opened (or as a webhook created before sealing holds them). */
+export const openHeaders = async (
+  sealer: Pick<SecretSealer, 'open'>,
+  headers: StoredHeaders | undefined,
+): Promise<Record<string, string>> => {
+  if (headers === undefined) return {};
+  if ('clear' in headers) return headers.clear;
+  const opened = await sealer.open(headers.sealed);
+  try {
+    return JSON.parse(opened) as Record<string, string>;
+  } catch {
+    // Not the parser's message: it quotes the text, which holds the values.
+    throw new Error('Sealed webhook headers did not open to a JSON object');
+  }
+};
+
 export type DeliveryDeps = {
   hooks: Pick<WebhookStore, 'find'>;
   deliveries: Pick<DeliveryStore, 'claim' | 'record'>;
@@ -500,13 +517,14 @@ export const attemptDelivery = async (
     return { state: 'finished', finished };
   }
   const secret = await deps.sealer.open(hook.sealedSecret);
+  const fixedHeaders = await openHeaders(deps.sealer, hook.headers);
   let retryAt: number | undefined;
   while (next < events.length) {
     const event = events[next] as DeliveryEvent;
     // The claim counted the first event's attempt; each later one is counted as it is sent.
     const attempts = next === claimed.next ? event.attempts : event.attempts + 1;
     const result = await deps.send(hook.url, event.body, {
-      ...hook.headers,
+      ...fixedHeaders,
       'X-ChainPatrol-Signature': signatureOf(secret, event.body),
       'X-ChainPatrol-Event-Id': event.eventId,
       'X-ChainPatrol-Timestamp': String(Math.floor(deps.now() / 1000)),

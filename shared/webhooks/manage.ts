@@ -4,6 +4,7 @@ import type { SecretSealer } from '../db/webhook-secrets.ts';
 import {
   newWebhookId,
   newWebhookSecret,
+  type StoredHeaders,
   URL_REFUSED,
   type Webhook,
   type WebhookEvent,
@@ -29,6 +30,15 @@ export type NewWebhook = {
   headers?: Record<string, string>;
 };
 
+/** The fixed headers as stored: their values sealed together, like the secret; nothing when there are none. */
+export const sealHeaders = async (
+  sealer: Pick<SecretSealer, 'seal'>,
+  headers: Record<string, string> | undefined,
+): Promise<StoredHeaders | undefined> =>
+  headers === undefined || Object.keys(headers).length === 0
+    ? undefined
+    : { sealed: await sealer.seal(JSON.stringify(headers)) };
+
 /** `POST /webhook/config`: the secret is in this answer and no other. */
 export const createWebhook = async (
   deps: Pick<ManageDeps, 'hooks' | 'sealer' | 'receivers' | 'now'>,
@@ -46,7 +56,7 @@ export const createWebhook = async (
     url: url.href,
     description: input.description ?? null,
     events: input.events,
-    headers: input.headers ?? {},
+    headers: await sealHeaders(deps.sealer, input.headers),
     enabled: true,
     createdAt: new Date(deps.now()).toISOString(),
     sealedSecret: await deps.sealer.seal(secret),

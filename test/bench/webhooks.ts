@@ -98,7 +98,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
       url: `http://127.0.0.1:${port}/${orgId}`,
       description: null,
       events: ['asset.status-updated'],
-      headers: {},
+      headers: undefined,
       enabled: true,
       createdAt: new Date().toISOString(),
       sealedSecret: await sealer.seal('b'.repeat(64)),

@@ -144,7 +144,7 @@ beforeAll(async () => {
     url: 'https://hooks.acme.example/',
     description: null,
     events: ['asset.status-updated'],
-    headers: {},
+    headers: undefined,
     enabled: true,
     createdAt: '2026-01-01T00:00:00.000Z',
     sealedSecret: 'sealed',

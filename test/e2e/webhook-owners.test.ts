@@ -61,7 +61,7 @@ beforeAll(async () => {
       url: receiver.url(`/${orgId}`),
       description: null,
       events: ['asset.status-updated'],
-      headers: {},
+      headers: undefined,
       enabled: true,
       createdAt: new Date().toISOString(),
       sealedSecret: await sealer.seal('c'.repeat(64)),

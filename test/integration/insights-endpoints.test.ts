@@ -575,11 +575,25 @@ describe('the account routes', () => {
     expect(organization.statusCode).toBe(403);
   });
 
-  it('POST /user/me/update returns 400 for an avatar that is not a URL', async () => {
-    const response = await account(updateMe, 'POST', '/user/me/update', KEYS.member, { body: { avatarUrl: 'ana' } });
+  it.each([
+    'ana',
+    'javascript:alert(document.cookie)',
+    'JaVaScRiPt:alert(1)',
+    ' javascript:alert(1)',
+    'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+    'file:///etc/passwd',
+    'http://cdn.acme.example/ana.png',
+  ])('POST /user/me/update returns 400 naming avatarUrl for %j and keeps the profile', async (avatarUrl) => {
+    const before = await profiles.find('u-1');
+
+    const response = await account(updateMe, 'POST', '/user/me/update', KEYS.member, { body: { avatarUrl } });
 
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatchObject({ issues: [{ message: 'avatarUrl must be a URL', path: 'body.avatarUrl' }] });
+    expect(response.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      issues: [{ message: 'avatarUrl must be an absolute https URL', path: 'body.avatarUrl' }],
+    });
+    expect(await profiles.find('u-1')).toEqual(before);
   });
 
   it('POST /user/orgs lists the active memberships of a user key and an organization key’s own organization', async () => {

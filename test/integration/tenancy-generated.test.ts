@@ -385,7 +385,7 @@ const seedAlpha = async () => {
     url: `https://${SECRET}-hook.example/receiver`,
     description: `${SECRET}-webhook-description`,
     events: ['asset.status-updated'],
-    headers: {},
+    headers: undefined,
     enabled: true,
     createdAt: hoursAgo(1),
     sealedSecret: 'sealed',

@@ -35,7 +35,7 @@ const addHook = async (orgId: string, target: Receiver): Promise<Webhook> => {
     url: target.url(),
     description: null,
     events: ['asset.status-updated'],
-    headers: {},
+    headers: undefined,
     enabled: true,
     createdAt: new Date().toISOString(),
     sealedSecret: await sealer.seal(SECRET),

@@ -66,7 +66,19 @@ const BODIES = [
   { name: 5 },
   { description: 'd', name: '' },
 ];
-const CORPUS: unknown[] = [...DATES, ...NAMES, ...BODIES, 7, null, undefined, ['2026-01-01']];
+const URLS = [
+  'https://example.com/a.png',
+  'HTTPS://EXAMPLE.COM',
+  'http://127.0.0.1:8080/hook',
+  'javascript:alert(1)',
+  'data:text/html,x',
+  'file:///etc/passwd',
+  'ftp://example.com',
+  ' https://example.com',
+  'https://user:pw@example.com',
+  'https:example.com',
+];
+const CORPUS: unknown[] = [...DATES, ...NAMES, ...URLS, ...BODIES, 7, null, undefined, ['2026-01-01']];
 
 const disagreements = (schema: v.GenericSchema, inputs: readonly unknown[]) => {
   const validate = ajv.compile(toDocumentSchema(schema));

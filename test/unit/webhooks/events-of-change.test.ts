@@ -23,7 +23,7 @@ const hook = (orgId: string, events: WebhookEvent[], enabled = true): Webhook =>
   url: 'https://hooks.example.com/',
   description: null,
   events,
-  headers: {},
+  headers: undefined,
   enabled,
   createdAt: CHANGED_AT,
   sealedSecret: 'sealed',

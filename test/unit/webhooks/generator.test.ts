@@ -28,7 +28,7 @@ const hook = (orgId: string): Webhook => ({
   url: 'https://hooks.example.com/',
   description: null,
   events: ['asset.status-updated'],
-  headers: {},
+  headers: undefined,
   enabled: true,
   createdAt: '2026-11-21T09:00:00.000Z',
   sealedSecret: 'sealed',
