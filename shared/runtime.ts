@@ -215,6 +215,8 @@ export const blocklist = /* @__PURE__ */ once(() =>
 );
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
+/** The platform's timers, for waits with a bound. */
+export const timer = systemTimer;
 
 /** Webhooks and their deliveries. */
 export const webhooks = /* @__PURE__ */ table(webhookRepository);

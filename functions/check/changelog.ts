@@ -1,5 +1,6 @@
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { readChangelog } from '../../shared/domain/check/changelog.ts';
+import { changelogReader } from '../../shared/domain/check/changelog.ts';
+import type { Timer } from '../../shared/domain/check/index.ts';
 import type { ChangeFeed } from '../../shared/domain/check/verdicts.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -7,11 +8,20 @@ import { changelogBody } from '../../shared/http/verdict-schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = { body: changelogBody };
-type Deps = { keys: KeyResolver; feed: ChangeFeed; now: () => number };
+type Deps = { keys: KeyResolver; feed: ChangeFeed; now: () => number; timer: Timer };
 
-export const createHandler = ({ keys, feed, now }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ body }) =>
-    json(200, await readChangelog(feed, { ...body, perPage: body.per_page, nextPage: body.next_page }, now())),
-  );
+export const createHandler = ({ keys, feed, now, timer }: Deps) => {
+  const readChangelog = changelogReader(feed, timer);
+  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys }, async ({ auth, body }) => {
+    const caller = auth.kind === 'organization' ? `org:${auth.orgId}` : `user:${auth.userId}`;
+    const query = { ...body, perPage: body.per_page, nextPage: body.next_page };
+    return json(200, await readChangelog(caller, query, now()));
+  });
+};
 
-export const handler = createHandler({ keys: runtime.keys(), feed: runtime.verdictLog(), now: runtime.now });
+export const handler = createHandler({
+  keys: runtime.keys(),
+  feed: runtime.verdictLog(),
+  now: runtime.now,
+  timer: runtime.timer,
+});

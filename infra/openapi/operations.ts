@@ -196,7 +196,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'get-changelog': {
     summary: 'Verdict changes since a version',
     description:
-      "The changes of the service's verdicts after `since` (optional: without it, from the oldest change kept; a body with only `type` is valid), oldest first, each with the verdict after it (`UNKNOWN` when the entry left the lists). Changes are handed out a few seconds after they happen, once no earlier change can still commit. Page with `next_page` until it is null, then keep `version` and send it as `since` next time. `since` older than the 7-day retention answers 410: re-sync from `POST /asset/list`. Any valid key.",
+      "The changes of the service's verdicts after `since` (optional: without it, from the oldest change kept; a body with only `type` is valid), oldest first, each with the verdict after it (`UNKNOWN` when the entry left the lists). Changes are handed out a few seconds after they happen, once no earlier change can still commit. Page with `next_page` until it is null (a page reads a bounded part of the log, so it may hold fewer than `per_page` changes, or none, while more follow), then keep `version` and send it as `since` next time; a container busy with changelog reads answers 429 with `Retry-After`. `since` older than the 7-day retention answers 410: re-sync from `POST /asset/list`. Any valid key.",
     tag: 'Asset check',
     requestExample: { type: 'URL' },
     responses: {

@@ -77,13 +77,21 @@ const ENTRY_PROJECTION = {
   },
 };
 
-/**
- * Queries one changelog page may make before it answers with what it has: a day of the log is 32
- * shard partitions (and, while the log of earlier versions is kept, its hourly partitions).
- */
-const MAX_CHANGE_QUERIES = 400;
-/** Partitions of the log read at once: a day's shards and an hour of the earlier layout in one round. */
+/** Partitions of the log a replica's or publisher's read queries at once: a day's shards and an hour of the earlier layout. */
 const READERS = VERDICT_LOG.shards + 2;
+/**
+ * Table queries one changelog call makes at most, whatever the number of changes or of days it
+ * covers. The client feed pages the log itself rather than the published deltas: the log keeps the
+ * whole retention window and each entry's state before it (only changes of a verdict are handed
+ * out), which the deltas do not. A day of the log is 32 shard partitions (and, while entries of the
+ * earlier layout are kept, up to 24 hourly ones), so the first round of reads of a call always
+ * fits; a page whose next round would pass the bound ends early with `next` where it stopped, and
+ * a client catching up over a quiet week takes a few calls of this size instead of one that
+ * queries every partition of every day. Two rounds fit: a poll across midnight, or a busy day.
+ */
+export const CHANGELOG_QUERIES = 72;
+/** Queries of one changelog call in flight at once: a call leaves the container's connections to other requests. */
+export const CHANGELOG_READERS = 4;
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 /** The counters of a check-index entry as stored (a missing one is zero; a missing entry is all zero). */
@@ -352,15 +360,36 @@ export const readLogFrom = async (
 type Cursor = { partition: string; startKey?: Record<string, unknown>; done: boolean; held: Record<string, unknown>[] };
 
 /**
+ * What a container knows to hold no change for the changelog: by day of the log and type asked
+ * for (`<day>|<type>`), the position from which that day was read to its end and found so. Such a
+ * day is older than the settle window, so no entry can land in it any more: a client catching up
+ * over a quiet week reads each quiet day once per container instead of once per call, and a first
+ * request repeated (from the oldest kept change, a moving position) gets past them.
+ */
+type QuietDays = Map<string, { day: number; from: string }>;
+const quietKey = (day: number, type: AssetType | undefined) => `${day}|${type ?? ''}`;
+const isQuiet = (quiet: QuietDays, day: number, type: AssetType | undefined, lo: string) => {
+  const known = quiet.get(quietKey(day, type));
+  return known !== undefined && known.from <= lo;
+};
+const rememberQuiet = (quiet: QuietDays, day: number, type: AssetType | undefined, from: string) => {
+  for (const [key, known] of quiet) if (known.day < day - LOG_TIMING.retentionMs) quiet.delete(key);
+  const known = quiet.get(quietKey(day, type));
+  if (known === undefined || from < known.from) quiet.set(quietKey(day, type), { day, from });
+};
+
+/**
  * The changes after `after` (exclusive) up to `until` of one page, merged across the partitions
  * of each day: every partition not read to its end is read a page further, and the entries up to
  * the lowest place a partition's page stopped (`bound`) are complete across all of them, so they
  * are handed out in version order. `next`, when set, is exclusive: every entry up to it was
- * examined. Each partition's page is sized to about twice its share of `limit`.
+ * examined. Each partition's page is sized to about twice its share of `limit`, and a call sends
+ * at most `CHANGELOG_QUERIES` queries, `CHANGELOG_READERS` at a time.
  */
 const changesPage = async (
   db: DynamoDBDocumentClient,
   table: string,
+  quiet: QuietDays,
   { after: since, until, limit, type }: { after: string; until: string; limit: number; type?: AssetType },
 ) => {
   const changes: VerdictChange[] = [];
@@ -370,13 +399,17 @@ const changesPage = async (
   for (const { day, partitions } of daysOf(timeOf(after), timeOf(until))) {
     const lo = day <= timeOf(after) ? after : positionAt(day);
     if (lo > until) break;
-    const cursors: Cursor[] = partitions.map((partition) => ({ partition, done: false, held: [] }));
+    const settled = day + VERDICT_LOG.bucketMs <= timeOf(until);
+    let found = 0;
+    const toRead = settled && isQuiet(quiet, day, type, lo) ? [] : partitions;
+    const cursors: Cursor[] = toRead.map((partition) => ({ partition, done: false, held: [] }));
     for (;;) {
       const open = cursors.filter((cursor) => !cursor.done);
       if (open.length === 0) break;
-      if (queries + open.length > MAX_CHANGE_QUERIES) return { changes, next: after > since ? after : since };
+      // The first round always fits (see CHANGELOG_QUERIES), so a page always moves on.
+      if (queries > 0 && queries + open.length > CHANGELOG_QUERIES) return { changes, next: after };
       queries += open.length;
-      await mapConcurrently(open, READERS, async (cursor) => {
+      await mapConcurrently(open, CHANGELOG_READERS, async (cursor) => {
         const page = await queryPartition(
           db,
           table,
@@ -385,6 +418,7 @@ const changesPage = async (
           cursor.startKey,
         );
         cursor.held.push(...(page.Items ?? []));
+        found += page.Items?.length ?? 0;
         cursor.startKey = page.LastEvaluatedKey;
         cursor.done = page.LastEvaluatedKey === undefined;
       });
@@ -407,15 +441,25 @@ const changesPage = async (
       }
       if (bound !== undefined && bound > after) after = bound;
     }
-    after = positionAt(day + VERDICT_LOG.bucketMs - 1);
+    if (settled && found === 0) rememberQuiet(quiet, day, type, lo);
+    // Exclusive: every entry before the next day (its last millisecond included) was examined.
+    after = positionAt(day + VERDICT_LOG.bucketMs);
   }
   return { changes };
 };
 
 export type VerdictFeed = VerdictLog & ChangeFeed;
 
-/** The verdict log and the check index, read for replicas, snapshots and the client feed. */
-export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () => number = Date.now): VerdictFeed => ({
+/**
+ * The verdict log and the check index, read for replicas, snapshots and the client feed; `quiet`
+ * is what this instance (a container's) learns of the log's quiet days.
+ */
+export const verdictFeed = (
+  db: DynamoDBDocumentClient,
+  table: string,
+  now: () => number = Date.now,
+  quiet: QuietDays = new Map(),
+): VerdictFeed => ({
   async readFrom(from, signal, layouts) {
     return readLogFrom(db, table, from, now(), signal, layouts);
   },
@@ -446,7 +490,7 @@ export const verdictFeed = (db: DynamoDBDocumentClient, table: string, now: () =
   },
 
   changes(range) {
-    return changesPage(db, table, range);
+    return changesPage(db, table, quiet, range);
   },
 });
 

@@ -1,3 +1,5 @@
+import type { Timer } from './check/index.ts';
+
 /**
  * Runs `work` on every item with at most `limit` running at once, and returns the results in
  * the items' order. The first failure rejects the whole run (work already started finishes).
@@ -17,4 +19,62 @@ export const mapConcurrently = async <T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+};
+
+export type GateLimits = { running: number; waitingPerCaller: number; maxWaitMs: number };
+
+/**
+ * At most `running` works at once; a later one waits for a turn, at most `maxWaitMs` and behind
+ * fewer than `waitingPerCaller` others of its caller, else it is refused with `refusal()`. Freed
+ * turns go to the waiting callers in rotation (each caller's works in order), so a caller with
+ * many works waiting delays another's by one turn at most. Written here: no kept library rotates
+ * turns among callers.
+ */
+export const fairGate = ({ running, waitingPerCaller, maxWaitMs }: GateLimits, timer: Timer, refusal: () => Error) => {
+  let active = 0;
+  /** The waiting works' starts by caller; a Map keeps insertion order, which is the rotation. */
+  const queues = new Map<string, (() => void)[]>();
+  const release = () => {
+    const next = queues.entries().next();
+    if (next.done) {
+      active--;
+      return;
+    }
+    const [caller, queue] = next.value;
+    const start = queue.shift() as () => void;
+    queues.delete(caller);
+    if (queue.length > 0) queues.set(caller, queue);
+    // The turn is handed over: `active` stays.
+    start();
+  };
+  const wait = (caller: string) =>
+    new Promise<void>((resolve, reject) => {
+      const queue = queues.get(caller) ?? [];
+      if (queue.length >= waitingPerCaller) {
+        reject(refusal());
+        return;
+      }
+      const start = () => {
+        cancel();
+        resolve();
+      };
+      const cancel = timer(maxWaitMs, () => {
+        queue.splice(queue.indexOf(start), 1);
+        if (queue.length === 0) queues.delete(caller);
+        reject(refusal());
+      });
+      queue.push(start);
+      queues.set(caller, queue);
+    });
+  return {
+    async run<R>(caller: string, work: () => Promise<R>): Promise<R> {
+      if (active < running) active++;
+      else await wait(caller);
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+  };
 };

@@ -362,6 +362,12 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
     );
     await optional<{ benchFeed: (endpoint: string) => Promise<Row[]> }>('./feed.ts', (m) => m.benchFeed(endpoint));
   },
+  changelog: async (endpoint) => {
+    section('changelog (reads per call in-process, and a neighbour through the local gateway; DynamoDB Local)');
+    await optional<{ benchChangelog: (endpoint: string) => Promise<Row[]> }>('./changelog.ts', (m) =>
+      m.benchChangelog(endpoint),
+    );
+  },
   compaction: async () => {
     section('verdict snapshot compaction (synthetic, in a process of its own; no DynamoDB)');
     await optional<{ benchCompaction: () => Promise<Row[]> }>('./compaction.ts', (m) => m.benchCompaction());

@@ -123,9 +123,12 @@ describe('a null cursor', () => {
           : await call(route.method, `${pathOf(route.path)}?${field}=null`);
 
       expect({ route: route.name, status: first.status }).toEqual({ route: route.name, status: 200 });
-      // The changelog's version is the end of what the page covers: now, less the settle window.
-      const { version: _first, ...firstBody } = first.body as Record<string, unknown>;
-      const { version: _withNull, ...withNullBody } = withNull.body as Record<string, unknown>;
+      // The changelog's version is the end of what the page covers: now, less the settle window, or
+      // (with `next_page`) further on the second call, once the container knows the quiet days of the first.
+      const ends = route.name === 'get-changelog' ? ['version', 'next_page'] : ['version'];
+      const covered = (body: unknown) =>
+        Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([name]) => !ends.includes(name)));
+      const [firstBody, withNullBody] = [covered(first.body), covered(withNull.body)];
       expect({ route: route.name, status: withNull.status, body: withNullBody }).toEqual({
         route: route.name,
         status: 200,

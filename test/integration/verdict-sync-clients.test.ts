@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { memoryArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
@@ -31,7 +32,7 @@ const activity = activityRepository(table.db, table.tableName);
 const replica = replicatedIndex({ log: feed });
 /** The test's clock runs one settle window ahead, so changes are handed to clients without waiting for it. */
 const later = () => Date.now() + LOG_TIMING.settleMs + 1;
-const changelog = createChangelogHandler({ keys: runtime.keys(), feed, now: later });
+const changelog = createChangelogHandler({ keys: runtime.keys(), feed, now: later, timer: systemTimer });
 const version = createVersionHandler({
   keys: runtime.keys(),
   blocklist: blocklist({ log: feed, artifacts: memoryArtifactStore(), pollMs: 0 }),

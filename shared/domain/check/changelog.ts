@@ -1,5 +1,7 @@
-import { BadRequestError, GoneError } from '../../errors.ts';
+import { BadRequestError, GoneError, TooManyRequestsError } from '../../errors.ts';
 import type { AssetType } from '../asset-types.ts';
+import { fairGate } from '../concurrency.ts';
+import type { Timer } from './engine.ts';
 import {
   type ChangeFeed,
   isVersion,
@@ -33,11 +35,10 @@ const decodePage = (token: string): string => {
  * The verdict changes after a version, for clients that keep the list locally. Only changes
  * older than the settle window are handed out, so no later commit can land before a version a
  * client holds. `version` is what the client keeps (and sends as `since` next time): the end of
- * what this page covers. Without `since` the changes start at the oldest one the log keeps.
+ * what this page covers. Without `since` the changes start at the oldest one the log keeps. A
+ * page reads a bounded part of the log (`ChangeFeed`): over a quiet stretch it may come back
+ * short, or empty, with a `next_page` to go on from.
  */
-/** Empty stretches of the log one request reads past before it answers an empty page. */
-const EMPTY_PAGES_SKIPPED = 8;
-
 export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now: number) => {
   const oldest = positionAt(now - LOG_TIMING.retentionMs);
   const since = query.nextPage === undefined ? (query.since ?? oldest) : decodePage(query.nextPage);
@@ -48,18 +49,32 @@ export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now
   }
   const until = positionAt(now - LOG_TIMING.settleMs);
   if (since >= until) return { changes: [], next_page: null, version: since };
-  let page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
-  // A page of the feed covers a bounded stretch of the log: skip a few empty ones here, so a
-  // first request (from the oldest kept change) finds the changes instead of an empty page.
-  for (
-    let skipped = 0;
-    page.changes.length === 0 && page.next !== undefined && skipped < EMPTY_PAGES_SKIPPED;
-    skipped++
-  )
-    page = await feed.changes({ after: page.next, until, limit: query.perPage, type: query.type });
+  const page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
   return {
     changes: page.changes.map(toChange),
     next_page: page.next === undefined ? null : encodePage(page.next),
     version: page.next ?? until,
   };
+};
+
+/**
+ * Changelog reads one container runs at once; a read waits for a turn at most `maxWaitMs`, behind
+ * fewer than `waitingPerCaller` of its caller's, else it is answered 429. A Lambda container
+ * serves one request at a time; a process serving many (the local runtime) shares its CPU and one
+ * pool of connections to the table with every route, and one read at a time kept another key's
+ * listing within 2× of its latency under a burst of 16 (`npm run bench -- changelog`). Waiting
+ * callers take turns, so one caller's burst delays another's changelog by a turn at most, and a
+ * wait leaves most of the request's 2 s for the read.
+ */
+export const CHANGELOG_READS = { running: 1, waitingPerCaller: 4, maxWaitMs: 500 } as const;
+
+/** `readChangelog` under the container's bound of `CHANGELOG_READS`; `caller` names whose read it is. */
+export const changelogReader = (feed: ChangeFeed, timer: Timer) => {
+  const gate = fairGate(
+    CHANGELOG_READS,
+    timer,
+    () => new TooManyRequestsError('Too many changelog reads at once: retry shortly', { retryAfterSeconds: 1 }),
+  );
+  return (caller: string, query: ChangelogQuery, now: number) =>
+    gate.run(caller, () => readChangelog(feed, query, now));
 };
