@@ -81,10 +81,6 @@ export const config = {
   get tableName(): string {
     return required('TABLE_NAME');
   },
-  /** The region of the S3 and Secrets Manager requests (set by Lambda; the SDK clients read it themselves). */
-  get awsRegion(): string {
-    return required('AWS_REGION');
-  },
   /**
    * Whether Lambda initializes this environment ahead of its first request (provisioned
    * concurrency, SnapStart). Only then does loading at init what the first request needs (the

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
 import { profileRepository, settingsRepository } from './db/account-repository.ts';
 import { activityRepository } from './db/activity-repository.ts';
@@ -12,7 +11,7 @@ import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { fileArtifactStore, memoryArtifactStore, s3ArtifactStore } from './db/blocklist-artifact-store.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
-import { createDocumentClient, lazyDocumentClient, underFailurePolicy } from './db/client.ts';
+import { createDocumentClient, lazyClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { detectionRepository } from './db/detection-repository.ts';
@@ -36,6 +35,7 @@ import { reportDirectoryRepository } from './db/report-directory-repository.ts';
 import { s3Objects } from './db/s3.ts';
 import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
+import { sqsClient } from './db/sqs.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
@@ -72,9 +72,7 @@ const once = <T>(build: () => T): (() => T) => {
   };
 };
 
-const documentClient = /* @__PURE__ */ once(() =>
-  lazyDocumentClient(() => createDocumentClient(config.dynamoEndpoint)),
-);
+const documentClient = /* @__PURE__ */ once(() => lazyClient(() => createDocumentClient(config.dynamoEndpoint)));
 /** The container's table client, for the local runtime's write guard (infra/local/write-guard.ts); no function uses it. */
 export const tableClient = documentClient;
 /** The S3 objects of the snapshot stores, over the container's one connection pool. */
@@ -84,7 +82,7 @@ const table = <T>(repository: (db: ReturnType<typeof documentClient>, table: str
 
 /*
  * The production dependencies of the functions: one client per container (built by its first
- * command, see `lazyDocumentClient`), the stores over the configured table, the key cache and the
+ * command, see `lazyClient`), the stores over the configured table, the key cache and the
  * clock. Each function module imports this module as a
  * namespace (`import * as runtime`) and passes what it needs to its `createHandler`; tests pass
  * fakes instead. Every dependency is a separate export marked pure, so a function's bundle keeps
@@ -106,10 +104,7 @@ export const profiles = /* @__PURE__ */ table(profileRepository);
 export const settings = /* @__PURE__ */ table(settingsRepository);
 export const openWork = /* @__PURE__ */ table(openWorkRepository);
 export const deadLetters = /* @__PURE__ */ once(() =>
-  deadLetterQueue(
-    underFailurePolicy('dead-letter queue', (transport) => new SQSClient(transport)),
-    config.deadLetterQueueUrl,
-  ),
+  deadLetterQueue(sqsClient('dead-letter queue'), config.deadLetterQueueUrl),
 );
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
@@ -239,10 +234,7 @@ export const webhookReceivers = /* @__PURE__ */ once(() => ({
 export const webhookQueue = /* @__PURE__ */ once((): Enqueue => {
   const url = config.webhookQueueUrl;
   if (url === undefined) return inProcessEnqueue;
-  const queue = sqsEnqueue(
-    underFailurePolicy('webhook queue', (transport) => new SQSClient(transport)),
-    url,
-  );
+  const queue = sqsEnqueue(sqsClient('webhook queue'), url);
   return (delivery) => queue.enqueue(delivery);
 });
 /** What creating a webhook needs: its store, the sealer of its secret (built on first use), the URL rules. */
@@ -324,7 +316,7 @@ export const localScans: { run: (scanIds: readonly number[]) => Promise<void> } 
 };
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;
-  if (url !== undefined) return sqsScanQueue(url);
+  if (url !== undefined) return sqsScanQueue(sqsClient('scan queue'), url);
   return inProcessScanQueue((scanIds) =>
     localScans.run(scanIds).catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
   );
@@ -399,7 +391,7 @@ export const localDetections: { run: (runs: readonly DetectionRun[]) => Promise<
 /** The queue of detection runs: SQS in AWS, the local runtime's in-process queue otherwise; the request never waits for a run. */
 export const detectionQueue = /* @__PURE__ */ once(() => {
   const url = config.detectionQueueUrl;
-  if (url !== undefined) return sqsRunQueue(url);
+  if (url !== undefined) return sqsRunQueue(sqsClient('detection run queue'), url);
   return inProcessRunQueue((runs) =>
     localDetections.run(runs).catch((error: unknown) => logger.error('Detection runs not run', { error })),
   );

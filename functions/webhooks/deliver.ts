@@ -1,7 +1,6 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
-import { underFailurePolicy } from '../../shared/db/client.ts';
+import { sqsClient } from '../../shared/db/sqs.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../shared/webhooks/dispatch.ts';
@@ -53,8 +52,5 @@ export const createHandler =
     return { batchItemFailures: failures.flat() };
   };
 
-const queue = sqsEnqueue(
-  underFailurePolicy('webhook queue', (transport) => new SQSClient(transport)),
-  config.webhookQueueUrl ?? '',
-);
+const queue = sqsEnqueue(sqsClient('webhook queue'), config.webhookQueueUrl ?? '');
 export const handler = createHandler({ ...runtime.webhookDelivery(), retryLater: queue.enqueue });

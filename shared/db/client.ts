@@ -39,6 +39,8 @@ const UNAVAILABLE_NAMES = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+  // SQS's throttling, answered with a 403.
+  'RequestThrottled',
   'InternalServerError',
   'ServiceUnavailable',
   'SlowDown',
@@ -151,8 +153,8 @@ export const underFailurePolicy = <C extends AwsClient>(
 };
 
 /**
- * One call of a client that makes its own attempts (see aws-request.ts) under the same budget and
- * translation to ServiceUnavailableError as the SDK clients' calls.
+ * A call that goes on after its command has answered (an S3 object's body, read as it streams in)
+ * under the same budget and translation to ServiceUnavailableError as the command itself.
  */
 export const withinCallBudget = <R>(dependency: string, call: () => Promise<R>): Promise<R> =>
   failurePolicy(dependency, policy().callBudgetMs)(call)(undefined);
@@ -187,14 +189,14 @@ export const createDocumentClient = (endpoint?: string): DynamoDBDocumentClient 
 };
 
 /**
- * A document client built by its first command instead of at cold start. Building one costs a few
+ * A client built by its first command instead of at cold start. Building one costs a few
  * milliseconds of CPU (its configuration, protocol and HTTP handler), which a function then pays
  * in its first invocation, just before that command's own first-use costs (credentials, signing,
  * the connection); `npm run bench` shows both the load and the first invocation.
  */
-export const lazyDocumentClient = (build: () => DynamoDBDocumentClient): DynamoDBDocumentClient => {
-  let client: DynamoDBDocumentClient | undefined;
-  return new Proxy({} as DynamoDBDocumentClient, {
+export const lazyClient = <C extends object>(build: () => C): C => {
+  let client: C | undefined;
+  return new Proxy({} as C, {
     get: (_, property) => {
       client ??= build();
       const value: unknown = Reflect.get(client, property, client);

@@ -1,7 +1,8 @@
-import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CursorKeySource } from '../domain/cursor.ts';
 import { ServiceUnavailableError } from '../errors.ts';
-import { type AwsAnswer, type AwsTarget, awsService } from './aws-request.ts';
+import { underFailurePolicy } from './client.ts';
 
 type Options = {
   /** How long a fetched key set is used before it is fetched again. */
@@ -9,62 +10,29 @@ type Options = {
   /** Refreshes asked for by unknown key versions bypass the cache at most this often, so forged tokens cannot drive Secrets Manager calls. */
   minRefreshMs?: number;
   now?: () => number;
-  target?: AwsTarget;
+  /** Where Secrets Manager is asked instead of AWS (a loopback server in tests). */
+  endpoint?: string;
 };
-
-/** A JSON 1.1 error's code: `__type` (or the header), without its namespace (`…#`) or message (`:…`). */
-const jsonErrorCode = ({ headers, body }: AwsAnswer): string | undefined => {
-  let type = headers['x-amzn-errortype'];
-  try {
-    type = (JSON.parse(Buffer.from(body).toString('utf8')) as { __type?: string }).__type ?? type;
-  } catch {
-    // Not JSON (a proxy's or load balancer's page): the header, if any, names the error.
-  }
-  return type?.split('#').pop()?.split(':')[0];
-};
-
-/** Secrets Manager's GetSecretValue (JSON 1.1 protocol) behind Powertools' cache (BaseProvider). */
-class SecretStringProvider extends BaseProvider {
-  private readonly send: ReturnType<typeof awsService>;
-
-  constructor(target: AwsTarget | undefined) {
-    super({});
-    this.send = awsService(
-      { dependency: 'cursor key store', signingName: 'secretsmanager', uriEscapePath: true, errorCode: jsonErrorCode },
-      target,
-    );
-  }
-
-  protected async _get(secretId: string): Promise<string | undefined> {
-    const { body } = await this.send({
-      method: 'POST',
-      path: '/',
-      headers: {
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': 'secretsmanager.GetSecretValue',
-      },
-      body: Buffer.from(JSON.stringify({ SecretId: secretId })),
-    });
-    return (JSON.parse(Buffer.from(body).toString('utf8')) as { SecretString?: string }).SecretString;
-  }
-
-  protected _getMultiple(): Promise<undefined> {
-    return Promise.reject(new Error('Secrets are read one at a time'));
-  }
-}
 
 /**
- * The cursor key set from Secrets Manager, fetched on first use and cached. Powertools wraps every
- * failed fetch in its GetParameterError, so an unavailable Secrets Manager is unwrapped back to the
+ * The cursor key set from Secrets Manager (Powertools' SecretsProvider over a client under the
+ * failure policy, both built by the first fetch), cached. Powertools wraps every failed fetch in its
+ * GetParameterError, so an unavailable Secrets Manager is unwrapped back to the
  * ServiceUnavailableError (503) it was.
  */
 export const secretCursorKeys = (
   secretId: string,
-  { maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now, target }: Options = {},
+  { maxAgeSeconds = 300, minRefreshMs = 60_000, now = Date.now, endpoint }: Options = {},
 ): CursorKeySource => {
-  const provider = new SecretStringProvider(target);
+  let provider: SecretsProvider | undefined;
   let lastForced = Number.NEGATIVE_INFINITY;
   return async ({ refresh }) => {
+    provider ??= new SecretsProvider({
+      awsSdkV3Client: underFailurePolicy(
+        'cursor key store',
+        (transport) => new SecretsManagerClient({ ...transport, ...(endpoint === undefined ? {} : { endpoint }) }),
+      ),
+    });
     const forceFetch = refresh && now() - lastForced >= minRefreshMs;
     if (forceFetch) lastForced = now();
     const value = await provider.get(secretId, { maxAge: maxAgeSeconds, forceFetch }).catch((error: unknown) => {

@@ -1,11 +1,11 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { LogClient, LogEntry } from '../domain/detections/certstream.ts';
 import type { DetectionRun, RunQueue } from '../domain/detections/detections.ts';
 import type { Resolver } from '../domain/detections/dnstwist.ts';
 import { type Egress, egressRequest } from '../egress/index.ts';
-import type { AwsTarget } from './aws-request.ts';
-import { sqsMessages } from './scan-queue.ts';
+import { sqsMessages } from './sqs.ts';
 
 /** Answers that mean the name exists in DNS; NXDOMAIN (and no data) mean it does not. */
 const DNS_TIMEOUT_MS = 2000;
@@ -108,7 +108,7 @@ export const inProcessRunsSettled = async (): Promise<void> => {
 };
 
 /** One SQS message per run, the run as its body; the run worker takes it from there. */
-export const sqsRunQueue = (queueUrl: string, target?: AwsTarget): RunQueue => {
-  const messages = sqsMessages(queueUrl, { dependency: 'detection run queue', what: 'Detection runs' }, target);
+export const sqsRunQueue = (sqs: SQSClient, queueUrl: string): RunQueue => {
+  const messages = sqsMessages(sqs, queueUrl, 'Detection runs');
   return { send: (runs) => messages.send(runs.map((run) => ({ id: String(run.runId), body: JSON.stringify(run) }))) };
 };

@@ -1,5 +1,5 @@
-import { extendedEncodeURIComponent } from '@smithy/core/protocols';
-import { AwsServiceError, type AwsTarget, awsService } from './aws-request.ts';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { lazyClient, underFailurePolicy, withinCallBudget } from './client.ts';
 
 /** The two S3 operations the snapshot stores use. */
 export type ObjectStore = {
@@ -11,57 +11,60 @@ export type ObjectStore = {
   putNewObject(bucket: string, key: string, body: Uint8Array, contentType: string): Promise<boolean>;
 };
 
-/** Each segment of the key encoded once, as S3 signs paths (without a second encoding). */
-const objectPath = (key: string): string => `/${key.split('/').map(extendedEncodeURIComponent).join('/')}`;
+const DEPENDENCY = 'snapshot store';
+
+/** The status of an S3 error answer, if it is one. */
+const statusOf = (error: unknown): number | undefined =>
+  error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
 
 /**
- * S3 objects over signed HTTPS requests (see aws-request.ts), virtual-hosted style in AWS
- * (`<bucket>.s3.<region>.amazonaws.com/<key>`), path-style at an endpoint override.
+ * S3 objects through the S3 client, under the failure policy of client.ts and built by the first
+ * call. `endpoint` (a loopback server in tests) is addressed path-style (`<endpoint>/<bucket>/<key>`).
  */
-export const s3Objects = (target?: AwsTarget): ObjectStore => {
-  const send = awsService(
-    {
-      dependency: 'snapshot store',
-      signingName: 's3',
-      uriEscapePath: false,
-      errorCode: ({ body }) => /<Code>([^<]+)<\/Code>/.exec(Buffer.from(body).toString('utf8'))?.[1],
-    },
-    target,
+export const s3Objects = (endpoint?: string): ObjectStore => {
+  const s3 = lazyClient(() =>
+    underFailurePolicy(
+      DEPENDENCY,
+      (transport) =>
+        new S3Client({ ...transport, ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }) }),
+    ),
   );
   return {
-    async getObject(bucket, key) {
-      try {
-        return (await send({ method: 'GET', virtualHost: bucket, path: objectPath(key) })).body;
-      } catch (error) {
-        if (error instanceof AwsServiceError && ['NoSuchKey', 'Http404'].includes(error.name)) return undefined;
-        throw error;
-      }
-    },
+    // The body streams in after the command has answered: its read is within the call's budget too.
+    getObject: (bucket, key) =>
+      withinCallBudget(DEPENDENCY, async () => {
+        try {
+          const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+          return await Body?.transformToByteArray();
+        } catch (error) {
+          // A 404 without an error code in its body (as a CDN or proxy may send) is named NotFound.
+          if (error instanceof NoSuchKey || (statusOf(error) === 404 && (error as Error).name === 'NotFound')) {
+            return undefined;
+          }
+          throw error;
+        }
+      }),
     async putObject(bucket, key, body, contentType, cacheControl) {
-      await send({
-        method: 'PUT',
-        virtualHost: bucket,
-        path: objectPath(key),
-        headers: {
-          'content-type': contentType,
-          ...(cacheControl === undefined ? {} : { 'cache-control': cacheControl }),
-        },
-        body,
-      });
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          CacheControl: cacheControl,
+        }),
+      );
     },
     async putNewObject(bucket, key, body, contentType) {
       try {
-        await send({
-          method: 'PUT',
-          virtualHost: bucket,
-          path: objectPath(key),
-          headers: { 'content-type': contentType, 'if-none-match': '*' },
-          body,
-        });
+        await s3.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: '*' }),
+        );
         return true;
       } catch (error) {
         // 412: the key exists; 409: a concurrent conditional write of the same key won.
-        if (error instanceof AwsServiceError && [412, 409].includes(error.$metadata.httpStatusCode)) return false;
+        const status = statusOf(error);
+        if (status === 412 || status === 409) return false;
         throw error;
       }
     },

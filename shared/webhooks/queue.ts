@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Enqueue } from './dispatch.ts';
 
 /** What a queue message names: one delivery of one webhook. */
@@ -25,20 +25,5 @@ export const sqsEnqueue = (sqs: SQSClient, queueUrl: string) => {
       }),
     );
   };
-  const enqueueAll = async (messages: readonly DeliveryMessage[]) => {
-    for (let i = 0; i < messages.length; i += 10) {
-      const batch = messages.slice(i, i + 10);
-      const { Failed = [] } = await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map((message, index) => ({
-            Id: String(index),
-            MessageBody: JSON.stringify({ hookId: message.hookId, sort: message.sort }),
-          })),
-        }),
-      );
-      if (Failed.length > 0) throw new Error(`${Failed.length} delivery messages not queued`);
-    }
-  };
-  return { enqueue, enqueueAll };
+  return { enqueue };
 };

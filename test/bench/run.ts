@@ -8,7 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling.ts';
-import { ROUTES } from '../../infra/routes.ts';
+import { ROUTES, type Route } from '../../infra/routes.ts';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { sampleEvent } from '../fixtures/sample-events.ts';
 
@@ -125,6 +125,9 @@ const loadAverage = () =>
     .map((load) => load.toFixed(2))
     .join(', ')} (${cpus().length} CPUs)`;
 
+/** The routes the bundle sections measure: those named on the command line (`npm run bench -- bundles check-asset`), or all. */
+let benchedRoutes: readonly Route[] = ROUTES;
+
 /** Turns of each route with the SDK-only bundle: the budget is judged on their median difference. */
 const ROUTE_TURNS = 31;
 
@@ -214,7 +217,7 @@ const benchBundles = async (endpoint: string) => {
       );
     }
   }
-  for (const route of ROUTES) {
+  for (const route of benchedRoutes) {
     const size = await bundle(route.entry, `${dir}/${route.name}.js`);
     const [sdkRun, routeRun] = samplesInTurns(
       [
@@ -244,7 +247,7 @@ const benchPowertools = async (endpoint: string) => {
   );
   add('machine at the start', loadAverage());
   const { dir } = await prepareBundles(endpoint);
-  for (const route of ROUTES) {
+  for (const route of benchedRoutes) {
     const before = await bundle(route.entry, `${dir}/${route.name}.before.js`, [withoutPowertools]);
     const after = await bundle(route.entry, `${dir}/${route.name}.js`);
     writeFileSync(
@@ -326,7 +329,7 @@ const benchOutage = (endpoint: string): Row[] => {
   return JSON.parse(output.trim().split('\n').at(-1) ?? '[]') as Row[];
 };
 
-/** The sections of the bench, in the order they run; `npm run bench -- <name> …` runs only those named. */
+/** The sections of the bench, in the order they run; `npm run bench -- <name> …` runs only those named (and route names, only those routes). */
 const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
   bundles: benchBundles,
   powertools: benchPowertools,
@@ -416,9 +419,15 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
 
 const main = async () => {
   const names = Object.keys(SECTIONS);
-  const chosen = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const routeNames = new Set(ROUTES.map((route) => route.name));
+  const chosen = args.filter((name) => !routeNames.has(name));
   const unknown = chosen.filter((name) => !names.includes(name));
-  if (unknown.length > 0) throw new Error(`Unknown bench section ${unknown.join(', ')}; sections: ${names.join(', ')}`);
+  if (unknown.length > 0) {
+    throw new Error(`Unknown bench section or route ${unknown.join(', ')}; sections: ${names.join(', ')}`);
+  }
+  const routes = ROUTES.filter((route) => args.includes(route.name));
+  if (routes.length > 0) benchedRoutes = routes;
   const runs = (name: string) => chosen.length === 0 || chosen.includes(name);
   console.error('Running benchmarks (progress below; the table is printed at the end) ...');
   // Handlers publish their metrics (EMF) on stdout as in Lambda: measured, then dropped, until the table is printed.

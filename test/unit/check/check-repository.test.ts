@@ -86,7 +86,7 @@ describe('list snapshot stores', () => {
   /** The bucket's objects by path (`/<bucket>/<key>`), behind an S3 on 127.0.0.1. */
   const bucket = new Map<string, Buffer>();
   let s3: LoopbackAws;
-  const s3Store = () => s3SnapshotStore(s3Objects({ endpoint: s3.endpoint }), 'lists-bucket');
+  const s3Store = () => s3SnapshotStore(s3Objects(s3.endpoint), 'lists-bucket');
 
   beforeAll(async () => {
     s3 = await loopbackAws();
@@ -101,7 +101,7 @@ describe('list snapshot stores', () => {
   it('writes the versioned snapshot to S3 before the latest pointer', async () => {
     await s3Store().save(snapshot);
 
-    expect(s3.received.map((request) => [request.method, request.url, request.headers['content-type']])).toEqual([
+    expect(s3.received.map((request) => [request.method, request.path, request.headers['content-type']])).toEqual([
       ['PUT', `/lists-bucket/lists/seal/${snapshot.version}.json`, 'application/json'],
       ['PUT', '/lists-bucket/lists/seal/latest.json', 'application/json'],
     ]);
@@ -118,7 +118,7 @@ describe('list snapshot stores', () => {
 
   it('has no snapshot of a list that was never synced', async () => {
     expect(await s3Store().latest('vendor')).toBeUndefined();
-    expect(s3.received.map((request) => request.url)).toEqual(['/lists-bucket/lists/vendor/latest.json']);
+    expect(s3.received.map((request) => request.path)).toEqual(['/lists-bucket/lists/vendor/latest.json']);
   });
 
   it('keeps snapshots as local files when there is no bucket', async () => {
@@ -150,7 +150,7 @@ describe('the verdict snapshot store in S3', () => {
   };
   const bucket = new Map<string, Buffer>();
   let s3: LoopbackAws;
-  const store = () => s3VerdictSnapshotStore(s3Objects({ endpoint: s3.endpoint }), 'verdicts-bucket');
+  const store = () => s3VerdictSnapshotStore(s3Objects(s3.endpoint), 'verdicts-bucket');
 
   beforeAll(async () => {
     s3 = await loopbackAws();
@@ -164,7 +164,7 @@ describe('the verdict snapshot store in S3', () => {
     await store().save(snapshot);
 
     expect(await store().latest()).toEqual(snapshot);
-    expect(s3.received.map((request) => [request.method, request.url, request.headers['content-type']])).toEqual([
+    expect(s3.received.map((request) => [request.method, request.path, request.headers['content-type']])).toEqual([
       ['GET', '/verdicts-bucket/verdicts/snapshot.json.gz', undefined],
       ['PUT', '/verdicts-bucket/verdicts/snapshot.json.gz', 'application/gzip'],
       ['GET', '/verdicts-bucket/verdicts/snapshot.json.gz', undefined],

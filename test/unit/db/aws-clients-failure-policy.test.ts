@@ -62,7 +62,7 @@ describe('the Secrets Manager requests of the cursor keys, under the failure pol
       keys: runtime.keys(),
       assets: runtime.assets(),
       groups: runtime.groups(),
-      cursors: cursorCodec(secretCursorKeys(ARN, { target })),
+      cursors: cursorCodec(secretCursorKeys(ARN, target)),
     });
     const apiKey = givenApiKey(ddb, { orgId: 'acme' });
     ddb.on(QueryCommand).resolves({ Items: [], LastEvaluatedKey: { PK: 'ASSET#2' } });
@@ -78,7 +78,7 @@ describe('the Secrets Manager requests of the cursor keys, under the failure pol
 
   it('cuts each attempt at the per-attempt timeout and gives up after 3 attempts, as unavailable', async () => {
     timeouts(150, 20_000);
-    const keys = secretCursorKeys(ARN, { target });
+    const keys = secretCursorKeys(ARN, target);
 
     const read = keys({ refresh: false });
 

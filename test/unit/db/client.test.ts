@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { lazyDocumentClient } from '../../../shared/db/client.ts';
+import { lazyClient } from '../../../shared/db/client.ts';
 import { mockDb } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();
@@ -10,7 +10,7 @@ describe('the lazily built document client', () => {
   it('is built by its first command, once, and answers every command', async () => {
     ddb.on(GetCommand).resolves({ Item: { id: 1 } });
     const build = vi.fn(() => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local' })));
-    const db = lazyDocumentClient(build);
+    const db = lazyClient(build);
     const builtBeforeUse = build.mock.calls.length;
 
     const first = await db.send(new GetCommand({ TableName: 't', Key: { PK: 'a' } }));

@@ -16,10 +16,9 @@ describe('the cursor key set from Secrets Manager', () => {
     secrets.reset();
     secrets.otherwise(reply(200, JSON.stringify({ ARN, Name: 'CursorSecret', SecretString: KEY_SET })));
   });
-  const target = () => ({ endpoint: secrets.endpoint });
 
   it('is fetched once and then answered from the cache', async () => {
-    const keys = secretCursorKeys(ARN, { target: target() });
+    const keys = secretCursorKeys(ARN, { endpoint: secrets.endpoint });
 
     expect(await keys({ refresh: false })).toBe(KEY_SET);
     expect(await keys({ refresh: false })).toBe(KEY_SET);
@@ -27,7 +26,7 @@ describe('the cursor key set from Secrets Manager', () => {
   });
 
   it('is fetched again once its maximum age has passed', async () => {
-    const keys = secretCursorKeys(ARN, { target: target(), maxAgeSeconds: 0 });
+    const keys = secretCursorKeys(ARN, { endpoint: secrets.endpoint, maxAgeSeconds: 0 });
 
     await keys({ refresh: false });
     await keys({ refresh: false });
@@ -37,7 +36,7 @@ describe('the cursor key set from Secrets Manager', () => {
 
   it('bypasses the cache for a refresh at most once a minute', async () => {
     let now = 1_000_000;
-    const keys = secretCursorKeys(ARN, { target: target(), now: () => now });
+    const keys = secretCursorKeys(ARN, { endpoint: secrets.endpoint, now: () => now });
     await keys({ refresh: false });
 
     await keys({ refresh: true });
@@ -51,7 +50,7 @@ describe('the cursor key set from Secrets Manager', () => {
   it('rejects a secret that holds no string', async () => {
     secrets.otherwise(reply(200, JSON.stringify({ ARN, SecretBinary: 'AAEC' })));
 
-    await expect(secretCursorKeys(ARN, { target: target() })({ refresh: false })).rejects.toThrow(
+    await expect(secretCursorKeys(ARN, { endpoint: secrets.endpoint })({ refresh: false })).rejects.toThrow(
       `Secret ${ARN} holds no string`,
     );
   });

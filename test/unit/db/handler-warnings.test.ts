@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // The logger reads its level when it is created; the other tests keep it silent.
@@ -11,6 +10,9 @@ vi.hoisted(() => {
 
 import { createDocumentClient } from '../../../shared/db/client.ts';
 import { captureOutput } from '../../fixtures/output.ts';
+
+/** The part of the SDK's Node.js request handler this test reads: the settings it was built with. */
+type RequestHandler = { httpHandlerConfigs(): { logger?: { warn(message: string): void } } };
 
 const output = captureOutput();
 const table = createServer((_, response) => response.end('{}'));
@@ -23,7 +25,7 @@ describe("the request handler's own warnings", () => {
     const { port } = table.address() as AddressInfo;
     const db = createDocumentClient(`http://127.0.0.1:${port}`);
     await db.send(new GetCommand({ TableName: 't', Key: { PK: 'a' } }));
-    const handler = db.config.requestHandler as NodeHttpHandler;
+    const handler = db.config.requestHandler as RequestHandler;
 
     handler.httpHandlerConfigs().logger?.warn('socket usage at capacity=50 and 3 additional requests are enqueued.');
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sqsScanQueue } from '../../../shared/db/scan-queue.ts';
+import { sqsClient } from '../../../shared/db/sqs.ts';
 import { jsonError, type LoopbackAws, loopbackAws, reply } from '../../fixtures/loopback-aws.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/scans';
@@ -15,7 +16,7 @@ describe('the scan queue over SQS', () => {
     sqs.reset();
     sqs.otherwise(reply(200, JSON.stringify({ Successful: [], Failed: [] })));
   });
-  const queue = () => sqsScanQueue(QUEUE_URL, { endpoint: sqs.endpoint });
+  const queue = () => sqsScanQueue(sqsClient('scan queue', sqs.endpoint), QUEUE_URL);
 
   it('sends one message per scan id, ten a batch, as SendMessageBatch of the JSON protocol', async () => {
     const ids = Array.from({ length: 23 }, (_, i) => 1000 + i);
