@@ -87,6 +87,7 @@ export class RouteArea extends NestedStack {
         indexes: route.indexes,
         writes: route.writes,
         memorySize: route.memorySize,
+        ...(route.timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(route.timeoutSeconds) }),
         files: route.files,
         untraced: route.untraced,
         environment: {

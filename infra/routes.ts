@@ -62,6 +62,8 @@ export type Route = {
   files?: readonly string[];
   /** Lambda CPU scales with memory; the hot path gets more. Default 512 MB. */
   memorySize?: number;
+  /** The function's timeout in seconds, for work that grows with the request; default 10, at most API Gateway's 30 less a second. */
+  timeoutSeconds?: number;
   /** Reads the asset check's external list snapshots (and the list eth-phishing-detect ships, in its `files`). */
   readsCheckLists?: boolean;
   /** The table indexes its function queries; it is granted these and no other. */
@@ -167,8 +169,11 @@ export const ROUTES: readonly Route[] = [
     entry: 'functions/assets/create.ts',
     access: 'write',
     rateClass: 'write',
-    // Assets, their identity items and group counts; an ALLOWED asset allowlists its content.
+    // Assets, their identity items and group counts, the staged assets and marker of a bulk add; an
+    // ALLOWED asset allowlists its content.
     writes: [asset, organizationScoped, ...VERDICTS],
+    // 1,000 assets are staged, committed and published in about 40 transactions: the deadline grows with them (create.ts).
+    timeoutSeconds: 29,
   },
   {
     method: 'PATCH',
@@ -756,8 +761,9 @@ export const WORKER_WRITES: Record<Worker, readonly TablePartition[]> = {
   'snapshot-verdicts': [],
   // Reads the verdict log; the feed goes to S3, the lease that makes it the one publisher to the table.
   'publish-verdicts': [PARTITIONS.lease],
-  // Rolls back abandoned reports (as create-report does) and ungroups the assets of deleted groups.
-  'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset],
+  // Rolls back abandoned reports (as create-report does), ungroups the assets of deleted groups, and
+  // publishes or undoes interrupted bulk adds (assets, identities, group counts and markers in ORG#).
+  'resume-interrupted-writes': [...LIFECYCLE, groupRemoval, asset, organizationScoped],
   // A scan's result, the report a MALICIOUS one files (once per content and organization), and the
   // detections of its organization's push sources (EXTERNAL for a submission, ASSET_CHECK).
   'run-scans': [PARTITIONS.scan, ...LIFECYCLE, PARTITIONS.detection],

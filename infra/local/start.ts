@@ -5,6 +5,7 @@ import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
@@ -13,6 +14,7 @@ import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { applyActivities } from '../../shared/domain/activity.ts';
+import { finishBulkAdds } from '../../shared/domain/assets.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
@@ -125,8 +127,10 @@ const main = async () => {
     snapshot().catch((error: unknown) => console.error(`Verdict snapshot failed: ${String(error)}`));
   }, LOCAL.snapshotEveryMs);
   snapshots.unref();
-  // The local stand-in for the scheduled function: rolls back abandoned reports, finishes group deletes left unfinished.
+  // The local stand-in for the scheduled function: rolls back abandoned reports, finishes interrupted bulk adds and
+  // group deletes left unfinished.
   const groups = assetGroupRepository(db, LOCAL.tableName);
+  const bulkAssets = assetRepository(db, LOCAL.tableName);
   const reports = activityRepository(db, LOCAL.tableName);
   let resuming = false;
   const resumer = setInterval(() => {
@@ -134,6 +138,7 @@ const main = async () => {
     resuming = true;
     asWorker('resume-interrupted-writes', async () => {
       await rollBackAbandonedReports(reports, new Date().toISOString());
+      await finishBulkAdds(bulkAssets, Date.now(), Date.now() + RESUME_BUDGET_MS);
       await groups.resumeRemovals(Date.now() + RESUME_BUDGET_MS);
     })
       .catch((error: unknown) => console.error(`Interrupted writes not resumed: ${String(error)}`))

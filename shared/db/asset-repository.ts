@@ -1,5 +1,12 @@
-import { randomInt } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
 import {
   type AddOutcome,
@@ -11,13 +18,15 @@ import {
   newAsset,
   type PreparedAsset,
 } from '../domain/assets.ts';
-import { mapConcurrently } from '../domain/concurrency.ts';
-import { NotFoundError } from '../errors.ts';
-import { queryPages } from './batch.ts';
+import { mapConcurrentlyToEnd } from '../domain/concurrency.ts';
+import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { batchGetAll, queryPages } from './batch.ts';
 import {
   type Change,
   changeWriter,
   claim,
+  MAX_ITEMS,
   packUnits,
   record,
   refuse,
@@ -25,7 +34,17 @@ import {
   verdicts,
   type Write,
 } from './change-set.ts';
-import { ATTR, key, type LiveIndex, liveIndexFor, liveKeys, livePartition } from './keys.ts';
+import {
+  ACTIVITY_INDEX,
+  ATTR,
+  key,
+  type LiveIndex,
+  liveIndexFor,
+  liveKeys,
+  livePartition,
+  OPEN_BULK_ADDS,
+  openBulkAddKeys,
+} from './keys.ts';
 import { decodePosition } from './position.ts';
 import type { VerdictDelta, VerdictOrigin } from './verdict-log.ts';
 
@@ -84,6 +103,41 @@ const changed = (current: Asset, changes: AssetChanges): Asset => ({
 });
 
 const groupId = (item: AssetItem): number | null => item.groupId ?? null;
+
+/**
+ * A bulk add's marker: its assets are being staged (invisible: in no listing, count or check
+ * index), are committed (the commit point: each is published, never undone), or are being undone.
+ */
+type BulkState = 'staging' | 'committed' | 'aborting';
+type BulkMarker = { orgId: string; request: string; batch: string; state: BulkState; touchedAt: string };
+/** An asset a bulk add staged: what its publication writes. */
+type Staged = { index: number; asset: Asset; identitySK: string; checkKey?: string };
+/** Why a change of a bulk add is retried: an identity held, a group gone, an id taken, an identity already published or released. */
+type BulkRetry = `identity:${number}` | `group:${number}` | `asset:${number}` | `done:${number}`;
+
+/** Staged items outlive their batch by this long before TTL removes them; nothing reads a finished batch's. */
+const STAGED_TTL_S = 7 * 86_400;
+/** A bulk add of one body in one organization: what a retry of the same request finds its marker by. */
+const requestDigest = (orgId: string, inputs: readonly PreparedAsset[]): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        orgId,
+        inputs.map((input) => [
+          input.type,
+          input.identity,
+          input.content,
+          input.name ?? null,
+          input.description ?? null,
+          input.groupId ?? null,
+          input.status ?? null,
+          input.createdAt ?? null,
+        ]),
+      ]),
+    )
+    .digest('base64url');
+
+type Chunk = { start: number; end: number };
 
 /** Why a change of an asset is retried: what another writer moved since it was read. */
 type Moved = 'asset' | 'identity' | 'oldGroup' | 'oldRemoval';
@@ -228,7 +282,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
   const addChunk = async (
     orgId: string,
     inputs: readonly PreparedAsset[],
-    { start, end }: { start: number; end: number },
+    { start, end }: Chunk,
     requestBase: number,
   ) => {
     let refused: ReadonlySet<AddRetry> = new Set();
@@ -337,6 +391,415 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
     return frontier === undefined ? { assets } : { assets, position: encodePosition({ [ATTR.liveSort]: frontier }) };
   };
 
+  /**
+   * A bulk add of more than one transaction, all or nothing: (1) its marker is opened (or, for a
+   * retry of the same body, found) under the digest of the organization and the body; (2) every
+   * asset whose group exists is staged under the marker's batch: a staged item, and its identity
+   * claimed for the batch (so no other request adds it meanwhile); nothing of this is in a listing,
+   * a group count or the check index. (3) One conditional update of the marker commits the batch:
+   * the commit point. (4) Each transaction of the publication then makes some assets live with
+   * their group counts and check-index entries, so counts and the check always agree with what is
+   * listed; an identity still claimed for the batch is what says an asset is not yet published, so
+   * no asset is published twice. (5) The marker is deleted. A request interrupted before (3) leaves
+   * nothing visible, and the sweeper (`resumeBulkAdds`) releases its claims once it is abandoned;
+   * one interrupted after (3) is published by the sweeper, or by a retry of the same body, which
+   * also takes up a staging left unfinished.
+   */
+  const bulk = (() => {
+    const markerKey = (orgId: string, request: string) => key.bulkAdd(orgId, request);
+
+    /** Opens the marker, or touches a staging one (a retry takes it up); answers the marker as it now is. */
+    const open = async (orgId: string, request: string): Promise<BulkMarker> => {
+      const touchedAt = new Date().toISOString();
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: markerKey(orgId, request),
+            UpdateExpression:
+              'SET #entity = :entity, #org = :org, #request = :request, #touched = :now, #pk1 = :pk1, #sk1 = :sk1, ' +
+              '#batch = if_not_exists(#batch, :batch), #state = if_not_exists(#state, :staging)',
+            ConditionExpression: 'attribute_not_exists(PK) OR #state = :staging',
+            ExpressionAttributeNames: {
+              '#entity': 'entity',
+              '#org': 'orgId',
+              '#request': 'request',
+              '#touched': 'touchedAt',
+              '#batch': 'batch',
+              '#state': 'state',
+              '#pk1': ACTIVITY_INDEX.list1.partitionKey,
+              '#sk1': ACTIVITY_INDEX.list1.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':entity': 'BULK_ADD',
+              ':org': orgId,
+              ':request': request,
+              ':now': touchedAt,
+              ':pk1': OPEN_BULK_ADDS,
+              ':sk1': openBulkAddKeys(touchedAt, orgId, request)[ACTIVITY_INDEX.list1.sortKey],
+              ':batch': randomUUID(),
+              ':staging': 'staging',
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes as BulkMarker;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const found = await readMarker(orgId, request);
+        if (found?.state === 'committed') return found;
+        throw undoing();
+      }
+    };
+    const undoing = () =>
+      new ServiceUnavailableError('An interrupted attempt of this request is being undone; try again shortly');
+    const readMarker = async (orgId: string, request: string) => {
+      const { Item } = await db.send(
+        new GetCommand({ TableName, Key: markerKey(orgId, request), ConsistentRead: true }),
+      );
+      return Item as BulkMarker | undefined;
+    };
+    /** Moves the marker from `from` (at `touchedAt`, when given) to `to`; false when it had moved on. */
+    const move = async (marker: BulkMarker, from: BulkState, to: BulkState, touchedAt?: string): Promise<boolean> => {
+      const now = new Date().toISOString();
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName,
+            Key: markerKey(marker.orgId, marker.request),
+            UpdateExpression: 'SET #state = :to, #touched = :now, #sk1 = :sk1',
+            ConditionExpression: `#batch = :batch AND #state = :from${touchedAt === undefined ? '' : ' AND #touched = :touched'}`,
+            ExpressionAttributeNames: {
+              '#state': 'state',
+              '#batch': 'batch',
+              '#touched': 'touchedAt',
+              '#sk1': ACTIVITY_INDEX.list1.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':to': to,
+              ':from': from,
+              ':now': now,
+              ':sk1': openBulkAddKeys(now, marker.orgId, marker.request)[ACTIVITY_INDEX.list1.sortKey],
+              ':batch': marker.batch,
+              ...(touchedAt === undefined ? {} : { ':touched': touchedAt }),
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    };
+    const close = (marker: BulkMarker) =>
+      db.send(
+        new DeleteCommand({
+          TableName,
+          Key: markerKey(marker.orgId, marker.request),
+          ConditionExpression: '#batch = :batch',
+          ExpressionAttributeNames: { '#batch': 'batch' },
+          ExpressionAttributeValues: { ':batch': marker.batch },
+        }),
+      );
+    const readStaged = async (marker: BulkMarker): Promise<Staged[]> => {
+      const staged: Staged[] = [];
+      for await (const items of queryPages(db, {
+        TableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': key.stagedAssets.PK(marker.orgId),
+          ':prefix': key.stagedAssets.prefix(marker.batch),
+        },
+        ConsistentRead: true,
+      })) {
+        staged.push(...(items as Staged[]));
+      }
+      return staged;
+    };
+
+    /** Stages inputs `[start, end)` but those whose identity is held or whose group is gone. */
+    const stagingChanges = (
+      orgId: string,
+      inputs: readonly PreparedAsset[],
+      { start, end }: Chunk,
+      skip: (index: number) => boolean,
+      batch: string,
+      ids: { base: number; now: string },
+    ) => {
+      const set: Change<never, BulkRetry>[] = [];
+      const staged = new Map<number, Staged>();
+      const expiresAt = Math.floor(Date.now() / 1000) + STAGED_TTL_S;
+      for (let index = start; index < end; index++) {
+        if (skip(index)) continue;
+        const input = inputs[index] as PreparedAsset;
+        const asset = newAsset(orgId, input, ids.base + index, ids.now);
+        const identity = key.assetIdentity(orgId, asset.type, input.identity);
+        const entry: Staged = {
+          index,
+          asset,
+          identitySK: identity.SK,
+          ...(asset.status === 'ALLOWED' && input.checkKey !== undefined ? { checkKey: input.checkKey } : {}),
+        };
+        set.push(
+          record({
+            Put: {
+              Item: {
+                ...key.stagedAsset(orgId, batch, index),
+                entity: 'STAGED_ASSET',
+                ...entry,
+                [ATTR.ttl]: expiresAt,
+              },
+            },
+          }),
+          record(
+            {
+              Put: {
+                Item: { ...identity, entity: 'ASSET_IDENTITY', assetId: asset.id, pendingBatch: batch },
+                ConditionExpression: 'attribute_not_exists(PK) OR pendingBatch = :batch',
+                ExpressionAttributeValues: { ':batch': batch },
+              },
+            },
+            retry(`identity:${index}` as const),
+          ),
+        );
+        staged.set(index, entry);
+      }
+      return { set, staged };
+    };
+
+    /** The groups of `ids` that exist, read once: staging transactions share no item, so they never conflict. */
+    const existingGroups = async (orgId: string, ids: readonly number[]): Promise<Set<number>> => {
+      const found = await batchGetAll(
+        db,
+        TableName,
+        ids.map((id) => key.group(orgId, id)),
+        { expression: '#id', names: { '#id': 'id' } },
+        { consistent: true },
+      );
+      return new Set(found.map((item) => item.id as number));
+    };
+
+    const stage = async (orgId: string, inputs: readonly PreparedAsset[], batch: string) => {
+      const ids = { base: newAssetId(), now: new Date().toISOString() };
+      const named = [...new Set(inputs.flatMap((input) => (typeof input.groupId === 'number' ? [input.groupId] : [])))];
+      const groups = named.length > 0 ? await existingGroups(orgId, named) : new Set<number>();
+      const groupGone = (index: number) => {
+        const group = inputs[index]?.groupId;
+        return typeof group === 'number' && !groups.has(group);
+      };
+      const chunks = packUnits(
+        inputs.length,
+        (start, end) => stagingChanges(orgId, inputs, { start, end }, () => false, batch, ids).set,
+      );
+      const staged = new Map<number, Staged>();
+      const refused = new Map<number, 'exists' | 'group-gone'>();
+      await mapConcurrentlyToEnd(chunks, CHUNK_CONCURRENCY, async (chunk) => {
+        let built = new Map<number, Staged>();
+        await changes.commit(
+          (retried: ReadonlySet<BulkRetry>) => {
+            const skip = (index: number) => groupGone(index) || retried.has(`identity:${index}`);
+            const next = stagingChanges(orgId, inputs, chunk, skip, batch, ids);
+            built = next.staged;
+            return next.set;
+          },
+          { maxAttempts: MAX_ATTEMPTS + chunk.end - chunk.start },
+        );
+        for (let index = chunk.start; index < chunk.end; index++) {
+          const entry = built.get(index);
+          if (entry) staged.set(index, entry);
+          else refused.set(index, groupGone(index) ? 'group-gone' : 'exists');
+        }
+      });
+      return { staged: [...staged.values()], refused };
+    };
+
+    /**
+     * Makes staged assets live, with their group counts and check-index entries. One whose identity
+     * the batch no longer claims was published already; one whose id another asset took gets a new
+     * one; one whose group was deleted meanwhile is published ungrouped, as the delete would have left it.
+     */
+    const publishChanges = (
+      orgId: string,
+      batch: string,
+      entries: readonly Staged[],
+      retried: ReadonlySet<BulkRetry>,
+      rebase: number,
+    ) => {
+      const set: Change<never, BulkRetry>[] = [];
+      const published = new Map<number, Asset>();
+      const groupDeltas = new Map<number, number>();
+      const deltas: VerdictDelta[] = [];
+      for (const entry of entries) {
+        if (retried.has(`done:${entry.index}`)) continue;
+        const kept = entry.asset.groupId;
+        const groupId = kept !== null && retried.has(`group:${kept}`) ? null : kept;
+        const id = retried.has(`asset:${entry.index}`) ? rebase + entry.index : entry.asset.id;
+        const asset: Asset = { ...entry.asset, id, groupId };
+        const item = { ...asset, entity: 'ASSET', version: 1, identitySK: entry.identitySK, checkKey: entry.checkKey };
+        set.push(
+          claim(
+            key.asset(id),
+            { ...item, search: searchText(asset), ...liveKeys(asset) },
+            retry(`asset:${entry.index}`),
+          ),
+          record(
+            {
+              Update: {
+                Key: key.storedAssetIdentity(orgId, entry.identitySK),
+                UpdateExpression: 'SET assetId = :id REMOVE pendingBatch',
+                ConditionExpression: 'pendingBatch = :batch',
+                ExpressionAttributeValues: { ':id': id, ':batch': batch },
+              },
+            },
+            retry(`done:${entry.index}` as const),
+          ),
+        );
+        if (id !== entry.asset.id) {
+          set.push(
+            record({
+              Update: {
+                Key: key.stagedAsset(orgId, batch, entry.index),
+                UpdateExpression: 'SET #asset.#id = :id',
+                ExpressionAttributeNames: { '#asset': 'asset', '#id': 'id' },
+                ExpressionAttributeValues: { ':id': id },
+              },
+            }),
+          );
+        }
+        if (groupId !== null) groupDeltas.set(groupId, (groupDeltas.get(groupId) ?? 0) + 1);
+        if (entry.checkKey !== undefined) {
+          deltas.push({ checkKey: entry.checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
+        }
+        published.set(entry.index, asset);
+      }
+      for (const [group, delta] of groupDeltas) {
+        set.push(record(groupCount(orgId, group, delta), retry(`group:${group}` as const)));
+      }
+      if (deltas.length > 0) set.push(verdicts(deltas));
+      return { set, published };
+    };
+
+    const publish = async (orgId: string, batch: string, entries: readonly Staged[]) => {
+      // Sized as if every id were taken again: the rebuild of a part never outgrows its transaction.
+      const chunks = packUnits(entries.length, (start, end) => {
+        const part = entries.slice(start, end);
+        const all = new Set(part.map((entry) => `asset:${entry.index}` as const));
+        return publishChanges(orgId, batch, part, all, 0).set;
+      });
+      const published = new Map<number, Asset>();
+      await mapConcurrentlyToEnd(chunks, CHUNK_CONCURRENCY, async ({ start, end }) => {
+        const part = entries.slice(start, end);
+        let built = new Map<number, Asset>();
+        await changes.commit(
+          (retried: ReadonlySet<BulkRetry>) => {
+            const next = publishChanges(orgId, batch, part, retried, newAssetId());
+            built = next.published;
+            return next.set;
+          },
+          { maxAttempts: MAX_ATTEMPTS + part.length },
+        );
+        for (const [index, asset] of built) published.set(index, asset);
+        // Published by another run of this batch: as staged.
+        for (const entry of part) if (!built.has(entry.index)) published.set(entry.index, entry.asset);
+      });
+      return published;
+    };
+
+    /** Releases the identities a batch still claims; its staged items expire on their own. */
+    const undo = async (marker: BulkMarker) => {
+      const entries = await readStaged(marker);
+      const parts = Array.from({ length: Math.ceil(entries.length / MAX_ITEMS) }, (_, i) =>
+        entries.slice(i * MAX_ITEMS, (i + 1) * MAX_ITEMS),
+      );
+      await mapConcurrentlyToEnd(parts, CHUNK_CONCURRENCY, async (part) => {
+        await changes.commit(
+          (retried: ReadonlySet<BulkRetry>) =>
+            part
+              .filter((entry) => !retried.has(`done:${entry.index}`))
+              .map((entry) =>
+                record(
+                  {
+                    Delete: {
+                      Key: key.storedAssetIdentity(marker.orgId, entry.identitySK),
+                      ConditionExpression: 'pendingBatch = :batch',
+                      ExpressionAttributeValues: { ':batch': marker.batch },
+                    },
+                  },
+                  retry(`done:${entry.index}` as const),
+                ),
+              ),
+          { maxAttempts: MAX_ATTEMPTS + part.length },
+        );
+      });
+    };
+
+    const closeQuietly = (marker: BulkMarker) =>
+      close(marker).catch((error: unknown) => {
+        // Everything is published; the sweeper deletes the marker.
+        if (!(error instanceof ConditionalCheckFailedException)) logger.warn('Bulk add marker left open', { error });
+      });
+
+    return {
+      async add(orgId: string, inputs: readonly PreparedAsset[]): Promise<AddOutcome[]> {
+        const request = requestDigest(orgId, inputs);
+        let marker = await open(orgId, request);
+        let refused = new Map<number, 'exists' | 'group-gone'>();
+        let entries: Staged[];
+        if (marker.state === 'staging') {
+          const stagedNow = await stage(orgId, inputs, marker.batch);
+          entries = stagedNow.staged;
+          refused = stagedNow.refused;
+          if (!(await move(marker, 'staging', 'committed'))) {
+            const found = await readMarker(orgId, request);
+            if (found?.state !== 'committed' || found.batch !== marker.batch) throw undoing();
+            marker = found;
+            entries = await readStaged(marker);
+          }
+        } else {
+          entries = await readStaged(marker);
+        }
+        const published = await publish(orgId, marker.batch, entries);
+        await closeQuietly(marker);
+        return inputs.map((_, index): AddOutcome => {
+          const asset = published.get(index);
+          return asset ? { created: asset } : { failed: refused.get(index) ?? 'exists' };
+        });
+      },
+
+      async resume(before: string, deadline: number) {
+        let published = 0;
+        let undone = 0;
+        for await (const page of queryPages(db, {
+          TableName,
+          IndexName: ACTIVITY_INDEX.list1.name,
+          KeyConditionExpression: '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: { '#pk': ACTIVITY_INDEX.list1.partitionKey, '#sk': ACTIVITY_INDEX.list1.sortKey },
+          ExpressionAttributeValues: { ':pk': OPEN_BULK_ADDS, ':before': before },
+        })) {
+          for (const marker of page as BulkMarker[]) {
+            if (Date.now() >= deadline) return { published, undone };
+            if (marker.state === 'committed') {
+              await publish(marker.orgId, marker.batch, await readStaged(marker));
+              await close(marker).catch((error: unknown) => {
+                if (!(error instanceof ConditionalCheckFailedException)) throw error;
+              });
+              published++;
+              continue;
+            }
+            // A retry that touched the marker since it was listed is still staging it.
+            if (marker.state === 'staging' && !(await move(marker, 'staging', 'aborting', marker.touchedAt))) continue;
+            await undo(marker);
+            await close(marker).catch((error: unknown) => {
+              if (!(error instanceof ConditionalCheckFailedException)) throw error;
+            });
+            undone++;
+          }
+        }
+        return { published, undone };
+      },
+    };
+  })();
+
   return {
     async findById(id) {
       const item = await read(id);
@@ -349,11 +812,13 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         inputs.length,
         (start, end) => chunkChanges(orgId, inputs, start, end, new Set(), (index) => requestBase + index).set,
       );
-      const outcomes = await mapConcurrently(chunks, CHUNK_CONCURRENCY, (chunk) =>
-        addChunk(orgId, inputs, chunk, requestBase),
-      );
-      return outcomes.flat();
+      // One transaction is all or nothing by itself; more are staged, committed and published.
+      if (chunks.length <= 1)
+        return chunks.length === 0 ? [] : addChunk(orgId, inputs, chunks[0] as Chunk, requestBase);
+      return bulk.add(orgId, inputs);
     },
+
+    resumeBulkAdds: (before, deadline) => bulk.resume(before, deadline),
 
     async update(asset, assetChanges) {
       let next = asset;

@@ -11,7 +11,8 @@ export const REQUEST_BUDGET_MS = 2000;
 /** Kept back from the function's own timeout, for the 503 to be sent before Lambda ends the invocation. */
 const ANSWER_MARGIN_MS = 500;
 
-type Deadline = { at: number; open: boolean };
+/** `limit`: how far the deadline may be moved (`extendDeadline`): the function's own timeout, less the answer's margin. */
+type Deadline = { at: number; open: boolean; limit: number };
 
 const current = new AsyncLocalStorage<Deadline>();
 
@@ -21,8 +22,8 @@ const current = new AsyncLocalStorage<Deadline>();
  * deadline fails at once. Work that outlives `work` itself (a refresh it started in the
  * background) is no longer bound by it.
  */
-export const withDeadline = async <R>(at: number, work: () => Promise<R>): Promise<R> => {
-  const deadline: Deadline = { at, open: true };
+export const withDeadline = async <R>(at: number, work: () => Promise<R>, limit = at): Promise<R> => {
+  const deadline: Deadline = { at, open: true, limit: Math.max(at, limit) };
   try {
     return await current.run(deadline, work);
   } finally {
@@ -42,9 +43,23 @@ const MAX_WAIT_CHARGED_MS = 1000;
  * `STORE_REQUEST_BUDGET_MS`) from its arrival, cut short when the function would time out first.
  */
 export const requestDeadline = (remainingMs: number, receivedAt: number, now = Date.now()): number => {
-  const budget = config.storeTimeouts.requestBudgetMs ?? REQUEST_BUDGET_MS;
   const waited = Math.min(Math.max(0, now - receivedAt), MAX_WAIT_CHARGED_MS);
-  return Math.min(now - waited + budget, now + remainingMs - ANSWER_MARGIN_MS);
+  return Math.min(now - waited + requestBudgetMs(), invocationLimit(remainingMs, now));
+};
+
+const requestBudgetMs = (): number => config.storeTimeouts.requestBudgetMs ?? REQUEST_BUDGET_MS;
+
+/** The latest a deadline of an invocation with `remainingMs` left may be: room is kept for the answer. */
+export const invocationLimit = (remainingMs: number, now = Date.now()): number => now + remainingMs - ANSWER_MARGIN_MS;
+
+/**
+ * Gives the work in progress `budgets` more request budgets, never past its limit (withDeadline):
+ * for a request whose work grows with what it carries (a bulk add of 1,000 assets), so its time
+ * follows its work rather than the budget of a single call. Outside a deadline it does nothing.
+ */
+export const extendDeadline = (budgets: number): void => {
+  const deadline = current.getStore();
+  if (deadline?.open && budgets > 0) deadline.at = Math.min(deadline.limit, deadline.at + budgets * requestBudgetMs());
 };
 
 /** Milliseconds left before the deadline of the work in progress (negative once it passed); Infinity outside one. */

@@ -177,6 +177,18 @@ export const key = {
     PK: orgPk(orgId),
     SK: `ASSETKEY#${type}#${digest(identity)}`,
   }),
+  /**
+   * The marker of a bulk add, by the digest of its organization and body: which batch its assets
+   * are staged under, and whether it is staging, committed or being undone. A retry of the same
+   * body finds it.
+   */
+  bulkAdd: (orgId: string, request: string): Key => ({ PK: orgPk(orgId), SK: `BULKADD#${request}` }),
+  /** An asset of a bulk add, staged (in no listing, count or check index) under its batch until the batch is published. */
+  stagedAsset: (orgId: string, batch: string, index: number): Key => ({
+    PK: orgPk(orgId),
+    SK: `BULKSTAGED#${batch}#${String(index).padStart(4, '0')}`,
+  }),
+  stagedAssets: { PK: orgPk, prefix: (batch: string) => `BULKSTAGED#${batch}#` },
   /** The identity item of a stored asset, by the sort key the asset keeps (`identitySK`). */
   storedAssetIdentity: (orgId: string, identitySK: string): Key => ({ PK: orgPk(orgId), SK: identitySK }),
   /** The check index: one item per canonical content key, read by the asset check. */
@@ -405,6 +417,16 @@ export type ActivityPartitions = {
   assetType?: string;
   assetId?: number;
 };
+
+/**
+ * The `list1` partition of the bulk adds not yet finished (staging, committed or being undone), by
+ * the time their marker last moved: what the sweeper of interrupted writes reads.
+ */
+export const OPEN_BULK_ADDS = 'OPEN_BULK_ADDS';
+export const openBulkAddKeys = (touchedAt: string, orgId: string, request: string): Record<string, string> => ({
+  [ACTIVITY_INDEX.list1.partitionKey]: OPEN_BULK_ADDS,
+  [ACTIVITY_INDEX.list1.sortKey]: `${touchedAt}#${orgPk(orgId)}#${request}`,
+});
 
 /** The `list1` partition of the reports still being written, by `createdAt`: what the sweeper of abandoned ones reads. */
 export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';

@@ -60,10 +60,18 @@ export interface AssetStore {
   findById(id: number): Promise<Asset | undefined>;
   /**
    * Stores every asset whose identity no live asset of the organization holds, each with its
-   * group count and check-index entry, in as few transactions as the table allows. An asset
-   * reported as failed leaves nothing behind. Outcomes are in input order.
+   * group count and check-index entry: all of them or, if it is interrupted before its commit
+   * point, none (more than one transaction's worth is staged first, then published). A retry of
+   * the same assets takes up an interrupted attempt. An asset reported as failed leaves nothing
+   * behind. Outcomes are in input order.
    */
   addMany(orgId: string, assets: readonly PreparedAsset[]): Promise<AddOutcome[]>;
+  /**
+   * Finishes the bulk adds left unfinished whose marker last moved before `before` (an ISO time):
+   * publishes the committed ones, undoes the ones still staging. Stops starting new ones after
+   * `deadline` (epoch ms).
+   */
+  resumeBulkAdds(before: string, deadline: number): Promise<{ published: number; undone: number }>;
   update(asset: Asset, changes: AssetChanges): Promise<Asset>;
   softDelete(asset: Asset): Promise<void>;
   /** Throws BadRequestError for a position it did not issue. */
@@ -179,6 +187,16 @@ export const updateAsset = async (
   const names = await groupNames(groups, orgId, [updated.groupId]);
   return { ...viewOf(updated, names), groupId: updated.groupId };
 };
+
+/**
+ * A bulk add whose marker has not moved for this long was abandoned: its request ran for at most
+ * the function's 29 s, so nothing else writes it any more.
+ */
+export const BULK_ADD_ABANDONED_AFTER_MS = 60_000;
+
+/** Publishes or undoes the bulk adds their requests left unfinished (a crash, a timeout, a store outage). */
+export const finishBulkAdds = (store: AssetStore, now: number, deadline: number) =>
+  store.resumeBulkAdds(new Date(now - BULK_ADD_ABANDONED_AFTER_MS).toISOString(), deadline);
 
 export const removeAsset = async (store: AssetStore, orgId: string, assetId: number): Promise<number> => {
   const asset = await ownedAsset(store, orgId, assetId);

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { requestDeadline, withDeadline } from '../db/deadline.ts';
+import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../db/deadline.ts';
 import type { KeyResolver, Scope } from '../domain/api-keys.ts';
 import type { RateClass } from '../domain/rate-limits.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
@@ -32,12 +32,17 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
   /** How a JSON body is read; parsed only when `request.body` is declared. */
   body?: { optional?: boolean; maxBytes?: number };
   deprecation?: Deprecation;
+  /**
+   * Request budgets the validated request adds to its deadline, for work that grows with what it
+   * carries (a bulk add); the function's timeout bounds it still.
+   */
+  extraBudgets?: (event: ValidatedEvent<R, AuthOf<C>>) => number;
 };
 
 export type ApiHandler = (event: never, context: Context) => Promise<ApiResult>;
 
 /** What a built handler was declared with, minus its dependencies: the API description reads it. */
-export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys' | 'limits'>;
+export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys' | 'limits' | 'extraBudgets'>;
 const declarations = new WeakMap<object, HandlerDeclaration>();
 export const declarationOf = (handler: object): HandlerDeclaration | undefined => declarations.get(handler);
 
@@ -59,15 +64,21 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
   chain.use(rateLimit({ rateClass: options.rateClass, ...(options.limits ?? containerRateLimits()) }));
   if (options.request.body) chain.use(jsonBody(options.body));
-  const chained = chain.use(validate(options.request)).use(errorResponse()).handler(handle);
-  const handler = (event: Parameters<typeof chained>[0], context: Context): Promise<ApiResult> =>
-    withDeadline(
+  chain.use(validate(options.request));
+  const { extraBudgets } = options;
+  if (extraBudgets) chain.use({ before: (request) => extendDeadline(extraBudgets(request.event)) });
+  const chained = chain.use(errorResponse()).handler(handle);
+  const handler = (event: Parameters<typeof chained>[0], context: Context): Promise<ApiResult> => {
+    const remainingMs = context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+    return withDeadline(
       requestDeadline(
-        context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+        remainingMs,
         (event as { requestContext?: { timeEpoch?: number } }).requestContext?.timeEpoch ?? Date.now(),
       ),
       () => chained(event, context),
+      invocationLimit(remainingMs),
     );
+  };
   const { request, caller, scope, rateClass, body, deprecation: deprecated } = options;
   declarations.set(handler, { request, caller, scope, rateClass, body, deprecation: deprecated });
   return handler;

@@ -10,13 +10,17 @@ import { ensureTable, localClient } from '../../infra/local/dynamo.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { REQUEST_BUDGET_MS } from '../../shared/db/deadline.ts';
 import { addAssets } from '../../shared/domain/assets.ts';
 import { mapConcurrently } from '../../shared/domain/concurrency.ts';
 
 const SIZES = [100, 1_000];
 const ROUNDS = 3;
-/** A quarter of the function timeout (10 s): the bulk add's budget at 1,000 assets. */
-const BUDGET_MS = 2_500;
+/**
+ * The deadline the route gives a bulk add of `n` assets (functions/assets/create.ts): one request
+ * budget, and one more per 50 assets, within the 29 s function less the answer's half second.
+ */
+const deadlineOf = (n: number) => Math.min(REQUEST_BUDGET_MS * (1 + Math.floor(n / 50)), 28_500);
 const FLOOR_RATIO_BUDGET = 2;
 const BATCH_WRITE_LIMIT = 25;
 const TRANSACTION_LIMIT = 100;
@@ -64,8 +68,9 @@ const time = async (work: () => Promise<unknown>) => {
 };
 
 /**
- * Bulk adds of 100 and 1,000 assets, grouped and ungrouped, each into a fresh table; then the very
- * items it stored (asset, identity, check-index entry and verdict-log entry per asset, the group)
+ * Bulk adds of 100 and 1,000 assets, grouped and ungrouped, each into a fresh table (more than one
+ * transaction's worth is staged, committed and published); then the very items it left visible
+ * (asset, identity, check-index entry and verdict-log entry per asset, the group)
  * are written again into fresh tables with plain BatchWriteItem (the floor) and with unconditional
  * transactions of 100. A first, uncounted round warms up both sides.
  */
@@ -104,7 +109,8 @@ export const benchBulkAdd = async (endpoint: string) => {
             const result = await addAssets(assets, groups, orgId, inputs);
             if (result.successCount !== n) throw new Error(`bulk add stored ${result.successCount} of ${n}`);
           });
-          const items = await everyItem(db, table);
+          // The staged copies are the add's own bookkeeping: the floor writes only what the add leaves visible.
+          const items = (await everyItem(db, table)).filter((item) => item.entity !== 'STAGED_ASSET');
           const floorTable = await freshTable();
           const floorMs = await time(() => batchWriteFloor(db, floorTable, items));
           const txTable = await freshTable();
@@ -120,12 +126,12 @@ export const benchBulkAdd = async (endpoint: string) => {
           itemCount = items.length;
         }
         const [b, f, t] = [median(bulk), median(floor), median(txFloor)];
-        const verdict = b / f <= FLOOR_RATIO_BUDGET && (n < 1_000 || b <= BUDGET_MS) ? 'within budget' : 'OVER BUDGET';
+        const verdict = b / f <= FLOOR_RATIO_BUDGET && b <= deadlineOf(n) ? 'within budget' : 'OVER BUDGET';
         rows.push({
           name: `add ${n} assets ${grouped ? 'into one group' : 'ungrouped'} (median of ${ROUNDS}; ${itemCount} items)`,
           value:
             `${b.toFixed(0)} ms vs BatchWriteItem floor ${f.toFixed(0)} ms = ${(b / f).toFixed(2)}× ` +
-            `(budget ≤ ${FLOOR_RATIO_BUDGET}×${n >= 1_000 ? `, ≤ ${BUDGET_MS} ms` : ''}): ${verdict}; ` +
+            `(budget ≤ ${FLOOR_RATIO_BUDGET}×, and the request's deadline ${deadlineOf(n)} ms): ${verdict}; ` +
             `unconditional transactions of the same items ${t.toFixed(0)} ms = ${(b / t).toFixed(2)}×`,
         });
       }

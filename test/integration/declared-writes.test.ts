@@ -11,6 +11,7 @@ import { partitionsWritten } from '../../infra/local/write-guard.ts';
 import { ROUTES, WORKER_WRITES } from '../../infra/routes.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
@@ -21,6 +22,7 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import type { ActivityRecord } from '../../shared/domain/activity.ts';
+import { addAssets, BULK_ADD_ABANDONED_AFTER_MS } from '../../shared/domain/assets.ts';
 import { verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
@@ -123,6 +125,15 @@ const abandonReport = async (prefix: string) => {
   return Items as (ActivityRecord & { kind: 'threat'; assetId: number })[];
 };
 
+/** A bulk add of 60 assets (several transactions) whose request stops after its commit point: the sweeper publishes it. */
+const interruptBulkAdd = async () => {
+  const { client } = crashingClient(table.endpoint, 6, 'before');
+  const inputs = Array.from({ length: 60 }, (_, i) => ({ content: `https://bulk-${i}.acme.example` }));
+  await expect(
+    addAssets(assetRepository(client, table.tableName), assetGroupRepository(client, table.tableName), 'acme', inputs),
+  ).rejects.toThrow('crash before call 6');
+};
+
 const approve = (proposal: { id: string; assetId: number }) =>
   send('POST', `/organization/proposals/${proposal.id}/review`, {
     assetId: proposal.assetId,
@@ -221,18 +232,21 @@ describe('the partitions each function writes, driven down every path that write
   it('resume-interrupted-writes: exactly what it declares, rolling back an abandoned report and ungrouping a deleted group', async () => {
     await deleteInterrupted(groups.Swept as number);
     const [reviewed] = await abandonReport('abandoned-then-swept');
+    await interruptBulkAdd();
     await approve(reviewed as { id: string; assetId: number });
     const resume = asWorker(
       'resume-interrupted-writes',
       resumeHandler({
         groups: assetGroupRepository(table.db, table.tableName),
         reports: activityRepository(table.db, table.tableName),
-        now: Date.now,
+        assets: assetRepository(table.db, table.tableName),
+        now: () => Date.now() + BULK_ADD_ABANDONED_AFTER_MS + 1_000,
       }),
     );
 
     expect(await resume({}, { getRemainingTimeInMillis: () => 55_000 })).toEqual({
       abandonedReports: 1,
+      bulkAdds: { published: 1, undone: 0 },
       finished: 2, // the swept group's, and the interrupted one's: nothing left in it, its removal item goes
       unfinished: 0,
     });

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/maintenance/resume-writes.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
+import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
@@ -38,6 +39,7 @@ const sweepAt = (now: string) =>
     createHandler({
       groups: assetGroupRepository(table.db, table.tableName),
       reports: healthy,
+      assets: assetRepository(table.db, table.tableName),
       now: () => Date.parse(now),
     }),
   )({}, { getRemainingTimeInMillis: () => 55_000 });
@@ -91,9 +93,14 @@ describe('the scheduled function, on reports abandoned between two of their tran
     });
     expect(left.map((record) => record.kind).sort()).toEqual(['report', ...Array<string>(47).fill('threat')]);
     expect(left.find((record) => record.kind === 'report')).toMatchObject({ incomplete: true });
-    expect(tooEarly).toEqual({ abandonedReports: 0, finished: 0, unfinished: 0 });
+    expect(tooEarly).toEqual({
+      abandonedReports: 0,
+      bulkAdds: { published: 0, undone: 0 },
+      finished: 0,
+      unfinished: 0,
+    });
     expect(afterEarly).toHaveLength(48);
-    expect(sweep).toEqual({ abandonedReports: 1, finished: 0, unfinished: 0 });
+    expect(sweep).toEqual({ abandonedReports: 1, bulkAdds: { published: 0, undone: 0 }, finished: 0, unfinished: 0 });
     expect(await liveRecords('org-abandoned')).toEqual([]);
     expect(holders.size).toBe(0);
     expect(again.abandonedReports).toBe(0);
@@ -128,7 +135,7 @@ describe('the scheduled function, on reports abandoned between two of their tran
 
     const sweep = await sweepAt(at(ABANDONED_AFTER_MS + 1_000));
 
-    expect(sweep).toEqual({ abandonedReports: 1, finished: 0, unfinished: 0 });
+    expect(sweep).toEqual({ abandonedReports: 1, bulkAdds: { published: 0, undone: 0 }, finished: 0, unfinished: 0 });
     expect(await liveRecords('org-reviewed')).toEqual([]);
   });
 });
