@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextCronTime, parseCron, scheduleClassOf } from '../../../shared/domain/detections/schedules.ts';
+import { checkedCron, nextCronTime, parseCron, scheduleClassOf } from '../../../shared/domain/detections/schedules.ts';
 
 const next = (cron: string, after: string) =>
   new Date(
@@ -30,9 +30,42 @@ describe('detection schedules', () => {
 
   it('takes a day of month or a day of week when both are restricted, as cron does', () => {
     expect(next('0 0 15 * FRI', '2026-03-01T00:00:00Z')).toBe('2026-03-06T00:00:00.000Z');
+    expect(next('0 0 15 * FRI', '2026-03-13T00:00:00Z')).toBe('2026-03-15T00:00:00.000Z');
   });
 
-  it.each(['* * * *', '60 * * * *', '0 24 * * *', '*/0 * * * *', '5-1 * * * *', 'a b c d e'])('refuses %s', (cron) => {
+  it('reads 7 as Sunday, ? as any, names of months and days, and a step from a start', () => {
+    expect(next('0 0 * * 7', '2026-03-01T00:00:00Z')).toBe('2026-03-08T00:00:00.000Z');
+    expect(next('0 0 ? * *', '2026-03-01T00:00:00Z')).toBe('2026-03-02T00:00:00.000Z');
+    expect(next('0 0 1 jan,JUL *', '2026-03-01T00:00:00Z')).toBe('2026-07-01T00:00:00.000Z');
+    expect(next('5/20 * * * *', '2026-03-01T10:26:00Z')).toBe('2026-03-01T10:45:00.000Z');
+  });
+
+  it('finds a 29 February four years on, and names nothing for a day that never comes', () => {
+    expect(next('0 0 29 2 *', '2028-03-01T00:00:00Z')).toBe('2032-02-29T00:00:00.000Z');
+    expect(nextCronTime(parseCron('0 0 31 2 *') as NonNullable<ReturnType<typeof parseCron>>, 0)).toBeUndefined();
+  });
+
+  it('answers a bad cron with a 400 naming body.cron', () => {
+    expect(() => checkedCron('61 * * * *')).toThrow(
+      expect.objectContaining({
+        message: 'cron 61 * * * * is not a valid five-field expression',
+        issues: [{ message: 'cron 61 * * * * is not a valid five-field expression', path: 'body.cron' }],
+      }),
+    );
+  });
+
+  it.each([
+    '* * * *',
+    '0 0 * * * *',
+    '@daily',
+    '60 * * * *',
+    '0 24 * * *',
+    '0 0 32 * *',
+    '0 0 * 13 *',
+    '*/0 * * * *',
+    '5-1 * * * *',
+    'a b c d e',
+  ])('refuses %s', (cron) => {
     expect(parseCron(cron)).toBeUndefined();
   });
 });
