@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/api-keys.ts';
 import { type DetectionDeps, organizationFor } from '../../shared/domain/detections/detections.ts';
-import { SOURCES } from '../../shared/domain/detections/sources.ts';
+import { SOURCE_CATALOGUE } from '../../shared/domain/detections/source-catalogue.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { detectionSlug } from '../../shared/http/detection-schemas.ts';
 import { json } from '../../shared/http/json.ts';
@@ -17,7 +17,7 @@ export const createHandler = ({ keys, directory }: Pick<DetectionDeps, 'director
     async ({ auth, queryStringParameters }) => {
       const slug = queryStringParameters.slug ?? (auth.kind === 'organization' ? auth.orgId : '');
       await organizationFor(directory, auth, slug);
-      return json(200, { sources: SOURCES });
+      return json(200, { sources: SOURCE_CATALOGUE });
     },
   );
 

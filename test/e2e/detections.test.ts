@@ -294,6 +294,12 @@ describe('the contract of the detection routes', () => {
       'EXTERNAL',
     ]);
     expect(member.body).toEqual(own.body);
+    const [dnsTwist] = own.body.sources as unknown as { configSchema: Record<string, unknown> }[];
+    expect(dnsTwist?.configSchema).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: { domains: { type: 'array', maxItems: 20 }, maxPermutations: { type: 'integer', default: 5000 } },
+    });
   });
 
   it.each([

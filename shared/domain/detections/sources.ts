@@ -1,24 +1,8 @@
+import * as v from 'valibot';
 import { BadRequestError } from '../../errors.ts';
 
 export const SOURCE_KEYS = ['DNS_TWIST', 'CERTSTREAM', 'ASSET_CHECK', 'EXTERNAL'] as const;
 export type SourceKey = (typeof SOURCE_KEYS)[number];
-
-/** The subset of JSON Schema the catalogue's config schemas use, and `validateConfig` enforces. */
-export type ConfigSchema = {
-  type: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  description?: string;
-  properties?: Record<string, ConfigSchema>;
-  additionalProperties?: false;
-  items?: ConfigSchema;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  maxItems?: number;
-  enum?: readonly string[];
-  pattern?: string;
-  default?: unknown;
-};
 
 export type Source = {
   key: SourceKey;
@@ -27,7 +11,8 @@ export type Source = {
   mode: 'pull' | 'push';
   assetTypes: readonly string[];
   brandScoped: boolean;
-  configSchema: ConfigSchema;
+  /** What a config's `config` must satisfy; the catalogue answers it as JSON Schema. */
+  config: v.GenericSchema;
   defaultCron: string | null;
   enabledByDefault: boolean;
 };
@@ -48,8 +33,15 @@ export const PERMUTATION_FAMILIES = [
 ] as const;
 export type PermutationFamily = (typeof PERMUTATION_FAMILIES)[number];
 
-const DOMAIN_PATTERN =
-  '^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$';
+const DOMAIN_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+/** Optional settings: absent ones keep their defaults at run time, so a config is stored as sent. */
+const list = <T extends v.GenericSchema>(item: T, maxItems: number, description: string) =>
+  v.optional(v.pipe(v.array(item), v.maxLength(maxItems), v.description(description)));
+const text = (maxLength: number, pattern: RegExp) => v.pipe(v.string(), v.maxLength(maxLength), v.regex(pattern));
+const integer = (minimum: number, maximum: number, fallback: number) =>
+  v.optional(v.pipe(v.number('must be an integer'), v.integer(), v.minValue(minimum), v.maxValue(maximum)), fallback);
+const score = v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1)), 0.3);
 
 export const SOURCES: readonly Source[] = [
   {
@@ -60,31 +52,20 @@ export const SOURCES: readonly Source[] = [
     mode: 'pull',
     assetTypes: ['URL'],
     brandScoped: true,
-    configSchema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        domains: {
-          type: 'array',
-          description: 'Domains to permute; the organization’s allowlisted domains when omitted.',
-          maxItems: 20,
-          items: { type: 'string', maxLength: 253, pattern: DOMAIN_PATTERN },
-        },
-        families: {
-          type: 'array',
-          description: 'Permutation families to generate; all when omitted.',
-          maxItems: PERMUTATION_FAMILIES.length,
-          items: { type: 'string', enum: PERMUTATION_FAMILIES },
-        },
-        tlds: {
-          type: 'array',
-          description: 'Endings tried by the TLD swap.',
-          maxItems: 50,
-          items: { type: 'string', maxLength: 24, pattern: '^[a-z]{2,24}$' },
-        },
-        maxPermutations: { type: 'integer', minimum: 1, maximum: 20000, default: 5000 },
-      },
-    },
+    config: v.strictObject({
+      domains: list(
+        text(253, DOMAIN_PATTERN),
+        20,
+        'Domains to permute; the organization’s allowlisted domains when omitted.',
+      ),
+      families: list(
+        v.picklist(PERMUTATION_FAMILIES, `must be one of ${PERMUTATION_FAMILIES.join(', ')}`),
+        PERMUTATION_FAMILIES.length,
+        'Permutation families to generate; all when omitted.',
+      ),
+      tlds: list(text(24, /^[a-z]{2,24}$/), 50, 'Endings tried by the TLD swap.'),
+      maxPermutations: integer(1, 20000, 5000),
+    }),
     defaultCron: '0 6 * * *',
     enabledByDefault: false,
   },
@@ -95,20 +76,11 @@ export const SOURCES: readonly Source[] = [
     mode: 'pull',
     assetTypes: ['URL'],
     brandScoped: true,
-    configSchema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        logs: {
-          type: 'array',
-          description: 'RFC 6962 log base URLs (https) to poll.',
-          maxItems: 10,
-          items: { type: 'string', maxLength: 512, pattern: '^https://[^\\s]+$' },
-        },
-        maxEntriesPerRun: { type: 'integer', minimum: 1, maximum: 1000000, default: 100000 },
-        minScore: { type: 'number', minimum: 0, maximum: 1, default: 0.3 },
-      },
-    },
+    config: v.strictObject({
+      logs: list(text(512, /^https:\/\/[^\s]+$/), 10, 'RFC 6962 log base URLs (https) to poll.'),
+      maxEntriesPerRun: integer(1, 1000000, 100000),
+      minScore: score,
+    }),
     defaultCron: '*/15 * * * *',
     enabledByDefault: false,
   },
@@ -120,11 +92,7 @@ export const SOURCES: readonly Source[] = [
     mode: 'push',
     assetTypes: ['URL', 'PAGE'],
     brandScoped: false,
-    configSchema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { minScore: { type: 'number', minimum: 0, maximum: 1, default: 0.3 } },
-    },
+    config: v.strictObject({ minScore: score }),
     defaultCron: null,
     // Push sources feed only organizations with an enabled config of theirs, like the pull sources.
     enabledByDefault: false,
@@ -136,7 +104,7 @@ export const SOURCES: readonly Source[] = [
     mode: 'push',
     assetTypes: ['URL', 'PAGE', 'ADDRESS'],
     brandScoped: false,
-    configSchema: { type: 'object', additionalProperties: false, properties: {} },
+    config: v.strictObject({}),
     defaultCron: null,
     // Push sources feed only organizations with an enabled config of theirs, like the pull sources.
     enabledByDefault: false,
@@ -145,68 +113,30 @@ export const SOURCES: readonly Source[] = [
 
 export const sourceOf = (key: string): Source | undefined => SOURCES.find((source) => source.key === key);
 
-const typeOk = (schema: ConfigSchema, value: unknown): boolean => {
-  switch (schema.type) {
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'integer':
-      return Number.isSafeInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    default:
-      return typeof value === schema.type;
-  }
-};
+const ARTICLES: Record<string, string> = { array: 'an', object: 'an', integer: 'an' };
 
-/** The first violation of `schema` by `value`, as `{path, message}`; undefined when it conforms. */
-const violation = (
-  schema: ConfigSchema,
-  value: unknown,
-  path: string,
-): { path: string; message: string } | undefined => {
-  if (!typeOk(schema, value))
-    return { path, message: `${path} must be ${schema.type === 'integer' ? 'an' : 'a'} ${schema.type}` };
-  if (schema.type === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const [name, child] of Object.entries(record)) {
-      const childSchema = schema.properties?.[name];
-      if (childSchema === undefined) {
-        if (schema.additionalProperties === false)
-          return { path: `${path}.${name}`, message: `${path}.${name} is not a known setting` };
-        continue;
-      }
-      const found = violation(childSchema, child, `${path}.${name}`);
-      if (found) return found;
-    }
+/** What an issue's value must be, without its path (valibot builds the path as the issue rises). */
+const expectation = (issue: v.BaseIssue<unknown>): string => {
+  switch (issue.type) {
+    case 'strict_object':
+      // An unknown key: the issue's path ends at it and expects nothing.
+      if (issue.expected === 'never') return 'is not a known setting';
+      return 'must be an object';
+    case 'max_length':
+      return Array.isArray(issue.input)
+        ? `must have at most ${issue.requirement} items`
+        : `must be at most ${issue.requirement} characters`;
+    case 'min_value':
+      return `must be at least ${issue.requirement}`;
+    case 'max_value':
+      return `must be at most ${issue.requirement}`;
+    case 'integer':
+      return 'must be an integer';
+    case 'regex':
+      return 'is not in the expected form';
+    default:
+      return `must be ${ARTICLES[issue.type] ?? 'a'} ${issue.type}`;
   }
-  if (schema.type === 'array') {
-    const items = value as unknown[];
-    if (schema.maxItems !== undefined && items.length > schema.maxItems) {
-      return { path, message: `${path} must have at most ${schema.maxItems} items` };
-    }
-    for (const [i, item] of items.entries()) {
-      const found = schema.items ? violation(schema.items, item, `${path}.${i}`) : undefined;
-      if (found) return found;
-    }
-  }
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum)
-      return { path, message: `${path} must be at least ${schema.minimum}` };
-    if (schema.maximum !== undefined && value > schema.maximum)
-      return { path, message: `${path} must be at most ${schema.maximum}` };
-  }
-  if (typeof value === 'string') {
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-      return { path, message: `${path} must be at most ${schema.maxLength} characters` };
-    }
-    if (schema.enum && !schema.enum.includes(value))
-      return { path, message: `${path} must be one of ${schema.enum.join(', ')}` };
-    if (schema.pattern && !new RegExp(schema.pattern).test(value))
-      return { path, message: `${path} is not in the expected form` };
-  }
-  return undefined;
 };
 
 /**
@@ -220,8 +150,17 @@ export const outboundUrlsOf = (source: Source, config: Record<string, unknown>):
 
 /** Checks a config against its source's schema: 400 naming the failing path (`config.domains.0`). */
 export const validateConfig = (source: Source, config: unknown): Record<string, unknown> => {
-  const found = violation(source.configSchema, config, 'config');
-  if (found)
-    throw new BadRequestError(found.message, { issues: [{ message: found.message, path: `body.${found.path}` }] });
+  const refuse = (path: string, expected: string) => {
+    const message = `${path} ${expected}`;
+    return new BadRequestError(message, { issues: [{ message, path: `body.${path}` }] });
+  };
+  // valibot's objects take arrays too; a config is a JSON object.
+  if (Array.isArray(config)) throw refuse('config', 'must be an object');
+  const issue = v.safeParse(source.config, config, { abortEarly: true, message: expectation }).issues?.[0];
+  if (issue) {
+    const dotPath = v.getDotPath(issue);
+    throw refuse(dotPath === null ? 'config' : `config.${dotPath}`, issue.message);
+  }
+  // Stored as sent (no defaults filled in): defaults apply at run time.
   return config as Record<string, unknown>;
 };
