@@ -9,6 +9,7 @@ import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
 import { assetIdOf } from './ids.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
+import { type Backoff, retry } from './retry.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -423,6 +424,8 @@ export const applyActivity = async (store: ActivityStore, input: ActivityChange)
 
 /** Tries of one change of a bulk load whose items stay contended. */
 const CONTENDED_TRIES = 5;
+/** Full jitter below 200, 400, 800, 1600 ms. */
+const CONTENDED_BACKOFF: Backoff = { firstMs: 200, jitter: 'full' };
 
 /**
  * Applies many changes, `concurrency` at a time; order does not matter, since each change is
@@ -440,15 +443,13 @@ export const applyActivities = async (
   const totals = { applied: 0, ignored: 0 };
   // A bulk load is no request: a change whose items other changes of the load hold (one
   // organization's day counters, say) is tried again after a pause instead of failing the load.
-  const apply = async (change: ActivityChange, attempt = 1): Promise<ApplyResult> => {
-    try {
-      return await applyActivity(store, change);
-    } catch (error) {
-      if (!(error instanceof ServiceUnavailableError) || attempt >= CONTENDED_TRIES) throw error;
-      await clock.sleep(Math.random() * 100 * 2 ** attempt);
-      return apply(change, attempt + 1);
-    }
-  };
+  const apply = (change: ActivityChange): Promise<ApplyResult> =>
+    retry(() => applyActivity(store, change), {
+      maxAttempts: CONTENDED_TRIES,
+      backoff: CONTENDED_BACKOFF,
+      shouldRetry: (error) => error instanceof ServiceUnavailableError,
+      clock,
+    });
   await mapConcurrently(changes, concurrency, async (change) => {
     const result = await apply(change);
     totals[result]++;
