@@ -468,29 +468,16 @@ const parseMessage = (body: string): ActivityChange | { rejected: unknown } => {
 };
 
 /**
- * One queue batch of changes (message id and JSON body): applied concurrently, each
- * idempotently, so a redelivered message is harmless. Returns the messages that failed (to be
- * redelivered) and the ones rejected (never applicable: to be dead-lettered at once), with the
- * reason of each, and how many were applied and ignored.
+ * One queue message's change (its JSON body), applied idempotently, so a redelivered message is
+ * harmless. A body that can never apply is answered `rejected`, with why, to be dead-lettered at
+ * once; a failure to apply is thrown, for the message to be redelivered.
  */
-export const applyMessages = async (store: ActivityStore, messages: readonly { id: string; body: string }[]) => {
-  const counts = { applied: 0, ignored: 0, failed: 0, rejected: 0 };
-  const failures: { id: string; reason: unknown }[] = [];
-  const rejected: { id: string; body: string; reason: unknown }[] = [];
-  const applicable: { id: string; change: ActivityChange }[] = [];
-  for (const message of messages) {
-    const parsed = parseMessage(message.body);
-    if ('rejected' in parsed) rejected.push({ ...message, reason: parsed.rejected });
-    else applicable.push({ id: message.id, change: parsed });
-  }
-  const outcomes = await Promise.allSettled(applicable.map(({ change }) => applyActivity(store, change)));
-  outcomes.forEach((outcome, index) => {
-    if (outcome.status === 'fulfilled') counts[outcome.value]++;
-    else failures.push({ id: (applicable[index] as { id: string }).id, reason: outcome.reason });
-  });
-  counts.failed = failures.length;
-  counts.rejected = rejected.length;
-  return { counts, failures, rejected };
+export const applyMessage = async (
+  store: ActivityStore,
+  body: string,
+): Promise<ApplyResult | { rejected: unknown }> => {
+  const parsed = parseMessage(body);
+  return 'rejected' in parsed ? parsed : applyActivity(store, parsed);
 };
 
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {
