@@ -1,4 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type DetectionRun, type PipelineDeps, runQueued } from '../../shared/domain/detections/detections.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -30,26 +31,29 @@ const parsed = (body: string): DetectionRun | undefined => {
  * back alone, so SQS retries it (taking a FAILED run again) and moves it to the dead-letter queue
  * after its last attempt.
  */
-export const createHandler =
-  (deps: () => PipelineDeps, now: () => number, leaseMs: number) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      const run = parsed(record.body);
-      if (run === undefined) {
-        logger.error('Detection run message without a run', { messageId: record.messageId });
-        continue;
-      }
-      try {
-        const resultCount = await runQueued(deps(), run, now(), leaseMs);
-        logger.info('Detection run finished', { runId: run.runId, configId: run.configId, resultCount });
-      } catch (error) {
-        logger.error('Detection run failed', { error, runId: run.runId, configId: run.configId });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      }
+export const createHandler = (deps: () => PipelineDeps, now: () => number, leaseMs: number) => {
+  const runOne = async (record: SQSRecord): Promise<void> => {
+    const run = parsed(record.body);
+    if (run === undefined) {
+      logger.error('Detection run message without a run', { messageId: record.messageId });
+      return;
     }
-    return { batchItemFailures };
+    try {
+      const resultCount = await runQueued(deps(), run, now(), leaseMs);
+      logger.info('Detection run finished', { runId: run.runId, configId: run.configId, resultCount });
+    } catch (error) {
+      logger.error('Detection run failed', { error, runId: run.runId, configId: run.configId });
+      throw error;
+    }
   };
+  // One run at a time. A processor per batch: its state is the batch's; a batch that fails
+  // whole is answered like any other, every message listed.
+  return (event: SQSEvent): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, runOne, new BatchProcessor(EventType.SQS), {
+      processInParallel: false,
+      throwOnFullBatchFailure: false,
+    });
+};
 
 export const handler = createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS);
 

@@ -1,4 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runScan, type WorkerDeps } from '../../shared/domain/intake/scans.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -8,25 +9,28 @@ import * as runtime from '../../shared/runtime.ts';
  * reported back alone, so SQS retries it and not the batch, and moves it to the dead-letter
  * queue after its last attempt; a scan already run is not run again.
  */
-export const createHandler =
-  (deps: WorkerDeps, now: () => number) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      const scanId = Number(record.body);
-      if (!Number.isSafeInteger(scanId) || scanId < 1) {
-        logger.error('Scan message without a scan id', { messageId: record.messageId });
-        continue;
-      }
-      try {
-        await runScan(deps, scanId, now());
-      } catch (error) {
-        logger.error('Scan failed', { error, scanId });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      }
+export const createHandler = (deps: WorkerDeps, now: () => number) => {
+  const scanOne = async (record: SQSRecord): Promise<void> => {
+    const scanId = Number(record.body);
+    if (!Number.isSafeInteger(scanId) || scanId < 1) {
+      logger.error('Scan message without a scan id', { messageId: record.messageId });
+      return;
     }
-    return { batchItemFailures };
+    try {
+      await runScan(deps, scanId, now());
+    } catch (error) {
+      logger.error('Scan failed', { error, scanId });
+      throw error;
+    }
   };
+  // One scan at a time. A processor per batch: its state is the batch's; a batch that fails
+  // whole is answered like any other, every message listed.
+  return (event: SQSEvent): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, scanOne, new BatchProcessor(EventType.SQS), {
+      processInParallel: false,
+      throwOnFullBatchFailure: false,
+    });
+};
 
 export const handler = createHandler(runtime.scanWorkerDeps(), runtime.now);
 

@@ -1,4 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
 import { sqsClient } from '../../shared/db/sqs.ts';
 import { logger } from '../../shared/logger.ts';
@@ -25,32 +26,30 @@ const parse = (body: string): DeliveryMessage | undefined => {
  * a new message delayed by its backoff; a message whose attempt failed to record is returned to
  * the queue (and after a few receives goes to the dead-letter queue, which an alarm watches).
  */
-export const createHandler =
-  (deps: Deps) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const failures = await Promise.all(
-      event.Records.map(async (record) => {
-        const message = parse(record.body);
-        if (message === undefined) {
-          logger.error('Webhook delivery message not understood', { messageId: record.messageId });
-          return [];
-        }
-        try {
-          const outcome = await attemptDelivery(deps, message.hookId, message.sort);
-          if (outcome.state === 'retry') await deps.retryLater(message, outcome.at - deps.now());
-          // One line per finished delivery: the delivery-failure alarm counts them (infra/webhooks.ts).
-          if (outcome.state !== 'skipped') {
-            for (const status of outcome.finished) logger.info('Webhook delivery finished', { outcome: status });
-          }
-          return [];
-        } catch (error) {
-          logger.warn('Webhook delivery not recorded', { messageId: record.messageId, error });
-          return [{ itemIdentifier: record.messageId }];
-        }
-      }),
-    );
-    return { batchItemFailures: failures.flat() };
+export const createHandler = (deps: Deps) => {
+  const deliver = async (record: SQSRecord): Promise<void> => {
+    const message = parse(record.body);
+    if (message === undefined) {
+      logger.error('Webhook delivery message not understood', { messageId: record.messageId });
+      return;
+    }
+    try {
+      const outcome = await attemptDelivery(deps, message.hookId, message.sort);
+      if (outcome.state === 'retry') await deps.retryLater(message, outcome.at - deps.now());
+      // One line per finished delivery: the delivery-failure alarm counts them (infra/webhooks.ts).
+      if (outcome.state !== 'skipped') {
+        for (const status of outcome.finished) logger.info('Webhook delivery finished', { outcome: status });
+      }
+    } catch (error) {
+      logger.warn('Webhook delivery not recorded', { messageId: record.messageId, error });
+      throw error;
+    }
   };
+  // A processor per batch: its state is the batch's. A batch that fails whole is answered like
+  // any other, every message listed, rather than thrown.
+  return (event: SQSEvent): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
+};
 
 const queue = sqsEnqueue(sqsClient('webhook queue'), config.webhookQueueUrl ?? '');
 export const handler = createHandler({ ...runtime.webhookDelivery(), retryLater: queue.enqueue });

@@ -6,9 +6,12 @@ import {
   type QueryCommandInput,
   type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
+import { systemClock } from '../domain/clock.ts';
+import { type Backoff, backoffDelay } from '../domain/retry.ts';
 
 const BATCH_GET_LIMIT = 100;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Before each new request for the keys left unprocessed: 40, 80, 160 … ms, at most 1 s. */
+const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 1000, jitter: 'none' };
 
 /**
  * Reads every key (at most 100 per request, duplicates removed, since BatchGetItem rejects
@@ -26,7 +29,7 @@ export const batchGetAll = async (
   for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
     let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_LIMIT);
     for (let round = 0; pending && pending.length > 0; round++) {
-      if (round > 0) await pause(Math.min(1000, 20 * 2 ** round));
+      if (round > 0) await systemClock.sleep(backoffDelay(UNPROCESSED_BACKOFF, round));
       const result: BatchGetCommandOutput = await db.send(
         new BatchGetCommand({
           RequestItems: {

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type Backoff, retry as withRetries } from '../domain/retry.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
 import { timeLeft } from './deadline.ts';
@@ -231,8 +232,15 @@ const DEFAULT_ATTEMPTS = 12;
  */
 const TRANSACTION_BUDGET_MS = 2500;
 
-/** Full-jitter exponential backoff before retry `attempt` (1-based), capped at 250 ms. */
-const backoff = (attempt: number): number => Math.random() * Math.min(250, 10 * 2 ** attempt);
+/** Full jitter, so writers that collided spread apart: up to 20, 40, 80 … ms, never more than 250. */
+const BACKOFF: Backoff = { firstMs: 20, capMs: 250, jitter: 'full' };
+
+/** A transaction that another one, or a `retry` change, kept from committing: worth building again. */
+class Contended extends Error {
+  constructor(readonly cancelled: TransactionCanceledException) {
+    super(cancelled.message);
+  }
+}
 
 /** Where a part stands in a sequence: the only one, or the first, a middle or the last of several. */
 export type PartPosition = 'whole' | 'first' | 'middle' | 'last';
@@ -312,7 +320,7 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
   ): Promise<Outcome<R>> => {
     const deadline = Date.now() + Math.min(budgetMs, timeLeft());
     const retried = new Set<T>();
-    for (let attempt = 1; ; attempt++) {
+    const attempt = async (): Promise<Outcome<R>> => {
       const changes = await build(retried);
       if (sizeOf(changes) > MAX_ITEMS) {
         throw new ChangeSetTooLargeError(
@@ -343,18 +351,22 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
           );
         }
         if (failed.length === 0 && !conflicted) throw error;
-        const pause = backoff(attempt);
-        if (attempt >= maxAttempts || Date.now() + pause >= deadline) {
-          throw new ServiceUnavailableError('The data store is busy with other writes to the same items', {
-            cause: error,
-          });
-        }
         for (const { meaning } of failed) {
           if (typeof meaning === 'object' && 'retry' in meaning) retried.add(meaning.retry);
         }
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        throw new Contended(error);
       }
-    }
+    };
+    return withRetries(attempt, {
+      maxAttempts,
+      deadline,
+      backoff: BACKOFF,
+      shouldRetry: (error) => error instanceof Contended,
+      giveUp: (error) =>
+        new ServiceUnavailableError('The data store is busy with other writes to the same items', {
+          cause: (error as Contended).cancelled,
+        }),
+    });
   };
 
   /**

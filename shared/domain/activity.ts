@@ -9,6 +9,7 @@ import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
 import { parseInstant } from './dates.ts';
 import { assetIdOf } from './ids.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
+import { type Backoff, retry } from './retry.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -423,6 +424,8 @@ export const applyActivity = async (store: ActivityStore, input: ActivityChange)
 
 /** Tries of one change of a bulk load whose items stay contended. */
 const CONTENDED_TRIES = 5;
+/** Full jitter below 200, 400, 800, 1600 ms. */
+const CONTENDED_BACKOFF: Backoff = { firstMs: 200, jitter: 'full' };
 
 /**
  * Applies many changes, `concurrency` at a time; order does not matter, since each change is
@@ -440,15 +443,13 @@ export const applyActivities = async (
   const totals = { applied: 0, ignored: 0 };
   // A bulk load is no request: a change whose items other changes of the load hold (one
   // organization's day counters, say) is tried again after a pause instead of failing the load.
-  const apply = async (change: ActivityChange, attempt = 1): Promise<ApplyResult> => {
-    try {
-      return await applyActivity(store, change);
-    } catch (error) {
-      if (!(error instanceof ServiceUnavailableError) || attempt >= CONTENDED_TRIES) throw error;
-      await clock.sleep(Math.random() * 100 * 2 ** attempt);
-      return apply(change, attempt + 1);
-    }
-  };
+  const apply = (change: ActivityChange): Promise<ApplyResult> =>
+    retry(() => applyActivity(store, change), {
+      maxAttempts: CONTENDED_TRIES,
+      backoff: CONTENDED_BACKOFF,
+      shouldRetry: (error) => error instanceof ServiceUnavailableError,
+      clock,
+    });
   await mapConcurrently(changes, concurrency, async (change) => {
     const result = await apply(change);
     totals[result]++;
@@ -467,29 +468,16 @@ const parseMessage = (body: string): ActivityChange | { rejected: unknown } => {
 };
 
 /**
- * One queue batch of changes (message id and JSON body): applied concurrently, each
- * idempotently, so a redelivered message is harmless. Returns the messages that failed (to be
- * redelivered) and the ones rejected (never applicable: to be dead-lettered at once), with the
- * reason of each, and how many were applied and ignored.
+ * One queue message's change (its JSON body), applied idempotently, so a redelivered message is
+ * harmless. A body that can never apply is answered `rejected`, with why, to be dead-lettered at
+ * once; a failure to apply is thrown, for the message to be redelivered.
  */
-export const applyMessages = async (store: ActivityStore, messages: readonly { id: string; body: string }[]) => {
-  const counts = { applied: 0, ignored: 0, failed: 0, rejected: 0 };
-  const failures: { id: string; reason: unknown }[] = [];
-  const rejected: { id: string; body: string; reason: unknown }[] = [];
-  const applicable: { id: string; change: ActivityChange }[] = [];
-  for (const message of messages) {
-    const parsed = parseMessage(message.body);
-    if ('rejected' in parsed) rejected.push({ ...message, reason: parsed.rejected });
-    else applicable.push({ id: message.id, change: parsed });
-  }
-  const outcomes = await Promise.allSettled(applicable.map(({ change }) => applyActivity(store, change)));
-  outcomes.forEach((outcome, index) => {
-    if (outcome.status === 'fulfilled') counts[outcome.value]++;
-    else failures.push({ id: (applicable[index] as { id: string }).id, reason: outcome.reason });
-  });
-  counts.failed = failures.length;
-  counts.rejected = rejected.length;
-  return { counts, failures, rejected };
+export const applyMessage = async (
+  store: ActivityStore,
+  body: string,
+): Promise<ApplyResult | { rejected: unknown }> => {
+  const parsed = parseMessage(body);
+  return 'rejected' in parsed ? parsed : applyActivity(store, parsed);
 };
 
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { backoffDelay } from './retry.ts';
 
 export const WEBHOOK_EVENTS = [
   'asset.status-updated',
@@ -117,10 +118,8 @@ export const MAX_RETRIES = 3;
  * The wait before retry `attempt` (1-based): `base · 2^(attempt-1)`, plus up to half of it as
  * jitter, so each wait is longer than the one before whatever the jitter drew.
  */
-export const backoffMs = (baseMs: number, attempt: number, random: () => number = Math.random): number => {
-  const wait = baseMs * 2 ** (attempt - 1);
-  return Math.round(wait + wait * 0.5 * random());
-};
+export const backoffMs = (baseMs: number, attempt: number, random: () => number = Math.random): number =>
+  Math.round(backoffDelay({ firstMs: baseMs, jitter: 'added' }, attempt, random));
 
 /** The answer to a receiver URL the egress policy refuses, at configuration. */
 export const URL_REFUSED = 'Webhook URL must be a public https URL';

@@ -103,4 +103,14 @@ describe('the scan worker', () => {
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     expect(scans.map((scan) => scan.status)).toEqual(['COMPLETED', 'PENDING']);
   });
+
+  it('reports back every message when every scan of the batch fails, instead of failing the invocation', async () => {
+    const scans = [pending(5, 'example.com', 'acme'), pending(6, 'example.org', 'acme')];
+    const { deps } = world(scans, new Set([5, 6]));
+
+    const response = await createHandler(deps, () => NOW)(sqsEvent('5', '6'));
+
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-0' }, { itemIdentifier: 'm-1' }] });
+    expect(scans.map((scan) => scan.status)).toEqual(['PENDING', 'PENDING']);
+  });
 });
