@@ -102,6 +102,11 @@ describe('a data store that stops answering', () => {
         if (answer.body.code !== undefined) expect(answer.body.code).toBe('internal-error');
         continue;
       }
+      // Changelog reads take turns in a container: one that waited its longest for a turn gets 429.
+      if (answer.route === 'get-changelog' && answer.status === 429) {
+        expect(answer, answer.route).toMatchObject({ retryAfter: expect.stringMatching(/^\d+$/) });
+        continue;
+      }
       expect(answer, answer.route).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
       // Every route shares the gateway's one client: with many fanned-out reads stalled at once, a call
       // may find no socket free and give up on its attempts before its budget ends.
