@@ -4,6 +4,7 @@ import { type ActivityStore, applyMessages } from '../../shared/domain/activity.
 import { logger } from '../../shared/logger.ts';
 import { publishIngestion } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const describe = (reason: unknown): string => (reason instanceof Error ? reason.message : String(reason));
 
@@ -38,8 +39,10 @@ export const createHandler =
     return { batchItemFailures: failures.map(({ id }) => ({ itemIdentifier: id })) };
   };
 
-export const handler = createHandler({
-  store: runtime.activity(),
-  // Built on first use: only a rejected message needs the queue.
-  deadLetters: { put: (message, reason) => runtime.deadLetters().put(message, reason) },
-});
+export const handler = workerHandler(
+  createHandler({
+    store: runtime.activity(),
+    // Built on first use: only a rejected message needs the queue.
+    deadLetters: { put: (message, reason) => runtime.deadLetters().put(message, reason) },
+  }),
+);

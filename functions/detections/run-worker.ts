@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type DetectionRun, type PipelineDeps, runQueued } from '../../shared/domain/detections/detections.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const isRun = (value: unknown): value is DetectionRun => {
   const run = value as Partial<DetectionRun> | null;
@@ -51,7 +52,9 @@ export const createHandler =
     return { batchItemFailures };
   };
 
-export const handler = createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS);
+export const handler = workerHandler(
+  createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS),
+);
 
 /** The local runtime's run of queued runs, in the process that queued them (after their request answered). */
 export const runLocally = (runs: readonly DetectionRun[]): Promise<void> => runtime.runDetections(runs);
