@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { bundleOf } from '../../infra/api-function.ts';
 import { esbuildOptions } from '../../infra/bundling.ts';
-import { ROUTES, type Route } from '../../infra/routes.ts';
+import { ROUTES, type Route, WORKERS } from '../../infra/routes.ts';
 import { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/public-suffix.ts';
 import { synthService } from '../fixtures/stack.ts';
 
@@ -130,7 +130,7 @@ describe('the tracer in the bundle of each function, as CDK builds it', () => {
   const prod = functionsOf('prod');
 
   it('traces every prod function actively but the two check-class routes, which pass traces through', () => {
-    expect(prod.length).toBe(ROUTES.length + 11);
+    expect(prod.length).toBe(ROUTES.length + Object.keys(WORKERS).length);
     expect(prod.filter((fn) => fn.mode !== 'Active').map((fn) => [fn.entry, fn.mode])).toEqual(
       ROUTES.filter((route) => route.untraced).map((route) => [route.entry, 'PassThrough']),
     );
