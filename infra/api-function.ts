@@ -15,7 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PARTITIONS } from '../shared/db/keys.ts';
 import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/public-suffix.ts';
-import { BUNDLING } from './bundling.ts';
+import { bundlingFor } from './bundling.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
@@ -70,6 +70,11 @@ const copyFiles = (files: readonly string[]) => ({
     files.map((file) => `mkdir -p "${outputDir}/${dirname(file)}" && cp "${inputDir}/${file}" "${outputDir}/${file}"`),
 });
 
+/** How each function was bundled: its entry, and whether with the tracer (`bundlingFor`). */
+const bundles = new WeakMap<NodejsFunction, { entry: string; traced: boolean }>();
+/** How `fn` was bundled, for auditing its bundle with the same esbuild options (`esbuildOptions`). */
+export const bundleOf = (fn: NodejsFunction): { entry: string; traced: boolean } | undefined => bundles.get(fn);
+
 /**
  * Every function of the service is built the same way: Node 24 on arm64, bundled by esbuild
  * (`BUNDLING`: minified CJS, a source map read at the first stack trace), with its own log group kept for a month, and a role that may write to that log group and nothing
@@ -88,7 +93,11 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
         'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
     });
   }
-  return new NodejsFunction(scope, id, {
+  const tracing = !props.settings.tracing ? Tracing.DISABLED : props.untraced ? Tracing.PASS_THROUGH : Tracing.ACTIVE;
+  // Only actively traced functions carry the Powertools tracer (shared/tracing.ts); the others are
+  // built without it and told so, as the tracer reads the same variable.
+  const traced = tracing === Tracing.ACTIVE;
+  const fn = new NodejsFunction(scope, id, {
     entry: `${PROJECT_ROOT}${props.entry}`,
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
@@ -97,13 +106,14 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout ?? Duration.seconds(10),
-    bundling: { ...BUNDLING, commandHooks: copyFiles(shippedFiles(props.files)) },
+    bundling: { ...bundlingFor(traced), commandHooks: copyFiles(shippedFiles(props.files)) },
     environment: {
       SERVICE_NAME: props.settings.serviceName,
       LOG_LEVEL: props.settings.logLevel,
+      ...(traced ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
       ...props.environment,
     },
-    tracing: !props.settings.tracing ? Tracing.DISABLED : props.untraced ? Tracing.PASS_THROUGH : Tracing.ACTIVE,
+    tracing,
     role,
     logGroup,
     // JSON lines with a level, so that Lambda drops its own START, END and REPORT lines (INFO) and
@@ -113,6 +123,8 @@ export const serviceFunction = (scope: Construct, id: string, props: ServiceFunc
     systemLogLevelV2: SystemLogLevel.WARN,
     applicationLogLevelV2: props.settings.logLevel === 'DEBUG' ? ApplicationLogLevel.DEBUG : ApplicationLogLevel.INFO,
   });
+  bundles.set(fn, { entry: props.entry, traced });
+  return fn;
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

@@ -34,13 +34,27 @@ export const BUNDLING = {
   logLevel: LogLevel.WARNING,
 } as const satisfies BundlingOptions;
 
+/**
+ * What the bundle of a function CDK does not trace actively is built with (PassThrough, or a stage
+ * without tracing): `process.env.POWERTOOLS_TRACE_ENABLED` fixed to `"false"`, which drops the
+ * Powertools tracer and the X-Ray SDK from it (shared/tracing.ts). Its environment says the same.
+ */
+export const UNTRACED_DEFINE = { 'process.env.POWERTOOLS_TRACE_ENABLED': JSON.stringify('false') } as const;
+
+/** `BUNDLING` for a function that is traced actively or not. */
+export const bundlingFor = (traced: boolean): BundlingOptions =>
+  traced ? BUNDLING : { ...BUNDLING, define: UNTRACED_DEFINE };
+
 /** `BUNDLING`'s `--supported:<feature>=true` arguments, as esbuild's `supported` option. */
 const supported = Object.fromEntries(
   Object.entries(BUNDLING.esbuildArgs).map(([arg, value]) => [arg.replace(/^--supported:/, ''), value === 'true']),
 );
 
-/** The esbuild options `NodejsFunction` passes for `BUNDLING`, for measuring and auditing the same bundles. */
-export const esbuildOptions = (entry: string, outfile: string): BuildOptions => ({
+/**
+ * The esbuild options `NodejsFunction` passes for `bundlingFor(traced)`, for measuring and auditing
+ * the same bundles (in a stage that traces, a route's function is traced unless the route table marks it `untraced`).
+ */
+export const esbuildOptions = (entry: string, outfile: string, traced = true): BuildOptions => ({
   entryPoints: [entry],
   outfile,
   bundle: true,
@@ -54,5 +68,6 @@ export const esbuildOptions = (entry: string, outfile: string): BuildOptions => 
   mainFields: [...BUNDLING.mainFields],
   inject: [...BUNDLING.inject],
   supported,
+  ...(traced ? {} : { define: { ...UNTRACED_DEFINE } }),
   logLevel: 'silent',
 });

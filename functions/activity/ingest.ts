@@ -5,6 +5,7 @@ import { type ActivityStore, applyMessage } from '../../shared/domain/activity.t
 import { logger } from '../../shared/logger.ts';
 import { publishIngestion } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const describe = (reason: unknown): string => (reason instanceof Error ? reason.message : String(reason));
 
@@ -44,8 +45,10 @@ export const createHandler =
     return response;
   };
 
-export const handler = createHandler({
-  store: runtime.activity(),
-  // Built on first use: only a rejected message needs the queue.
-  deadLetters: { put: (message, reason) => runtime.deadLetters().put(message, reason) },
-});
+export const handler = workerHandler(
+  createHandler({
+    store: runtime.activity(),
+    // Built on first use: only a rejected message needs the queue.
+    deadLetters: { put: (message, reason) => runtime.deadLetters().put(message, reason) },
+  }),
+);

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { PUBLISHING, runPublisher, type VerdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 /** Time a run keeps after it stops publishing, to let its lease go. */
 const STOP_MARGIN_MS = 5_000;
@@ -23,4 +24,4 @@ export const createHandler =
     await run.done;
   };
 
-export const handler = createHandler({ publisher: runtime.publisher });
+export const handler = workerHandler(createHandler({ publisher: runtime.publisher }));

@@ -5,6 +5,7 @@ import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check
 import { logger } from '../../shared/logger.ts';
 import { publishSnapshotStored } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 import { answerStackEvent, isStackEvent, putStackAnswer, type StackAnswer } from './stack-event.ts';
 
 type Deps = {
@@ -47,10 +48,12 @@ export const createHandler = ({ log, snapshots, artifacts, now, answer }: Deps) 
   };
 };
 
-export const handler = createHandler({
-  log: runtime.verdictLog(),
-  snapshots: runtime.verdictSnapshots(),
-  artifacts: runtime.blocklistArtifacts(),
-  now: runtime.now,
-  answer: putStackAnswer,
-});
+export const handler = workerHandler(
+  createHandler({
+    log: runtime.verdictLog(),
+    snapshots: runtime.verdictSnapshots(),
+    artifacts: runtime.blocklistArtifacts(),
+    now: runtime.now,
+    answer: putStackAnswer,
+  }),
+);

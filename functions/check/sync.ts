@@ -10,6 +10,7 @@ import {
 import { logger } from '../../shared/logger.ts';
 import { publishListSync } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const report = (outcome: SyncOutcome) => {
   if (outcome.outcome === 'failed') logger.error('List sync failed', { source: outcome.source, error: outcome.error });
@@ -28,8 +29,10 @@ export const createHandler =
     return outcomes;
   };
 
-export const handler = createHandler({
-  feeds: parseFeeds(config.listUrls),
-  store: runtime.listSnapshots(),
-  read: runtime.listReader(),
-});
+export const handler = workerHandler(
+  createHandler({
+    feeds: parseFeeds(config.listUrls),
+    store: runtime.listSnapshots(),
+    read: runtime.listReader(),
+  }),
+);

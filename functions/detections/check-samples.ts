@@ -5,6 +5,7 @@ import type { CandidateDeps } from '../../shared/domain/detections/detections.ts
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 /** The samples of one log line the check wrote (`{"message": "asset check samples", "samples": [...]}`). */
 const samplesOf = (message: string): string[] => {
@@ -36,7 +37,7 @@ export const createHandler = (deps: () => CandidateDeps, now: () => number) => a
   return { recorded };
 };
 
-export const handler = createHandler(runtime.detectionPipeline, runtime.now);
+export const handler = workerHandler(createHandler(runtime.detectionPipeline, runtime.now));
 
 /** The local runtime's feed of one batch of samples, in the process that checked them. */
 export const feedLocally = (contents: readonly string[]): Promise<number> =>

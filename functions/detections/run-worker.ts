@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type DetectionRun, type PipelineDeps, runQueued } from '../../shared/domain/detections/detections.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const isRun = (value: unknown): value is DetectionRun => {
   const run = value as Partial<DetectionRun> | null;
@@ -55,7 +56,9 @@ export const createHandler = (deps: () => PipelineDeps, now: () => number, lease
     });
 };
 
-export const handler = createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS);
+export const handler = workerHandler(
+  createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS),
+);
 
 /** The local runtime's run of queued runs, in the process that queued them (after their request answered). */
 export const runLocally = (runs: readonly DetectionRun[]): Promise<void> => runtime.runDetections(runs);

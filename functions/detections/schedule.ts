@@ -2,6 +2,7 @@ import { type DetectionStore, type RunQueue, scheduleDueRuns } from '../../share
 import { SCHEDULE_CLASSES, type ScheduleClass } from '../../shared/domain/detections/schedules.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 const classesOf = (event: unknown): ScheduleClass[] => {
   const named = (event as { scheduleClass?: unknown } | null)?.scheduleClass;
@@ -22,7 +23,6 @@ export const createHandler =
     return { runs: runs.length };
   };
 
-export const handler = createHandler(
-  () => ({ store: runtime.detections(), queue: runtime.detectionQueue() }),
-  runtime.now,
+export const handler = workerHandler(
+  createHandler(() => ({ store: runtime.detections(), queue: runtime.detectionQueue() }), runtime.now),
 );

@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runScan, type WorkerDeps } from '../../shared/domain/intake/scans.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 /**
  * The scan queue's worker: one scan per message (its id as the body). A scan that fails is
@@ -32,7 +33,7 @@ export const createHandler = (deps: WorkerDeps, now: () => number) => {
     });
 };
 
-export const handler = createHandler(runtime.scanWorkerDeps(), runtime.now);
+export const handler = workerHandler(createHandler(runtime.scanWorkerDeps(), runtime.now));
 
 /** The local runtime's run of scans, in the process that started them; a failed scan stays PENDING, as after SQS's last retry. */
 export const runScans = async (scanIds: readonly number[]): Promise<void> => {

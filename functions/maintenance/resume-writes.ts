@@ -5,6 +5,7 @@ import type { LifecycleStore } from '../../shared/domain/lifecycle-store.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 /** Left for the runtime to record the outcome before the function's own timeout. */
 const MARGIN_MS = 5000;
@@ -33,9 +34,11 @@ export const createHandler =
     return outcome;
   };
 
-export const handler = createHandler({
-  groups: runtime.groups(),
-  reports: runtime.activity(),
-  assets: runtime.assets(),
-  now: runtime.now,
-});
+export const handler = workerHandler(
+  createHandler({
+    groups: runtime.groups(),
+    reports: runtime.activity(),
+    assets: runtime.assets(),
+    now: runtime.now,
+  }),
+);

@@ -6,6 +6,7 @@ import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../shared/webhooks/dispatch.ts';
 import { type DeliveryMessage, sqsEnqueue } from '../../shared/webhooks/queue.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 type Deps = DeliveryDeps & { retryLater: (message: DeliveryMessage, delayMs: number) => Promise<void> };
 
@@ -52,4 +53,4 @@ export const createHandler = (deps: Deps) => {
 };
 
 const queue = sqsEnqueue(sqsClient('webhook queue'), config.webhookQueueUrl ?? '');
-export const handler = createHandler({ ...runtime.webhookDelivery(), retryLater: queue.enqueue });
+export const handler = workerHandler(createHandler({ ...runtime.webhookDelivery(), retryLater: queue.enqueue }));

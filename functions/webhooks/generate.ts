@@ -3,6 +3,7 @@ import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { eventGenerator, type GeneratorDeps } from '../../shared/webhooks/dispatch.ts';
 import { requeueOpenDeliveries } from '../../shared/webhooks/local-queue.ts';
+import { workerHandler } from '../../shared/worker-handler.ts';
 
 /** The pause between two reads of the verdict log: a change reaches the queue within about this long. */
 const POLL_MS = 1000;
@@ -38,12 +39,14 @@ export const createHandler = (deps: Deps) => {
 };
 
 const store = runtime.webhooks();
-export const handler = createHandler({
-  hooks: store,
-  deliveries: store,
-  open: store,
-  log: runtime.webhookChangeLog(),
-  records: runtime.webhookAssetRecords(),
-  now: runtime.now,
-  enqueue: runtime.webhookQueue(),
-});
+export const handler = workerHandler(
+  createHandler({
+    hooks: store,
+    deliveries: store,
+    open: store,
+    log: runtime.webhookChangeLog(),
+    records: runtime.webhookAssetRecords(),
+    now: runtime.now,
+    enqueue: runtime.webhookQueue(),
+  }),
+);

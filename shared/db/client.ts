@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { captureClient } from '../tracing.ts';
 import { timeLeft } from './deadline.ts';
 
 /**
@@ -139,7 +140,8 @@ type AwsClient = {
 
 /**
  * A client of any AWS service under the failure policy: `build` receives the transport settings
- * for its constructor, and every call the client makes runs within the budget. `dependency` names
+ * for its constructor, and every call the client makes runs within the budget (and, in a traced
+ * function, is recorded as a subsegment: shared/tracing.ts). `dependency` names
  * the service in the 503's message ("The data store is unavailable").
  */
 export const underFailurePolicy = <C extends AwsClient>(
@@ -149,7 +151,8 @@ export const underFailurePolicy = <C extends AwsClient>(
   const { transport, callBudgetMs } = policy();
   const client = build(transport);
   client.middlewareStack.add(failurePolicy(dependency, callBudgetMs), POLICY_STEP);
-  return client;
+  // Written out in full: a bundle built with tracing off drops the tracer (shared/tracing.ts).
+  return process.env.POWERTOOLS_TRACE_ENABLED !== 'false' ? captureClient(client) : client;
 };
 
 /**

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../db/deadline.ts';
 import type { KeyResolver, Scope } from '../domain/api-keys.ts';
 import type { RateClass } from '../domain/rate-limits.ts';
+import { tracingMiddleware } from '../tracing.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
 import { apiKeyAuth } from './api-key-auth.ts';
 import { type Deprecation, deprecation } from './deprecation.ts';
@@ -48,7 +49,8 @@ export const declarationOf = (handler: object): HandlerDeclaration | undefined =
 
 /**
  * The one middy chain of every HTTP handler, in its only correct order: telemetry (first, so
- * its access line and metrics see the final response), deprecation headers
+ * its access line and metrics see the final response), the handler's X-Ray subsegment in a
+ * traced function (shared/tracing.ts), deprecation headers
  * (first, so they mark the final response, errors included), key check (a bad key is 401
  * before the body is parsed), the key's rate limit (a 429 costs no body parsing), JSON body,
  * validation, and error shaping (last, so middy runs its onError first). The whole chain, key
@@ -60,6 +62,8 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   handle: (event: ValidatedEvent<R, AuthOf<C>>, context: Context) => Promise<ApiResult>,
 ) => {
   const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>().use(telemetry());
+  // Written out in full: a bundle built with tracing off drops the tracer (shared/tracing.ts).
+  if (process.env.POWERTOOLS_TRACE_ENABLED !== 'false') chain.use(tracingMiddleware());
   if (options.deprecation) chain.use(deprecation(options.deprecation));
   chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
   chain.use(rateLimit({ rateClass: options.rateClass, ...(options.limits ?? containerRateLimits()) }));
@@ -86,8 +90,11 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
 
 /**
  * The chain of the routes that answer without a key (the API description and the pages): the
- * same telemetry, so each request writes its access line and its endpoint figures, and the same
- * error shaping; no key check, no body, no validation, and no declaration (they are public).
+ * same telemetry, so each request writes its access line and its endpoint figures, the same
+ * tracing, and the same error shaping; no key check, no body, no validation, and no declaration (they are public).
  */
-export const publicHandler = (handle: (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResult>) =>
-  middy<APIGatewayProxyEventV2, ApiResult>().use(telemetry()).use(errorResponse()).handler(handle);
+export const publicHandler = (handle: (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResult>) => {
+  const chain = middy<APIGatewayProxyEventV2, ApiResult>().use(telemetry());
+  if (process.env.POWERTOOLS_TRACE_ENABLED !== 'false') chain.use(tracingMiddleware());
+  return chain.use(errorResponse()).handler(handle);
+};

@@ -217,7 +217,7 @@ const main = async () => {
     await snapshotVerdicts(verdictFeed(raw, tableName), fileVerdictSnapshotStore(verdictsDir), Date.now);
     const runtime = await import('../../shared/runtime.ts');
     meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
-    const { apiEvent, call } = await import('../fixtures/api-event.ts');
+    const { apiEvent, call, context } = await import('../fixtures/api-event.ts');
     const { asWorker } = await import('../fixtures/workers.ts');
     const ingest = asWorker('ingest-activity', (await import('../../functions/activity/ingest.ts')).handler);
     const createReport = (await import('../../functions/reports/create.ts')).handler as unknown as Handler;
@@ -230,7 +230,7 @@ const main = async () => {
     const ingestOne = (scenario: string, change: unknown) =>
       tagged.run({ scenario }, async () => {
         for (let receive = 1; receive <= 5; receive++) {
-          const result = await ingest(sqsEvent(change));
+          const result = await ingest(sqsEvent(change), context);
           if ((result?.batchItemFailures ?? []).length === 0) return count(`${scenario}: ingest applied`);
           count(`${scenario}: ingest redelivered`);
         }

@@ -48,6 +48,8 @@ export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Second
 export const injectLambdaContext = middleware;
 export const logMetrics = middleware;
 export class SecretsProvider { async get() { return ''; } }
+export class Tracer { captureAWSv3Client(client) { return client; } }
+export const captureLambdaHandler = middleware;
 export class BaseProvider { async get() { return ''; } }
 `;
 const withoutPowertools: Plugin = {
@@ -58,8 +60,15 @@ const withoutPowertools: Plugin = {
   },
 };
 
-const bundle = async (entry: string, outfile: string, plugins: Plugin[] = [], options: BuildOptions = {}) => {
-  await build({ ...esbuildOptions(entry, outfile), plugins, ...options });
+/** `traced`: built as a traced function's bundle, the tracer inside (infra/bundling.ts). */
+const bundle = async (
+  entry: string,
+  outfile: string,
+  plugins: Plugin[] = [],
+  options: BuildOptions = {},
+  traced = true,
+) => {
+  await build({ ...esbuildOptions(entry, outfile, traced), plugins, ...options });
   const bytes = statSync(outfile).size;
   return { bytes, gzip: gzipSync(readFileSync(outfile)).length };
 };
@@ -204,7 +213,7 @@ const benchBundles = async (endpoint: string) => {
   }
   const check = ROUTES.find((route) => route.name === 'check-asset');
   if (check) {
-    await bundle(check.entry, `${dir}/${check.name}.js`);
+    await bundle(check.entry, `${dir}/${check.name}.js`, [], {}, !check.untraced);
     const runs = [`${dir}/sdk-only.js`, `${dir}/${check.name}.js`].flatMap((file) => [
       { file },
       { file, nodeOptions: '--enable-source-maps' },
@@ -218,7 +227,7 @@ const benchBundles = async (endpoint: string) => {
     }
   }
   for (const route of benchedRoutes) {
-    const size = await bundle(route.entry, `${dir}/${route.name}.js`);
+    const size = await bundle(route.entry, `${dir}/${route.name}.js`, [], {}, !route.untraced);
     const [sdkRun, routeRun] = samplesInTurns(
       [
         { file: `${dir}/sdk-only.js`, event: {} },
@@ -240,7 +249,7 @@ const benchBundles = async (endpoint: string) => {
   add('machine at the end', loadAverage());
 };
 
-/** What Powertools costs at load: each route without it (no-op stand-ins), as deployed, and with the tracer added. */
+/** What Powertools costs at load: each route without it (no-op stand-ins), with logger and metrics only, and with the tracer as well. */
 const benchPowertools = async (endpoint: string) => {
   section(
     `Powertools at cold load (same bundling; CPU ms of require; a figure is the median of ${ROUTE_TURNS} turn-by-turn differences to the SDK-only bundle)`,
@@ -249,12 +258,8 @@ const benchPowertools = async (endpoint: string) => {
   const { dir } = await prepareBundles(endpoint);
   for (const route of benchedRoutes) {
     const before = await bundle(route.entry, `${dir}/${route.name}.before.js`, [withoutPowertools]);
-    const after = await bundle(route.entry, `${dir}/${route.name}.js`);
-    writeFileSync(
-      `${OUT}/${route.name}.traced.ts`,
-      `import { Tracer } from '@aws-lambda-powertools/tracer';\nexport const tracer = new Tracer();\nexport * from '${process.cwd()}/${route.entry}';\n`,
-    );
-    const traced = await bundle(`${OUT}/${route.name}.traced.ts`, `${dir}/${route.name}.traced.js`);
+    const after = await bundle(route.entry, `${dir}/${route.name}.js`, [], {}, false);
+    const traced = await bundle(route.entry, `${dir}/${route.name}.traced.js`, [], {}, true);
     const [sdkRun, beforeRun, afterRun, tracedRun] = samplesInTurns(
       ['sdk-only', `${route.name}.before`, route.name, `${route.name}.traced`].map((name) => ({
         file: `${dir}/${name}.js`,
@@ -267,11 +272,11 @@ const benchPowertools = async (endpoint: string) => {
       figure(before, beforeRun.load, pairedDifference(beforeRun.loads, sdkRun.loads)),
     );
     add(
-      `${route.name} with logger + metrics (deployed)`,
+      `${route.name} with logger + metrics${route.untraced ? ' (deployed)' : ''}`,
       figure(after, afterRun.load, pairedDifference(afterRun.loads, sdkRun.loads)),
     );
     add(
-      `${route.name} + Powertools tracer`,
+      `${route.name} + Powertools tracer${route.untraced ? '' : ' (deployed)'}`,
       figure(traced, tracedRun.load, pairedDifference(tracedRun.loads, sdkRun.loads)),
     );
   }

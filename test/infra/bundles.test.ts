@@ -2,18 +2,27 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundleOf } from '../../infra/api-function.ts';
 import { esbuildOptions } from '../../infra/bundling.ts';
-import { ROUTES } from '../../infra/routes.ts';
+import { ROUTES, type Route, WORKERS } from '../../infra/routes.ts';
 import { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/public-suffix.ts';
+import { synthService } from '../fixtures/stack.ts';
 
 /** `packages` by name; `copies`, every package directory whose code is in the bundle (two for a name held twice). */
 type BundleContents = { packages: Set<string>; copies: Set<string>; modules: Set<string> };
 
 /** The packages, and the project's own modules, whose code a route's bundle, built as deployed, holds (esbuild's metafile). */
-const bundleContents = async (entry: string): Promise<BundleContents> => {
-  const { metafile } = await build({ ...esbuildOptions(entry, 'bundle/index.js'), write: false, metafile: true });
+const bundleContents = async (entry: string, traced: boolean): Promise<BundleContents> => {
+  const { metafile } = await build({
+    ...esbuildOptions(entry, 'bundle/index.js', traced),
+    write: false,
+    metafile: true,
+  });
   const contents = { packages: new Set<string>(), copies: new Set<string>(), modules: new Set<string>() };
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, input] of Object.entries(output.inputs)) {
@@ -29,17 +38,21 @@ const bundleContents = async (entry: string): Promise<BundleContents> => {
   return contents;
 };
 const built = new Map<string, Promise<BundleContents>>();
-const contentsOf = (entry: string): Promise<BundleContents> => {
-  if (!built.has(entry)) built.set(entry, bundleContents(entry));
-  return built.get(entry) as Promise<BundleContents>;
+/** The bundle of `entry`, built as for a traced function (with the tracer) unless `traced` is false. */
+const contentsOf = (entry: string, traced = true): Promise<BundleContents> => {
+  const key = `${entry} ${traced}`;
+  if (!built.has(key)) built.set(key, bundleContents(entry, traced));
+  return built.get(key) as Promise<BundleContents>;
 };
-const packagesOf = async (entry: string): Promise<Set<string>> => (await contentsOf(entry)).packages;
+/** A route's bundle as its function's, in a stage that traces. */
+const routeContents = (route: Route) => contentsOf(route.entry, !route.untraced);
+const packagesOf = async (route: Route): Promise<Set<string>> => (await routeContents(route)).packages;
 
 describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
     '$name holds the S3 client only when it reads snapshots or blocklist artifacts, Secrets Manager only when it reads the cursor key, SQS only when it queues work',
     async (route) => {
-      const packages = await packagesOf(route.entry);
+      const packages = await packagesOf(route);
 
       expect(
         [...packages]
@@ -61,7 +74,7 @@ describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
     '$name holds one copy of each package, the parts the SDK clients share included',
     async (route) => {
-      const { packages, copies } = await contentsOf(route.entry);
+      const { packages, copies } = await routeContents(route);
 
       const held = [...packages].filter((name) => [...copies].filter((copy) => copy.endsWith(`/${name}`)).length > 1);
 
@@ -74,7 +87,7 @@ describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
     '$name holds neither tldts, nor the Public Suffix List, nor the list eth-phishing-detect ships (read from files when needed)',
     async (route) => {
-      const { packages, modules } = await contentsOf(route.entry);
+      const { packages, modules } = await routeContents(route);
 
       expect([...packages].filter((name) => ['tldts', 'tldts-core', 'eth-phishing-detect'].includes(name))).toEqual([]);
       expect(modules.has(PUBLIC_SUFFIXES_FILE)).toBe(false);
@@ -83,15 +96,68 @@ describe('the bundle of each route, as deployed', () => {
   );
 
   it.each(ROUTES.filter((route) => route.access === 'none' && route.blocklistArtifacts === undefined))(
-    '$name, which has no table and no bucket, holds no AWS SDK',
+    '$name, which has no table and no bucket, holds no AWS SDK client',
     async (route) => {
-      const packages = await packagesOf(route.entry);
+      const packages = await packagesOf(route);
 
-      // The clients' runtime (HTTP handler, signer, retries, protocols) is published as @smithy packages.
-      expect([...packages].filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/'))).toEqual([]);
+      // The clients' runtime (HTTP handler, signer, retries, protocols) is published as @smithy packages;
+      // the X-Ray SDK of a traced function's tracer brings the one that classifies errors (a few kB).
+      expect([...packages].filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/'))).toEqual(
+        route.untraced ? [] : ['@smithy/service-error-classification'],
+      );
     },
     30_000,
   );
+});
+
+/** Every function of a stage: its id, X-Ray mode and environment from the template, and how CDK bundles it. */
+const functionsOf = (stage: string) =>
+  synthService(stage)
+    .stack.node.findAll()
+    .filter((construct): construct is NodejsFunction => construct instanceof NodejsFunction)
+    .map((fn) => {
+      const cfn = fn.node.defaultChild as CfnFunction;
+      const bundle = bundleOf(fn);
+      if (!bundle) throw new Error(`${fn.node.path} was not built by serviceFunction`);
+      const mode = (cfn.tracingConfig as { mode?: string } | undefined)?.mode;
+      const environment =
+        (Stack.of(fn).resolve(cfn.environment) as { variables?: Record<string, string> } | undefined)?.variables ?? {};
+      return { path: fn.node.path, mode, environment, ...bundle };
+    });
+const TRACER_PACKAGES = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core'];
+
+describe('the tracer in the bundle of each function, as CDK builds it', () => {
+  const prod = functionsOf('prod');
+
+  it('traces every prod function actively but the two check-class routes, which pass traces through', () => {
+    expect(prod.length).toBe(ROUTES.length + Object.keys(WORKERS).length);
+    expect(prod.filter((fn) => fn.mode !== 'Active').map((fn) => [fn.entry, fn.mode])).toEqual(
+      ROUTES.filter((route) => route.untraced).map((route) => [route.entry, 'PassThrough']),
+    );
+  });
+
+  it.each(prod.map((fn) => ({ ...fn, name: fn.path.split('/').slice(-2).join('/') })))(
+    '$name ($mode): the tracer and the X-Ray SDK are in its bundle exactly when it is traced actively',
+    async (fn) => {
+      const { packages } = await contentsOf(fn.entry, fn.traced);
+
+      expect(fn.traced).toBe(fn.mode === 'Active');
+      expect(TRACER_PACKAGES.filter((name) => packages.has(name))).toEqual(fn.traced ? TRACER_PACKAGES : []);
+      expect(fn.environment.POWERTOOLS_TRACE_ENABLED).toBe(fn.traced ? undefined : 'false');
+    },
+    30_000,
+  );
+
+  it('builds no function of a stage without tracing with the tracer, and tells each so', () => {
+    const dev = functionsOf('dev');
+
+    expect(dev.length).toBe(prod.length);
+    for (const fn of dev) {
+      expect(fn.mode, fn.path).toBeUndefined();
+      expect(fn.traced, fn.path).toBe(false);
+      expect(fn.environment.POWERTOOLS_TRACE_ENABLED, fn.path).toBe('false');
+    }
+  });
 });
 
 describe('a bundle, as deployed', () => {

@@ -71,7 +71,7 @@ const clocks = [
   { clock: 'three years ahead', aheadMs: 3 * 365 * DAY_MS },
 ];
 
-describe('every route bundled as deployed (minified CJS, the SDK inside), with the files it ships', () => {
+describe('every route bundled as deployed (minified CJS, the SDK inside, the tracer where traced), with the files it ships', () => {
   let dir: string;
   /** One table per clock, each loaded with the demo: the routes take their turns on each as they would on a fresh one. */
   const tables = new Map<number, TestTable>();
@@ -82,13 +82,17 @@ describe('every route bundled as deployed (minified CJS, the SDK inside), with t
     writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
     const [first] = ROUTES;
     if (!first) throw new Error('No routes');
-    // `<route>/index.js`: one directory per function, as `/var/task`, with the files it ships beside the bundle.
-    await build({
-      ...esbuildOptions(first.entry, join(dir, 'unused.js')),
-      outfile: undefined,
-      outdir: dir,
-      entryPoints: Object.fromEntries(ROUTES.map((route) => [`${route.name}/index`, route.entry])),
-    });
+    // `<route>/index.js`: one directory per function, as `/var/task`, with the files it ships beside the bundle;
+    // the traced routes' bundles hold the tracer, which records nothing outside Lambda (shared/tracing.ts).
+    for (const traced of [true, false]) {
+      const routes = ROUTES.filter((route) => !route.untraced === traced);
+      await build({
+        ...esbuildOptions(first.entry, join(dir, 'unused.js'), traced),
+        outfile: undefined,
+        outdir: dir,
+        entryPoints: Object.fromEntries(routes.map((route) => [`${route.name}/index`, route.entry])),
+      });
+    }
     for (const route of ROUTES) {
       for (const file of shippedFiles(route.files)) cpSync(file, join(dir, route.name, file));
     }
