@@ -18,7 +18,7 @@ import {
   newAsset,
   type PreparedAsset,
 } from '../domain/assets.ts';
-import { mapConcurrentlyToEnd } from '../domain/concurrency.ts';
+import { mapConcurrently } from '../domain/concurrency.ts';
 import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { batchGetAll, queryPages } from './batch.ts';
@@ -593,23 +593,28 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       );
       const staged = new Map<number, Staged>();
       const refused = new Map<number, 'exists' | 'group-gone'>();
-      await mapConcurrentlyToEnd(chunks, CHUNK_CONCURRENCY, async (chunk) => {
-        let built = new Map<number, Staged>();
-        await changes.commit(
-          (retried: ReadonlySet<BulkRetry>) => {
-            const skip = (index: number) => groupGone(index) || retried.has(`identity:${index}`);
-            const next = stagingChanges(orgId, inputs, chunk, skip, batch, ids);
-            built = next.staged;
-            return next.set;
-          },
-          { maxAttempts: MAX_ATTEMPTS + chunk.end - chunk.start },
-        );
-        for (let index = chunk.start; index < chunk.end; index++) {
-          const entry = built.get(index);
-          if (entry) staged.set(index, entry);
-          else refused.set(index, groupGone(index) ? 'group-gone' : 'exists');
-        }
-      });
+      await mapConcurrently(
+        chunks,
+        CHUNK_CONCURRENCY,
+        async (chunk) => {
+          let built = new Map<number, Staged>();
+          await changes.commit(
+            (retried: ReadonlySet<BulkRetry>) => {
+              const skip = (index: number) => groupGone(index) || retried.has(`identity:${index}`);
+              const next = stagingChanges(orgId, inputs, chunk, skip, batch, ids);
+              built = next.staged;
+              return next.set;
+            },
+            { maxAttempts: MAX_ATTEMPTS + chunk.end - chunk.start },
+          );
+          for (let index = chunk.start; index < chunk.end; index++) {
+            const entry = built.get(index);
+            if (entry) staged.set(index, entry);
+            else refused.set(index, groupGone(index) ? 'group-gone' : 'exists');
+          }
+        },
+        { toEnd: true },
+      );
       return { staged: [...staged.values()], refused };
     };
 
@@ -687,21 +692,26 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         return publishChanges(orgId, batch, part, all, 0).set;
       });
       const published = new Map<number, Asset>();
-      await mapConcurrentlyToEnd(chunks, CHUNK_CONCURRENCY, async ({ start, end }) => {
-        const part = entries.slice(start, end);
-        let built = new Map<number, Asset>();
-        await changes.commit(
-          (retried: ReadonlySet<BulkRetry>) => {
-            const next = publishChanges(orgId, batch, part, retried, newAssetId());
-            built = next.published;
-            return next.set;
-          },
-          { maxAttempts: MAX_ATTEMPTS + part.length },
-        );
-        for (const [index, asset] of built) published.set(index, asset);
-        // Published by another run of this batch: as staged.
-        for (const entry of part) if (!built.has(entry.index)) published.set(entry.index, entry.asset);
-      });
+      await mapConcurrently(
+        chunks,
+        CHUNK_CONCURRENCY,
+        async ({ start, end }) => {
+          const part = entries.slice(start, end);
+          let built = new Map<number, Asset>();
+          await changes.commit(
+            (retried: ReadonlySet<BulkRetry>) => {
+              const next = publishChanges(orgId, batch, part, retried, newAssetId());
+              built = next.published;
+              return next.set;
+            },
+            { maxAttempts: MAX_ATTEMPTS + part.length },
+          );
+          for (const [index, asset] of built) published.set(index, asset);
+          // Published by another run of this batch: as staged.
+          for (const entry of part) if (!built.has(entry.index)) published.set(entry.index, entry.asset);
+        },
+        { toEnd: true },
+      );
       return published;
     };
 
@@ -711,26 +721,31 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       const parts = Array.from({ length: Math.ceil(entries.length / MAX_ITEMS) }, (_, i) =>
         entries.slice(i * MAX_ITEMS, (i + 1) * MAX_ITEMS),
       );
-      await mapConcurrentlyToEnd(parts, CHUNK_CONCURRENCY, async (part) => {
-        await changes.commit(
-          (retried: ReadonlySet<BulkRetry>) =>
-            part
-              .filter((entry) => !retried.has(`done:${entry.index}`))
-              .map((entry) =>
-                record(
-                  {
-                    Delete: {
-                      Key: key.storedAssetIdentity(marker.orgId, entry.identitySK),
-                      ConditionExpression: 'pendingBatch = :batch',
-                      ExpressionAttributeValues: { ':batch': marker.batch },
+      await mapConcurrently(
+        parts,
+        CHUNK_CONCURRENCY,
+        async (part) => {
+          await changes.commit(
+            (retried: ReadonlySet<BulkRetry>) =>
+              part
+                .filter((entry) => !retried.has(`done:${entry.index}`))
+                .map((entry) =>
+                  record(
+                    {
+                      Delete: {
+                        Key: key.storedAssetIdentity(marker.orgId, entry.identitySK),
+                        ConditionExpression: 'pendingBatch = :batch',
+                        ExpressionAttributeValues: { ':batch': marker.batch },
+                      },
                     },
-                  },
-                  retry(`done:${entry.index}` as const),
+                    retry(`done:${entry.index}` as const),
+                  ),
                 ),
-              ),
-          { maxAttempts: MAX_ATTEMPTS + part.length },
-        );
-      });
+            { maxAttempts: MAX_ATTEMPTS + part.length },
+          );
+        },
+        { toEnd: true },
+      );
     };
 
     const closeQuietly = (marker: BulkMarker) =>
