@@ -87,6 +87,19 @@ const visible = async (org: string) => {
   );
   return { listed, counted, allowed, pending: Items.length };
 };
+/**
+ * What is visible once the table is quiet: a transaction the killed process had already sent may
+ * still land after the kill, so two reads in a row must agree (each transaction is atomic, but one
+ * landing between the listing and the counts of a single read would mix two states).
+ */
+const settledVisible = async (org: string) => {
+  let last = await visible(org);
+  for (;;) {
+    const now = await visible(org);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+};
 const none = { listed: 0, counted: 0, allowed: 0, pending: 0 };
 const all = { listed: ASSETS, counted: ASSETS, allowed: ASSETS, pending: 0 };
 
@@ -199,7 +212,7 @@ describe('a bulk add of 1,000 assets whose process is killed (SIGKILL) mid-way',
       running.kill('SIGKILL');
       await exited;
 
-      const afterKill = await visible(org);
+      const afterKill = await settledVisible(org);
       await sweep();
       const afterSweep = await visible(org);
 
