@@ -1,8 +1,8 @@
 import { PAGES, STATIC_FILES } from '../functions/pages/files.ts';
 import { ACTIVITY_INDEX, EXPORT_INDEX, INDEX, PARTITIONS, type TablePartition } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
-import { HEALTHCHECK_KEYS } from '../shared/domain/organization-settings.ts';
-import type { RateClass } from '../shared/domain/rate-limits.ts';
+import { HEALTHCHECK_KEYS } from '../shared/domain/account/organization-settings.ts';
+import type { RateClass } from '../shared/domain/account/rate-limits.ts';
 
 /**
  * The single source of truth for HTTP routing: the CDK stack makes one function and one API

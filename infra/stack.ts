@@ -6,8 +6,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { parseStageThresholds } from '../shared/domain/organization-settings.ts';
-import { parseKeyGuessLimit, parseRateLimits } from '../shared/domain/rate-limits.ts';
+import { parseStageThresholds } from '../shared/domain/account/organization-settings.ts';
+import { parseKeyGuessLimit, parseRateLimits } from '../shared/domain/account/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
 import type { FunctionSettings } from './api-function.ts';
 import { BlocklistArtifacts } from './blocklist-artifacts.ts';
@@ -41,7 +41,7 @@ export type ServiceStackProps = StackProps & {
   logLevel?: string;
   /**
    * The stage's per-key budgets per route class, `<class>=<perSecond>/<burst>` comma-separated;
-   * classes not named keep the defaults of shared/domain/rate-limits.ts.
+   * classes not named keep the defaults of shared/domain/account/rate-limits.ts.
    */
   rateLimits?: string;
   /** Failed key lookups per source address, `<perSecond>/<burst>` (default `1/50`). */

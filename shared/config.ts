@@ -1,5 +1,5 @@
-import { parseStageThresholds, type StageThresholds } from './domain/organization-settings.ts';
-import { type Budget, parseKeyGuessLimit, parseRateLimits, type RateClass } from './domain/rate-limits.ts';
+import { parseStageThresholds, type StageThresholds } from './domain/account/organization-settings.ts';
+import { type Budget, parseKeyGuessLimit, parseRateLimits, type RateClass } from './domain/account/rate-limits.ts';
 
 export const required = (name: string): string => {
   const value = process.env[name];

@@ -1,5 +1,5 @@
-import { currentUser, type ProfileStore } from '../../shared/domain/account.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { currentUser, type ProfileStore } from '../../shared/domain/account/account.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { emptyBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

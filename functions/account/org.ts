@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { type AccountStores, userOrganization } from '../../shared/domain/account.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type AccountStores, userOrganization } from '../../shared/domain/account/account.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { slug } from '../../shared/http/schemas.ts';

@@ -1,5 +1,5 @@
-import { validateKey } from '../../shared/domain/account.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import { validateKey } from '../../shared/domain/account/account.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { DeadLetterStore } from '../../shared/db/dead-letter-queue.ts';
-import { type ActivityStore, applyMessage } from '../../shared/domain/activity.ts';
+import { type ActivityStore, applyMessage } from '../../shared/domain/lifecycle/activity.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishIngestion } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';

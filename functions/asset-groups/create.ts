@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { createGroup, type GroupStore } from '../../shared/domain/groups.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { createGroup, type GroupStore } from '../../shared/domain/allowlist/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { groupName } from '../../shared/http/schemas.ts';

@@ -1,5 +1,5 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { deleteGroup, type GroupStore } from '../../shared/domain/groups.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { deleteGroup, type GroupStore } from '../../shared/domain/allowlist/groups.ts';
 import { deleteByIdHandler, deleteByIdRequest } from '../../shared/http/delete-by-id.ts';
 import * as runtime from '../../shared/runtime.ts';
 

@@ -1,5 +1,5 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type GroupStore, listGroups } from '../../shared/domain/groups.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type GroupStore, listGroups } from '../../shared/domain/allowlist/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';

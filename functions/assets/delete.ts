@@ -1,5 +1,5 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type AssetStore, removeAsset } from '../../shared/domain/assets.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type AssetStore, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import { deleteByIdHandler, deleteByIdRequest } from '../../shared/http/delete-by-id.ts';
 import * as runtime from '../../shared/runtime.ts';
 

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type AssetStore, listAssets } from '../../shared/domain/assets.ts';
-import type { CursorCodec } from '../../shared/domain/cursor.ts';
-import type { GroupStore } from '../../shared/domain/groups.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type AssetStore, listAssets } from '../../shared/domain/allowlist/assets.ts';
+import type { GroupStore } from '../../shared/domain/allowlist/groups.ts';
+import type { CursorCodec } from '../../shared/domain/core/cursor.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { assetType, groupFilter, perPage, queryCursor, searchQuery } from '../../shared/http/schemas.ts';

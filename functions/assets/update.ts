@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type AssetStore, updateAsset } from '../../shared/domain/assets.ts';
-import type { GroupStore } from '../../shared/domain/groups.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type AssetStore, updateAsset } from '../../shared/domain/allowlist/assets.ts';
+import type { GroupStore } from '../../shared/domain/allowlist/groups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { json } from '../../shared/http/json.ts';

@@ -1,6 +1,6 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { listBrands } from '../../shared/domain/brands.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { listBrands } from '../../shared/domain/account/brands.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';

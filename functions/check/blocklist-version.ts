@@ -1,4 +1,4 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import type { ArtifactRef, Blocklist } from '../../shared/domain/blocklist/blocklist.ts';
 import type { ApiEvent } from '../../shared/http/api-event.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';

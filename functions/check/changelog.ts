@@ -1,4 +1,4 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { changelogReader } from '../../shared/domain/check/changelog.ts';
 import type { Timer } from '../../shared/domain/check/index.ts';
 import type { ChangeFeed } from '../../shared/domain/check/verdicts.ts';

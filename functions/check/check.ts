@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { type CheckIndexStore, createChecker, type ExternalSource } from '../../shared/domain/check/index.ts';
 import type { CheckSampler } from '../../shared/domain/detections/check-samples.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';

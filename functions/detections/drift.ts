@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { type DetectionDeps, detectionDrift } from '../../shared/domain/detections/detections.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import {

@@ -1,4 +1,4 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { type DetectionDeps, listDetections } from '../../shared/domain/detections/detections.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { listBody } from '../../shared/http/detection-schemas.ts';

@@ -1,11 +1,11 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import {
   type HealthcheckSources,
   healthcheckInputs,
   healthcheckOfPath,
   runHealthcheck,
   tuningOf,
-} from '../../shared/domain/healthchecks.ts';
+} from '../../shared/domain/insights/healthchecks.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { healthcheckBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

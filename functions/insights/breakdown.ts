@@ -1,6 +1,6 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type InsightsStores, insightsOrganization, metricsBreakdown } from '../../shared/domain/insights.ts';
-import { utcDay } from '../../shared/domain/metrics.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type InsightsStores, insightsOrganization, metricsBreakdown } from '../../shared/domain/insights/insights.ts';
+import { utcDay } from '../../shared/domain/insights/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { metricsBreakdownBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

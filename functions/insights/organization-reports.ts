@@ -1,9 +1,9 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { CursorCodec } from '../../shared/domain/cursor.ts';
-import { insightsOrganization } from '../../shared/domain/insights.ts';
-import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
-import { listReports } from '../../shared/domain/lifecycle-views.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import type { CursorCodec } from '../../shared/domain/core/cursor.ts';
+import { insightsOrganization } from '../../shared/domain/insights/insights.ts';
+import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
+import { listReports } from '../../shared/domain/lifecycle/views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { organizationReportsBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

@@ -1,12 +1,12 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { effectiveSettings, type SettingsStore } from '../../shared/domain/account/organization-settings.ts';
 import {
   type InsightsStores,
   insightsOrganization,
   type OpenWorkStore,
   openWork,
   queuesSnapshot,
-} from '../../shared/domain/insights.ts';
-import { effectiveSettings, type SettingsStore } from '../../shared/domain/organization-settings.ts';
+} from '../../shared/domain/insights/insights.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { organizationBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

@@ -1,9 +1,9 @@
-import type { ActivityStore } from '../../shared/domain/activity.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { insightsOrganization } from '../../shared/domain/insights.ts';
-import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
-import { searchReports } from '../../shared/domain/reports-search.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import { insightsOrganization } from '../../shared/domain/insights/insights.ts';
+import type { ActivityStore } from '../../shared/domain/lifecycle/activity.ts';
+import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
+import { searchReports } from '../../shared/domain/lookups/reports-search.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { reportsSearchBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';

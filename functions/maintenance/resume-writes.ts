@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
-import { type AssetStore, finishBulkAdds } from '../../shared/domain/assets.ts';
-import type { GroupStore } from '../../shared/domain/groups.ts';
-import type { LifecycleStore } from '../../shared/domain/lifecycle-store.ts';
-import { rollBackAbandonedReports } from '../../shared/domain/reports.ts';
+import { type AssetStore, finishBulkAdds } from '../../shared/domain/allowlist/assets.ts';
+import type { GroupStore } from '../../shared/domain/allowlist/groups.ts';
+import { rollBackAbandonedReports } from '../../shared/domain/lifecycle/reports.ts';
+import type { LifecycleStore } from '../../shared/domain/lifecycle/store.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';

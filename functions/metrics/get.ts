@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '../../shared/domain/metrics.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type MetricsStores, metricsDate, organizationMetrics, utcDay } from '../../shared/domain/insights/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { slug } from '../../shared/http/schemas.ts';

@@ -1,6 +1,11 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { legacyOrganizationMetrics, type MetricsStores, metricsDate, utcDay } from '../../shared/domain/metrics.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import {
+  legacyOrganizationMetrics,
+  type MetricsStores,
+  metricsDate,
+  utcDay,
+} from '../../shared/domain/insights/metrics.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { nullable, slug } from '../../shared/http/schemas.ts';

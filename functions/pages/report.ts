@@ -1,5 +1,5 @@
 import type { CheckIndexStore } from '../../shared/domain/check/types.ts';
-import { publicReport, type ReportDirectory } from '../../shared/domain/report-page.ts';
+import { publicReport, type ReportDirectory } from '../../shared/domain/lifecycle/report-page.ts';
 import { publicHandler } from '../../shared/http/api-handler.ts';
 import { htmlResponse, notFoundHtml, reportHtml } from '../../shared/http/report-page.ts';
 import * as runtime from '../../shared/runtime.ts';

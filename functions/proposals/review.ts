@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import { type ReviewDeps, reviewProposal } from '../../shared/domain/reviews.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import { type ReviewDeps, reviewProposal } from '../../shared/domain/lifecycle/reviews.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';

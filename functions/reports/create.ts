@@ -1,8 +1,8 @@
 import { config } from '../../shared/config.ts';
-import { actingOrganization } from '../../shared/domain/access.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
-import { createReport, type ReportDeps } from '../../shared/domain/reports.ts';
+import { actingOrganization } from '../../shared/domain/account/access.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import { createReport, type ReportDeps } from '../../shared/domain/lifecycle/reports.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reportBody } from '../../shared/http/lifecycle-schemas.ts';

@@ -1,7 +1,7 @@
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { CursorCodec } from '../../shared/domain/cursor.ts';
-import type { ListStore } from '../../shared/domain/lifecycle-lists.ts';
-import { listReports } from '../../shared/domain/lifecycle-views.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { CursorCodec } from '../../shared/domain/core/cursor.ts';
+import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
+import { listReports } from '../../shared/domain/lifecycle/views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reportsQuery } from '../../shared/http/lifecycle-list-schemas.ts';

@@ -1,6 +1,6 @@
-import { actingOrganization } from '../../shared/domain/access.ts';
-import { type ListDeps, listTakedowns, pagingOf } from '../../shared/domain/lifecycle-views.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import { actingOrganization } from '../../shared/domain/account/access.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import { type ListDeps, listTakedowns, pagingOf } from '../../shared/domain/lifecycle/views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { takedownsBody } from '../../shared/http/lifecycle-list-schemas.ts';

@@ -1,7 +1,7 @@
-import { actingOrganization } from '../../shared/domain/access.ts';
-import { type ListDeps, listThreats, pagingOf } from '../../shared/domain/lifecycle-views.ts';
-import { utcDay } from '../../shared/domain/metrics.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import { actingOrganization } from '../../shared/domain/account/access.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import { utcDay } from '../../shared/domain/insights/metrics.ts';
+import { type ListDeps, listThreats, pagingOf } from '../../shared/domain/lifecycle/views.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { threatsBody } from '../../shared/http/lifecycle-list-schemas.ts';

@@ -1,6 +1,6 @@
-import { actingOrganization } from '../../shared/domain/access.ts';
-import type { KeyResolver } from '../../shared/domain/api-keys.ts';
-import type { DirectoryStore } from '../../shared/domain/organizations.ts';
+import { actingOrganization } from '../../shared/domain/account/access.ts';
+import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { organizationBody, webhookId } from '../../shared/http/webhook-schemas.ts';

@@ -11,7 +11,7 @@ import {
   describeRef,
   parseActivityChange,
   updateActivity,
-} from '../../shared/domain/activity.ts';
+} from '../../shared/domain/lifecycle/activity.ts';
 import { AppError } from '../../shared/errors.ts';
 
 export const ACTIVITY_USAGE = `  activity record <json-file|->        apply changes: one change, an array of them, or a fixture's "activity"

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { putProfile, settingsRepository } from '../../shared/db/account-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { HEALTHCHECK_KEYS, parseSettings } from '../../shared/domain/organization-settings.ts';
-import { isWebUrl } from '../../shared/domain/web-url.ts';
+import { HEALTHCHECK_KEYS, parseSettings } from '../../shared/domain/account/organization-settings.ts';
+import { isWebUrl } from '../../shared/domain/core/web-url.ts';
 
 export const INSIGHTS_USAGE = `  org threshold <org> <check> <warn> <fail>
                                        the organization's own levels for one healthcheck (${HEALTHCHECK_KEYS.length} checks:

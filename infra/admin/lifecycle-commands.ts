@@ -4,8 +4,8 @@ import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { createReport } from '../../shared/domain/reports.ts';
-import { reviewProposal } from '../../shared/domain/reviews.ts';
+import { createReport } from '../../shared/domain/lifecycle/reports.ts';
+import { reviewProposal } from '../../shared/domain/lifecycle/reviews.ts';
 import { reportBody, reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 
 export const LIFECYCLE_USAGE = `  report create <org> <json-file|->     file a report as the API does: {"title","description","assets":[{"content"}]}

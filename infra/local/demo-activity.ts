@@ -1,5 +1,5 @@
-import type { ActivityChange, TakedownStatus, ThreatStatus } from '../../shared/domain/activity.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
+import type { ActivityChange, TakedownStatus, ThreatStatus } from '../../shared/domain/lifecycle/activity.ts';
 
 const ORGANIZATION = 'acme';
 const BRANDS = ['acme-wallet', 'acme-exchange'] as const;

@@ -8,18 +8,19 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/activity.ts';
-import { hashApiKey, SCOPES } from '../../shared/domain/api-keys.ts';
-import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
-import { ASSET_EXISTS, addAssets } from '../../shared/domain/assets.ts';
-import { toBrandProfile } from '../../shared/domain/brand-profile.ts';
-import { brandProfileFields } from '../../shared/domain/brand-profile-schema.ts';
+import { hashApiKey, SCOPES } from '../../shared/domain/account/api-keys.ts';
+import { toBrandProfile } from '../../shared/domain/account/brand-profile.ts';
+import { brandProfileFields } from '../../shared/domain/account/brand-profile-schema.ts';
+import { settingsSchema } from '../../shared/domain/account/organization-settings.ts';
+import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/account/organizations.ts';
+import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/account/rate-limits.ts';
+import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
+import { ASSET_EXISTS, addAssets } from '../../shared/domain/allowlist/assets.ts';
+import { SLUG } from '../../shared/domain/core/limits.ts';
+import { webUrl } from '../../shared/domain/core/web-url.ts';
 import { changeDetectionSettings } from '../../shared/domain/detections/detections.ts';
-import { SLUG } from '../../shared/domain/limits.ts';
-import { settingsSchema } from '../../shared/domain/organization-settings.ts';
-import { BRAND_TYPES, MEMBERSHIP_STATUSES } from '../../shared/domain/organizations.ts';
-import { keyRateLimits, RATE_CLASSES, type RateClass } from '../../shared/domain/rate-limits.ts';
-import { createReport } from '../../shared/domain/reports.ts';
+import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
+import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import {
   brandIdOf,
   REJECT_REASONS,
@@ -27,8 +28,7 @@ import {
   REVIEW_LABELS,
   reviewProposal,
   WATCHLIST_REASONS,
-} from '../../shared/domain/reviews.ts';
-import { webUrl } from '../../shared/domain/web-url.ts';
+} from '../../shared/domain/lifecycle/reviews.ts';
 import { assetFields } from '../../shared/http/asset-schemas.ts';
 import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 import { groupName, plainString } from '../../shared/http/schemas.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { parseStageThresholds } from '../../shared/domain/organization-settings.ts';
+import { parseStageThresholds } from '../../shared/domain/account/organization-settings.ts';
 import { parseOrigins } from '../cors.ts';
 
 /** Local defaults; each can be overridden by the environment variable of the same meaning. */

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as v from 'valibot';
-import { KEY_GUESSES_MESSAGE } from '../../shared/domain/api-keys.ts';
+import { KEY_GUESSES_MESSAGE } from '../../shared/domain/account/api-keys.ts';
 import {
   DEFAULT_KEY_GUESS_LIMIT,
   DEFAULT_RATE_LIMITS,
   RATE_CLASSES,
   type RateClass,
-} from '../../shared/domain/rate-limits.ts';
+} from '../../shared/domain/account/rate-limits.ts';
 import type { RequestSchema } from '../../shared/http/api-event.ts';
 import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-handler.ts';
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';

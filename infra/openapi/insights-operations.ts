@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
+import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const error = (description: string): ResponseDoc => ({ description, error: true });

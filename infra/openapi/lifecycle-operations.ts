@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
-import { ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
 import { SOURCE_ORDER } from '../../shared/domain/check/types.ts';
+import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/lifecycle/activity.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));

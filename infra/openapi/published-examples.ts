@@ -1,6 +1,6 @@
-import { detectAssetType } from '../../shared/domain/asset-detection.ts';
+import { detectAssetType } from '../../shared/domain/allowlist/asset-detection.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import { assetIdOf } from '../../shared/domain/reports.ts';
+import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 
 /**
  * One request with the answer it gets, as a named OpenAPI example: the generator puts `parameters`

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/asset-types.ts';
+import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
 import { CHECK_CODES, CHECK_REASONS, SOURCE_ORDER } from '../../shared/domain/check/types.ts';
 
 /** Bodies of successful responses, as clients receive them. */

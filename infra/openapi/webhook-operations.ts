@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../shared/domain/webhooks.ts';
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../shared/domain/webhooks/webhooks.ts';
 import type { OperationDoc } from './operation-doc.ts';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp());

@@ -5,9 +5,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Profile, ProfileStore } from '../domain/account.ts';
-import type { SettingsInput, SettingsStore } from '../domain/organization-settings.ts';
-import type { MembershipStatus } from '../domain/organizations.ts';
+import type { Profile, ProfileStore } from '../domain/account/account.ts';
+import type { SettingsInput, SettingsStore } from '../domain/account/organization-settings.ts';
+import type { MembershipStatus } from '../domain/account/organizations.ts';
 import { key } from './keys.ts';
 
 /** The role a membership holds when the operator named none. */

@@ -12,7 +12,7 @@ import {
   isInsightCounter,
   isLegacyGaugeOnDay,
   MONTHS_COUNTED,
-} from '../domain/insight-counters.ts';
+} from '../domain/insights/insight-counters.ts';
 import { activityItem, toRecord } from './activity-repository.ts';
 import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import { key } from './keys.ts';

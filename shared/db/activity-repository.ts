@@ -1,14 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  type ActivityEffects,
-  type ActivityRecord,
-  type CounterDelta,
-  counterShardOf,
-  LEGACY_TAKEDOWN_STATUSES,
-  type RecordWrite,
-} from '../domain/activity.ts';
-import type { AssetType } from '../domain/asset-types.ts';
-import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/counters.ts';
+import type { AssetType } from '../domain/allowlist/asset-types.ts';
+import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/insights/counters.ts';
 import {
   HISTOGRAM_ITEMS,
   INSIGHTS_COUNTED,
@@ -18,8 +10,16 @@ import {
   insightMonthDeltas,
   LEGACY_INSIGHTS_COUNTED,
   MONTHS_COUNTED,
-} from '../domain/insight-counters.ts';
-import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle-store.ts';
+} from '../domain/insights/insight-counters.ts';
+import {
+  type ActivityEffects,
+  type ActivityRecord,
+  type CounterDelta,
+  counterShardOf,
+  LEGACY_TAKEDOWN_STATUSES,
+  type RecordWrite,
+} from '../domain/lifecycle/activity.ts';
+import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle/store.ts';
 import { batchGetAll } from './batch.ts';
 import {
   type Change,

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/api-keys.ts';
-import { keyRateLimits } from '../domain/rate-limits.ts';
+import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/account/api-keys.ts';
+import { keyRateLimits } from '../domain/account/rate-limits.ts';
 import { key } from './keys.ts';
 
 type KeyItem = {

@@ -5,7 +5,13 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Group, type GroupRecords, type GroupStore, groupStore, type RemovalStep } from '../domain/groups.ts';
+import {
+  type Group,
+  type GroupRecords,
+  type GroupStore,
+  groupStore,
+  type RemovalStep,
+} from '../domain/allowlist/groups.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { batchGetAll, queryPages } from './batch.ts';

@@ -7,7 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AssetStatus, AssetType } from '../domain/asset-types.ts';
+import type { AssetStatus, AssetType } from '../domain/allowlist/asset-types.ts';
 import {
   type AddOutcome,
   type Asset,
@@ -17,8 +17,8 @@ import {
   type AssetStore,
   newAsset,
   type PreparedAsset,
-} from '../domain/assets.ts';
-import { mapConcurrently } from '../domain/concurrency.ts';
+} from '../domain/allowlist/assets.ts';
+import { mapConcurrently } from '../domain/core/concurrency.ts';
 import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { batchGetAll, queryPages } from './batch.ts';

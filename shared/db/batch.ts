@@ -6,8 +6,8 @@ import {
   type QueryCommandInput,
   type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { systemClock } from '../domain/clock.ts';
-import { type Backoff, backoffDelay } from '../domain/retry.ts';
+import { systemClock } from '../domain/core/clock.ts';
+import { type Backoff, backoffDelay } from '../domain/core/retry.ts';
 
 const BATCH_GET_LIMIT = 100;
 /** Before each new request for the keys left unprocessed: 40, 80, 160 … ms, at most 1 s. */

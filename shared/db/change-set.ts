@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type Backoff, retry as withRetries } from '../domain/retry.ts';
+import { type Backoff, retry as withRetries } from '../domain/core/retry.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
 import { timeLeft } from './deadline.ts';

@@ -1,6 +1,6 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { CursorKeySource } from '../domain/cursor.ts';
+import type { CursorKeySource } from '../domain/core/cursor.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { underFailurePolicy } from './client.ts';
 

@@ -1,5 +1,5 @@
-import { DETECTIONS } from '../domain/counters.ts';
-import { type Dimension, dayUnitsCounter, dimensionCounter, NO_KEY } from '../domain/insight-counters.ts';
+import { DETECTIONS } from '../domain/insights/counters.ts';
+import { type Dimension, dayUnitsCounter, dimensionCounter, NO_KEY } from '../domain/insights/insight-counters.ts';
 import { type Change, counter } from './change-set.ts';
 import { key } from './keys.ts';
 import { monthCounter } from './month-keys.ts';

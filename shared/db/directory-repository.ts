@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { BRAND_PROFILE_KEYS } from '../domain/brand-profile.ts';
-import type { Brand, DirectoryStore, Membership } from '../domain/organizations.ts';
+import { BRAND_PROFILE_KEYS } from '../domain/account/brand-profile.ts';
+import type { Brand, DirectoryStore, Membership } from '../domain/account/organizations.ts';
 import { key } from './keys.ts';
 
 /** The `entity` attribute of the organization and brand items. */

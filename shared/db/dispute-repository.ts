@@ -6,8 +6,8 @@ import {
   ScanCommand,
   type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import type { ActivityRecord } from '../domain/activity.ts';
 import type { Dispute, DisputeStore } from '../domain/intake/disputes.ts';
+import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
 import { toRecord } from './activity-repository.ts';
 import { type ChangeSet, changeWriter, claim, record, refuse, retry, verdicts } from './change-set.ts';
 import { ACTIVITY_INDEX, key, listPartition } from './keys.ts';

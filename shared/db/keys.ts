@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { recordNumber } from '../domain/ids.ts';
-import type { BudgetName, ClaimName } from '../domain/lifecycle-store.ts';
+import { recordNumber } from '../domain/core/ids.ts';
+import type { BudgetName, ClaimName } from '../domain/lifecycle/store.ts';
 
 /**
  * Every key shape of the single table. Only repositories and the table definition import this

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { ActivityRecord } from '../domain/activity.ts';
-import type { ListFilter, Listing, ListStore } from '../domain/lifecycle-lists.ts';
+import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
+import type { ListFilter, Listing, ListStore } from '../domain/lifecycle/lists.ts';
 import { toRecord } from './activity-repository.ts';
 import { ACTIVITY_INDEX, type ActivityIndex, assetPartition, listPartition } from './keys.ts';
 import { decodePosition } from './position.ts';

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { COUNTER_SHARDS, TOTAL } from '../domain/counters.ts';
-import { nextDay } from '../domain/dates.ts';
+import { nextDay } from '../domain/core/dates.ts';
+import { COUNTER_SHARDS, TOTAL } from '../domain/insights/counters.ts';
 import {
   type BreakdownMetric,
   breakdownKeysAttribute,
@@ -17,8 +17,8 @@ import {
   isLegacyGaugeOnDay,
   type MedianWindow,
   medianGroup,
-} from '../domain/insight-counters.ts';
-import type { DayCounters, MetricsScope, MetricsStore } from '../domain/metrics.ts';
+} from '../domain/insights/insight-counters.ts';
+import type { DayCounters, MetricsScope, MetricsStore } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
 import { type Key, key } from './keys.ts';
 

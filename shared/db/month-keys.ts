@@ -1,4 +1,4 @@
-import { breakdownKeysOf, gaugeSlotsOf } from '../domain/insight-counters.ts';
+import { breakdownKeysOf, gaugeSlotsOf } from '../domain/insights/insight-counters.ts';
 import { type Change, counterExpression, type OnFailed, record } from './change-set.ts';
 import type { Key } from './keys.ts';
 

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { COUNTER_SHARDS } from '../domain/counters.ts';
-import { gaugeSlot } from '../domain/insight-counters.ts';
-import type { OpenWorkStore } from '../domain/insights.ts';
-import type { DayCounters } from '../domain/metrics.ts';
+import { COUNTER_SHARDS } from '../domain/insights/counters.ts';
+import { gaugeSlot } from '../domain/insights/insight-counters.ts';
+import type { OpenWorkStore } from '../domain/insights/insights.ts';
+import type { DayCounters } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
 import { key } from './keys.ts';
 

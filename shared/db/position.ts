@@ -1,4 +1,4 @@
-import { INVALID_CURSOR } from '../domain/cursor.ts';
+import { INVALID_CURSOR } from '../domain/core/cursor.ts';
 import { BadRequestError } from '../errors.ts';
 
 /**

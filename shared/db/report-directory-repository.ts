@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ReportDirectory } from '../domain/report-page.ts';
+import type { ReportDirectory } from '../domain/lifecycle/report-page.ts';
 import { toRecord } from './activity-repository.ts';
 import { ACTIVITY_INDEX, reportPartition } from './keys.ts';
 

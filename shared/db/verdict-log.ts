@@ -7,7 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AssetType } from '../domain/asset-types.ts';
+import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import {
   bitsOf,
   type ChangeFeed,
@@ -22,7 +22,7 @@ import {
   type VerdictLog,
   versionOf,
 } from '../domain/check/verdicts.ts';
-import { mapConcurrently } from '../domain/concurrency.ts';
+import { mapConcurrently } from '../domain/core/concurrency.ts';
 import { batchGetAll } from './batch.ts';
 import {
   ATTR,

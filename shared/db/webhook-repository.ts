@@ -7,9 +7,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ActivityRecord } from '../domain/activity.ts';
-import type { AssetType } from '../domain/asset-types.ts';
+import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import { LOG_TIMING, positionAt, timeOf } from '../domain/check/verdicts.ts';
+import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
 import {
   type DeliveryStatus,
   MAX_WEBHOOKS_PER_ORGANIZATION,
@@ -17,7 +17,7 @@ import {
   type Webhook,
   type WebhookEvent,
   type WebhookEventRecord,
-} from '../domain/webhooks.ts';
+} from '../domain/webhooks/webhooks.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { toRecord } from './activity-repository.ts';
 import { queryPages } from './batch.ts';

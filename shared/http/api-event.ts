@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import type { Scope } from '../domain/api-keys.ts';
+import type { Scope } from '../domain/account/api-keys.ts';
 
 export type { APIGatewayProxyResultV2 as ApiResult, Context };
 

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../db/deadline.ts';
-import type { KeyResolver, Scope } from '../domain/api-keys.ts';
-import type { RateClass } from '../domain/rate-limits.ts';
+import type { KeyResolver, Scope } from '../domain/account/api-keys.ts';
+import type { RateClass } from '../domain/account/rate-limits.ts';
 import { tracingMiddleware } from '../tracing.ts';
 import type { ApiResult, Auth, Context, OrganizationAuth, RequestSchema, ValidatedEvent } from './api-event.ts';
 import { apiKeyAuth } from './api-key-auth.ts';

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiKeyRecord, KeyResolver, ResolvedKey, Scope } from '../domain/api-keys.ts';
+import type { ApiKeyRecord, KeyResolver, ResolvedKey, Scope } from '../domain/account/api-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Auth } from './api-event.ts';
 import { headerOf } from './request.ts';

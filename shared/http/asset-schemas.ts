@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/limits.ts';
+import { MAX_CONTENT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from '../domain/core/limits.ts';
 import { assetType, plainString } from './schemas.ts';
 
 /*

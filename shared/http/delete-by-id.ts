@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../domain/api-keys.ts';
+import type { KeyResolver } from '../domain/account/api-keys.ts';
 import { apiHandler } from './api-handler.ts';
 import { json } from './json.ts';
 import { bodyIdMatches, positiveId } from './schemas.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 import { SOURCE_KEYS } from '../domain/detections/sources.ts';
-import { metricsDate } from '../domain/metrics.ts';
+import { metricsDate } from '../domain/insights/metrics.ts';
 import { boundedText, nullable, searchQuery, slug } from './schemas.ts';
 
 const positive = (field: string) => {

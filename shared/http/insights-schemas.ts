@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { BREAKDOWN_METRICS } from '../domain/insight-counters.ts';
-import { metricsDate } from '../domain/metrics.ts';
-import { webUrl } from '../domain/web-url.ts';
+import { webUrl } from '../domain/core/web-url.ts';
+import { BREAKDOWN_METRICS } from '../domain/insights/insight-counters.ts';
+import { metricsDate } from '../domain/insights/metrics.ts';
 import { lookbackHoursValue, minResultsValue } from './detection-schemas.ts';
 import { boundedText, MAX_CONTENT_LENGTH, nullable, plainString, slug } from './schemas.ts';
 

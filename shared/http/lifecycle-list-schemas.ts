@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../domain/activity.ts';
-import { metricsDate } from '../domain/metrics.ts';
+import { metricsDate } from '../domain/insights/metrics.ts';
+import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../domain/lifecycle/activity.ts';
 import { assetType, boundedText, nullable, organizationSlug, queryCursor } from './schemas.ts';
 
 /* The queries and bodies of the lifecycle listings; only the listing routes load them. */

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
+import { webUrl } from '../domain/core/web-url.ts';
 import {
   IMPERSONATION_LABELS,
   REJECT_REASONS,
   REVIEW_DECISIONS,
   REVIEW_LABELS,
   WATCHLIST_REASONS,
-} from '../domain/reviews.ts';
-import { webUrl } from '../domain/web-url.ts';
+} from '../domain/lifecycle/reviews.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 import { boundedText, nullable, organizationSlug } from './schemas.ts';
 

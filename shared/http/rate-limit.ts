@@ -6,7 +6,7 @@ import {
   type RateDecision,
   type RateLimiter,
   rateLimiter,
-} from '../domain/rate-limits.ts';
+} from '../domain/account/rate-limits.ts';
 import { TooManyRequestsError } from '../errors.ts';
 import type { ApiResult } from './api-event.ts';
 import { resolvedKeyOf } from './api-key-auth.ts';

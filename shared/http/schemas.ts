@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { ASSET_TYPES } from '../domain/asset-types.ts';
-import { MAX_CONTENT_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LENGTH, SLUG } from '../domain/limits.ts';
+import { ASSET_TYPES } from '../domain/allowlist/asset-types.ts';
+import { MAX_CONTENT_LENGTH, MAX_NAME_LENGTH, MAX_QUERY_LENGTH, SLUG } from '../domain/core/limits.ts';
 import { BadRequestError } from '../errors.ts';
 import { jsonSchemaTwin } from '../schema-twin.ts';
 

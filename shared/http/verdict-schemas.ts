@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { EXPORT_STATUSES } from '../domain/check/export.ts';
 import { VERSION_PATTERN } from '../domain/check/verdicts.ts';
-import { metricsDate } from '../domain/metrics.ts';
+import { metricsDate } from '../domain/insights/metrics.ts';
 import { assetType, cursorToken, nullable } from './schemas.ts';
 
 /* The bodies of the verdict feeds clients sync from; only those routes load them. */

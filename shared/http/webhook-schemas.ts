@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { webUrl } from '../domain/web-url.ts';
-import { URL_REFUSED, WEBHOOK_EVENTS, WEBHOOK_HEADER_NAMES } from '../domain/webhooks.ts';
+import { webUrl } from '../domain/core/web-url.ts';
+import { URL_REFUSED, WEBHOOK_EVENTS, WEBHOOK_HEADER_NAMES } from '../domain/webhooks/webhooks.ts';
 import { nullable, organizationSlug, perPage, plainString, queryCursor } from './schemas.ts';
 
 const EVENTS_MESSAGE = `events must be a list of ${WEBHOOK_EVENTS.join(', ')}`;

@@ -10,9 +10,9 @@ import type {
   WebhookStore,
 } from '../db/webhook-repository.ts';
 import type { SecretSealer } from '../db/webhook-secrets.ts';
-import type { ActivityRecord } from '../domain/activity.ts';
 import { BIT, LOG_TIMING, positionAt, statusOf, timeOf } from '../domain/check/verdicts.ts';
-import { assetIdOf, organizationIdOf } from '../domain/reports.ts';
+import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
+import { assetIdOf, organizationIdOf } from '../domain/lifecycle/reports.ts';
 import {
   backoffMs,
   type DeliveryStatus,
@@ -27,7 +27,7 @@ import {
   type Webhook,
   type WebhookEvent,
   type WebhookEventRecord,
-} from '../domain/webhooks.ts';
+} from '../domain/webhooks/webhooks.ts';
 import type { SendResult } from './sender.ts';
 
 /** Hands a recorded delivery to the queue that attempts it. */

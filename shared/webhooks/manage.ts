@@ -9,7 +9,7 @@ import {
   type Webhook,
   type WebhookEvent,
   webhookView,
-} from '../domain/webhooks.ts';
+} from '../domain/webhooks/webhooks.ts';
 import { checkUrl, type EgressPolicy, EgressRefusedError, type Resolver } from '../egress/index.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { type Enqueue, testEvent } from './dispatch.ts';

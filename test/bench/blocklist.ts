@@ -147,7 +147,7 @@ const freshness = async (endpoint: string): Promise<Row[]> => {
   await ensureTable(endpoint, tableName);
   const { seed } = await import('../fixtures/seed.ts');
   const { activityRepository } = await import('../../shared/db/activity-repository.ts');
-  const { applyActivity } = await import('../../shared/domain/activity.ts');
+  const { applyActivity } = await import('../../shared/domain/lifecycle/activity.ts');
   const db = createDocumentClient(endpoint);
   await seed(db, tableName, {
     organizations: [{ slug: 'bench-blocklist', name: 'Bench blocklist' }],

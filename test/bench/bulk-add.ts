@@ -11,8 +11,8 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { REQUEST_BUDGET_MS } from '../../shared/db/deadline.ts';
-import { addAssets } from '../../shared/domain/assets.ts';
-import { mapConcurrently } from '../../shared/domain/concurrency.ts';
+import { addAssets } from '../../shared/domain/allowlist/assets.ts';
+import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 
 const SIZES = [100, 1_000];
 const ROUNDS = 3;

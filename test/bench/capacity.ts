@@ -23,7 +23,7 @@ import { key, VERDICT_LOG } from '../../shared/db/keys.ts';
 import { DELTA_PREFIXES, POINTER_COPIES } from '../../shared/db/verdict-feed-store.ts';
 import { type FeedStore, feedSource, PUBLISHING, runPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { LOG_TIMING, positionAt } from '../../shared/domain/check/verdicts.ts';
-import { mapConcurrently } from '../../shared/domain/concurrency.ts';
+import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 import {
   cancellations,
   conflicts,

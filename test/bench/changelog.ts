@@ -37,7 +37,7 @@ const run = async (endpoint: string): Promise<Row[]> => {
   const { verdictFeed } = await import('../../shared/db/verdict-log.ts');
   const { readChangelog } = await import('../../shared/domain/check/changelog.ts');
   const { LOG_TIMING, positionAt } = await import('../../shared/domain/check/verdicts.ts');
-  const { mapConcurrently } = await import('../../shared/domain/concurrency.ts');
+  const { mapConcurrently } = await import('../../shared/domain/core/concurrency.ts');
 
   await ensureTable(endpoint, TABLE);
   const db = createDocumentClient(endpoint);

@@ -32,8 +32,7 @@ import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
-import { applyActivity } from '../../shared/domain/activity.ts';
-import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import type { EthPhishingConfig } from '../../shared/domain/check/eth-phishing-detect.ts';
 import { loadExternalSources } from '../../shared/domain/check/lists.ts';
@@ -41,6 +40,7 @@ import { replicatedIndex, snapshotVerdicts } from '../../shared/domain/check/rep
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { BIT, pack, positionAt, type VerdictSnapshot } from '../../shared/domain/check/verdicts.ts';
+import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { percentile } from './child.ts';
 
 useSuffixFile();

@@ -22,23 +22,23 @@ import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { withBreakdownKeys, withGaugeSlots } from '../../shared/db/month-keys.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
+import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-keys.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
+import { cursorCodec } from '../../shared/domain/core/cursor.ts';
+import { utcDay } from '../../shared/domain/core/dates.ts';
+import {
+  insightDeltas,
+  insightGaugeDeltas,
+  insightHistogramDeltas,
+  insightMonthDeltas,
+} from '../../shared/domain/insights/insight-counters.ts';
 import {
   type ActivityChange,
   type ActivityRecord,
   applyActivities,
   effectsOfAll,
   toRecord,
-} from '../../shared/domain/activity.ts';
-import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
-import { cursorCodec } from '../../shared/domain/cursor.ts';
-import { utcDay } from '../../shared/domain/dates.ts';
-import {
-  insightDeltas,
-  insightGaugeDeltas,
-  insightHistogramDeltas,
-  insightMonthDeltas,
-} from '../../shared/domain/insight-counters.ts';
+} from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
 import { percentile } from './child.ts';
 

@@ -7,11 +7,11 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivities } from '../../shared/domain/activity.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
-import { threatCounter } from '../../shared/domain/counters.ts';
-import { utcDay } from '../../shared/domain/dates.ts';
-import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
+import { utcDay } from '../../shared/domain/core/dates.ts';
+import { threatCounter } from '../../shared/domain/insights/counters.ts';
+import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
+import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { percentile } from './child.ts';
 
 const DAYS = 365;

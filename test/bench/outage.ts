@@ -15,7 +15,7 @@ import { ROUTES } from '../../infra/routes.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
-import { mapConcurrently } from '../../shared/domain/concurrency.ts';
+import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 import { needsTable, requestFor } from '../fixtures/route-requests.ts';
 import { stallingProxy } from '../fixtures/stalling-proxy.ts';
 import { percentile } from './child.ts';

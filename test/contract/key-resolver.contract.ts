@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ApiKeyRecord, hashApiKey, type KeyResolver } from '../../shared/domain/api-keys.ts';
+import { type ApiKeyRecord, hashApiKey, type KeyResolver } from '../../shared/domain/account/api-keys.ts';
 
 /** A resolver that knows `records`, by plaintext key, and no other key. */
 export type MakeResolver = (records: Record<string, ApiKeyRecord>) => Promise<KeyResolver>;

@@ -5,9 +5,9 @@ import {
   assetIdentity,
   type NewAsset,
   type PreparedAsset,
-} from '../../shared/domain/assets.ts';
+} from '../../shared/domain/allowlist/assets.ts';
+import type { GroupStore } from '../../shared/domain/allowlist/groups.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import type { GroupStore } from '../../shared/domain/groups.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../shared/errors.ts';
 
 /** One organization's view of a group store and an asset store that share their data, as the service's do. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { BlocklistClient } from '../../shared/blocklist-client/client.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
-import { applyActivity } from '../../shared/domain/activity.ts';
+import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
-import { brandIdOf } from '../../shared/domain/reviews.ts';
+import { brandIdOf } from '../../shared/domain/lifecycle/reviews.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -7,7 +7,7 @@ import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { permutations } from '../../shared/domain/detections/dnstwist.ts';
-import { organizationIdOf } from '../../shared/domain/reports.ts';
+import { organizationIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver, verifySignature } from '../fixtures/webhook-receiver.ts';

@@ -7,7 +7,7 @@ import { parseFixture } from '../../infra/local/fixture.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { inProcessScansSettled } from '../../shared/db/scan-queue.ts';
-import { applyActivities } from '../../shared/domain/activity.ts';
+import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { ARTIFACTS, launchBrowser, watchedPage } from '../fixtures/browser.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import { recordNumber } from '../../shared/domain/ids.ts';
-import { assetIdOf } from '../../shared/domain/reports.ts';
+import { recordNumber } from '../../shared/domain/core/ids.ts';
+import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -7,7 +7,7 @@ import { parseFixture } from '../../infra/local/fixture.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { ROUTES } from '../../infra/routes.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
-import { applyActivities } from '../../shared/domain/activity.ts';
+import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { ARTIFACTS, launchBrowser, watchedPage } from '../fixtures/browser.ts';
 import { assertDocumented, openApiDocument } from '../fixtures/contract.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import { assetIdOf, recordNumber } from '../../shared/domain/ids.ts';
-import { brandIdOf } from '../../shared/domain/reviews.ts';
+import { assetIdOf, recordNumber } from '../../shared/domain/core/ids.ts';
+import { brandIdOf } from '../../shared/domain/lifecycle/reviews.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -8,7 +8,7 @@ import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { positionAt } from '../../shared/domain/check/verdicts.ts';
-import { organizationIdOf } from '../../shared/domain/reports.ts';
+import { organizationIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { eventGenerator } from '../../shared/webhooks/dispatch.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

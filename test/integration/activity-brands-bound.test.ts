@@ -8,7 +8,7 @@ import {
   effectsOf,
   MAX_BRANDS_PER_RECORD,
   parseActivityChange,
-} from '../../shared/domain/activity.ts';
+} from '../../shared/domain/lifecycle/activity.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('activity-brands-bound');

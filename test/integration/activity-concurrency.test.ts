@@ -5,10 +5,10 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/activity.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
+import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/lifecycle/activity.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 

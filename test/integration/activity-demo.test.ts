@@ -3,8 +3,8 @@ import { demoActivity } from '../../infra/local/demo-activity.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivities } from '../../shared/domain/activity.ts';
-import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
+import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 

@@ -4,7 +4,7 @@ import { readSampleEvent } from '../../infra/local/sample-event.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { organizationMetrics } from '../../shared/domain/metrics.ts';
+import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { asWorker } from '../fixtures/workers.ts';
 

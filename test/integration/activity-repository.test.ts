@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/insights/counters.ts';
 import {
   type ActivityRecord,
   applyActivities,
@@ -11,8 +12,7 @@ import {
   parseActivityChange,
   spreadShardOf,
   updateActivity,
-} from '../../shared/domain/activity.ts';
-import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
+} from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
-import { hashApiKey } from '../../shared/domain/api-keys.ts';
+import { hashApiKey } from '../../shared/domain/account/api-keys.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('api-keys');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { key } from '../../shared/db/keys.ts';
-import { type AddResult, addAssets, assetIdentity } from '../../shared/domain/assets.ts';
+import { type AddResult, addAssets, assetIdentity } from '../../shared/domain/allowlist/assets.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { key } from '../../shared/db/keys.ts';
-import { assetIdentity } from '../../shared/domain/assets.ts';
+import { assetIdentity } from '../../shared/domain/allowlist/assets.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { apiEvent, call } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -5,7 +5,7 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { CHANGELOG_QUERIES, CHANGELOG_READERS, verdictFeed } from '../../shared/db/verdict-log.ts';
-import { cachedKeyResolver } from '../../shared/domain/api-keys.ts';
+import { cachedKeyResolver } from '../../shared/domain/account/api-keys.ts';
 import { CHANGELOG_READS } from '../../shared/domain/check/changelog.ts';
 import { LOG_TIMING, positionAt } from '../../shared/domain/check/verdicts.ts';
 import * as runtime from '../../shared/runtime.ts';

@@ -11,11 +11,11 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { fileSnapshotStore } from '../../shared/db/list-snapshot-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
-import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
-import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import { snapshotOf } from '../../shared/domain/check/lists.ts';
 import { replicatedIndex } from '../../shared/domain/check/replica.ts';
+import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

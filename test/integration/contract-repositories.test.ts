@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
+import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-keys.ts';
 import { keyResolverContract } from '../contract/key-resolver.contract.ts';
 import { storesContract } from '../contract/stores.contract.ts';
 import { createTestTable } from '../fixtures/table.ts';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
-import type { Asset } from '../../shared/domain/assets.ts';
+import type { Asset } from '../../shared/domain/allowlist/assets.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivities } from '../../shared/domain/activity.ts';
 import {
   bucketOf,
   GAUGE_ITEMS,
@@ -13,8 +12,9 @@ import {
   isGroupCounter,
   MAX_TAKEDOWN_MINUTES,
   MONTHS_COUNTED,
-} from '../../shared/domain/insight-counters.ts';
-import { windowMedian } from '../../shared/domain/insights.ts';
+} from '../../shared/domain/insights/insight-counters.ts';
+import { windowMedian } from '../../shared/domain/insights/insights.ts';
+import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

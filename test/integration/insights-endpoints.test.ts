@@ -21,12 +21,12 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
-import { applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
-import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
+import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-keys.ts';
+import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
-import { cursorCodec } from '../../shared/domain/cursor.ts';
-import { HEALTHCHECK_KEYS } from '../../shared/domain/organization-settings.ts';
-import { assetIdOf } from '../../shared/domain/reports.ts';
+import { cursorCodec } from '../../shared/domain/core/cursor.ts';
+import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
+import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { apiEvent, call, errorBody, type Response } from '../fixtures/api-event.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -7,11 +7,11 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
-import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/activity.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
-import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
+import { effectiveSettings } from '../../shared/domain/account/organization-settings.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import type { Detection } from '../../shared/domain/detections/detections.ts';
-import { runHealthchecks } from '../../shared/domain/healthchecks.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/insights/counters.ts';
+import { runHealthchecks } from '../../shared/domain/insights/healthchecks.ts';
 import {
   BREAKDOWN_METRICS,
   type BreakdownMetric,
@@ -19,15 +19,15 @@ import {
   CHANGED,
   gaugeSlot,
   OPEN,
-} from '../../shared/domain/insight-counters.ts';
+} from '../../shared/domain/insights/insight-counters.ts';
 import {
   foundThreats,
   metricsBreakdown,
   metricsSummary,
   openWork,
   queuesSnapshot,
-} from '../../shared/domain/insights.ts';
-import { effectiveSettings } from '../../shared/domain/organization-settings.ts';
+} from '../../shared/domain/insights/insights.ts';
+import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('insights-oracle');

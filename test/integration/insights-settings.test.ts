@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { parseFixture } from '../../infra/local/fixture.ts';
 import { profileRepository, settingsRepository } from '../../shared/db/account-repository.ts';
-import { effectiveSettings } from '../../shared/domain/organization-settings.ts';
+import { effectiveSettings } from '../../shared/domain/account/organization-settings.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

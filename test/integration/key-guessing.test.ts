@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/account/validate.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
-import { cachedKeyResolver, KEY_GUESSES_MESSAGE } from '../../shared/domain/api-keys.ts';
-import { tokenBuckets } from '../../shared/domain/rate-limits.ts';
+import { cachedKeyResolver, KEY_GUESSES_MESSAGE } from '../../shared/domain/account/api-keys.ts';
+import { tokenBuckets } from '../../shared/domain/account/rate-limits.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

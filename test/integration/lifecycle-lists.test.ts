@@ -3,15 +3,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
+import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
+import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import {
   type ActivityChange,
   applyActivity,
   LIVENESS_STATUSES,
   TAKEDOWN_STATUSES,
-} from '../../shared/domain/activity.ts';
-import type { AssetType } from '../../shared/domain/asset-types.ts';
-import { cursorCodec } from '../../shared/domain/cursor.ts';
-import { listReports, listTakedowns, listThreats } from '../../shared/domain/lifecycle-views.ts';
+} from '../../shared/domain/lifecycle/activity.ts';
+import { listReports, listTakedowns, listThreats } from '../../shared/domain/lifecycle/views.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

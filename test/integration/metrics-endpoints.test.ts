@@ -5,8 +5,8 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
-import { type ActivityChange, applyActivity, parseActivityChange } from '../../shared/domain/activity.ts';
-import { cachedKeyResolver, hashApiKey } from '../../shared/domain/api-keys.ts';
+import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-keys.ts';
+import { type ActivityChange, applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -11,8 +11,8 @@ import {
   GAUGE_DAYS,
   gaugeOnDay,
   OPEN,
-} from '../../shared/domain/insight-counters.ts';
-import { createReport } from '../../shared/domain/reports.ts';
+} from '../../shared/domain/insights/insight-counters.ts';
+import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -5,14 +5,14 @@ import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
-import type { ActivityRecord } from '../../shared/domain/activity.ts';
-import { COUNTER_SHARDS } from '../../shared/domain/counters.ts';
+import { COUNTER_SHARDS } from '../../shared/domain/insights/counters.ts';
+import type { ActivityRecord } from '../../shared/domain/lifecycle/activity.ts';
 import {
   ABANDONED_AFTER_MS,
   createReport,
   pendingClaim,
   rollBackAbandonedReports,
-} from '../../shared/domain/reports.ts';
+} from '../../shared/domain/lifecycle/reports.ts';
 import { AppError } from '../../shared/errors.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { demoActivity } from '../../infra/local/demo-activity.ts';
 import { parseFixture } from '../../infra/local/fixture.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
-import { hashApiKey } from '../../shared/domain/api-keys.ts';
+import { hashApiKey } from '../../shared/domain/account/api-keys.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -10,8 +10,7 @@ import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { logEntryKey, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
-import { applyActivity } from '../../shared/domain/activity.ts';
-import { addAssets, removeAsset } from '../../shared/domain/assets.ts';
+import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import {
   type ReplicatedIndex,
   readWholeIndex,
@@ -20,6 +19,7 @@ import {
 } from '../../shared/domain/check/replica.ts';
 import { feedSource, PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { bitsOfPacked, entryOfBits, positionAt } from '../../shared/domain/check/verdicts.ts';
+import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DeliveryEvent, webhookRepository } from '../../shared/db/webhook-repository.ts';
-import { newWebhookId, type Webhook, type WebhookEventRecord } from '../../shared/domain/webhooks.ts';
+import { newWebhookId, type Webhook, type WebhookEventRecord } from '../../shared/domain/webhooks/webhooks.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('webhook-claims');

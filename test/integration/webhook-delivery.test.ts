@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { type Delivery, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
-import { newWebhookId, type Webhook } from '../../shared/domain/webhooks.ts';
+import { newWebhookId, type Webhook } from '../../shared/domain/webhooks/webhooks.ts';
 import { testEvent } from '../../shared/webhooks/dispatch.ts';
 import type { Dispatcher } from '../../shared/webhooks/local-queue.ts';
 import { createTestTable } from '../fixtures/table.ts';

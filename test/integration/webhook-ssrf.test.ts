@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { type Delivery, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
-import { URL_REFUSED, type Webhook } from '../../shared/domain/webhooks.ts';
+import { URL_REFUSED, type Webhook } from '../../shared/domain/webhooks/webhooks.ts';
 import { testEvent } from '../../shared/webhooks/dispatch.ts';
 import { createWebhook, type ManageDeps } from '../../shared/webhooks/manage.ts';
 import { sendWebhook } from '../../shared/webhooks/sender.ts';

@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import type { AssetType } from '../asset-types.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 import HANDLE_URL_PREFIXES from './handle-urls.json' with { type: 'json' };
 import { appendParents, boundaryLength } from './hosting.ts';
 import { plainUrl } from './plain-url.ts';

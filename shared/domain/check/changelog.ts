@@ -1,6 +1,6 @@
 import { BadRequestError, GoneError, TooManyRequestsError } from '../../errors.ts';
-import type { AssetType } from '../asset-types.ts';
-import { fairGate } from '../concurrency.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { fairGate } from '../core/concurrency.ts';
 import type { Timer } from './engine.ts';
 import {
   type ChangeFeed,

@@ -1,7 +1,7 @@
 import { BadRequestError } from '../../errors.ts';
-import type { AssetType } from '../asset-types.ts';
-import { type CursorCodec, INVALID_CURSOR } from '../cursor.ts';
-import { dayWindow, nextDay } from '../dates.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { type CursorCodec, INVALID_CURSOR } from '../core/cursor.ts';
+import { dayWindow, nextDay } from '../core/dates.ts';
 import { statusOf, timeOf, watchStatusOf } from './verdicts.ts';
 
 /** The statuses an entry can be exported in: its verdict after its last change (`UNKNOWN` once it left the lists). */

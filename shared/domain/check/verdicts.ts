@@ -1,4 +1,4 @@
-import type { AssetType } from '../asset-types.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 import type { CheckStatus, IndexEntry } from './types.ts';
 
 /**

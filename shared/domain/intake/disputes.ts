@@ -1,13 +1,13 @@
 import { BadRequestError, NotFoundError } from '../../errors.ts';
-import type { Caller } from '../access.ts';
-import { detectAssetType } from '../asset-detection.ts';
-import type { AssetType } from '../asset-types.ts';
+import type { Caller } from '../account/access.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
 import type { CheckResult } from '../check/types.ts';
-import { newRecordId } from '../ids.ts';
-import type { ListStore } from '../lifecycle-lists.ts';
-import { assetIdOf } from '../reports.ts';
+import { newRecordId } from '../core/ids.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { assetIdOf } from '../lifecycle/reports.ts';
 
 const DISPUTE_STATUSES = ['OPEN', 'UPHELD', 'REJECTED'] as const;
 type DisputeStatus = (typeof DISPUTE_STATUSES)[number];

@@ -1,5 +1,5 @@
-import { detectAssetType } from '../asset-detection.ts';
-import type { AssetType } from '../asset-types.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import { isTopLevelDomain } from './top-level-domains.ts';
 

@@ -1,15 +1,15 @@
 import { NotFoundError, UnprocessableContentError } from '../../errors.ts';
-import type { Caller } from '../access.ts';
-import { actingOrganization } from '../access.ts';
-import { detectAssetType } from '../asset-detection.ts';
-import type { AssetType } from '../asset-types.ts';
-import type { AssetStore } from '../assets.ts';
+import type { Caller } from '../account/access.ts';
+import { actingOrganization } from '../account/access.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import type { AssetStore } from '../allowlist/assets.ts';
 import { entryKeyOf } from '../check/canonical.ts';
 import type { Checker } from '../check/engine.ts';
+import { newRecordIds } from '../core/ids.ts';
 import { type CandidateDeps, feedPushSource } from '../detections/detections.ts';
-import { newRecordIds } from '../ids.ts';
-import type { DirectoryStore } from '../organizations.ts';
-import { assetIdOf, createReport, type ReportDeps } from '../reports.ts';
+import { assetIdOf, createReport, type ReportDeps } from '../lifecycle/reports.ts';
 import { brandProfile, type EngineResult, evaluateThreat } from '../threat-engine/engine.ts';
 
 const SCAN_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;

@@ -1,7 +1,13 @@
 import { BadRequestError } from '../../errors.ts';
-import { type ActivityRecord, type ActivityStore, effectsOf, isCountedThreat, toRecord } from '../activity.ts';
 import { canonicalize } from '../check/canonical.ts';
 import type { CheckIndexStore } from '../check/types.ts';
+import {
+  type ActivityRecord,
+  type ActivityStore,
+  effectsOf,
+  isCountedThreat,
+  toRecord,
+} from '../lifecycle/activity.ts';
 import { type DisputeDeps, disputeForOrganization } from './disputes.ts';
 
 export type UnblockDeps = DisputeDeps & {

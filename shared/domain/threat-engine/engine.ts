@@ -1,7 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import { distance } from 'fastest-levenshtein';
-import { detectAssetType } from '../asset-detection.ts';
-import type { AssetType } from '../asset-types.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 import { canonicalize, entryKeyOf } from '../check/canonical.ts';
 import { onHostingPlatform } from '../check/hosting.ts';
 import { publicSuffixLength } from '../check/public-suffix.ts';

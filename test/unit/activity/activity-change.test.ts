@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseActivityChange } from '../../../shared/domain/activity.ts';
+import { parseActivityChange } from '../../../shared/domain/lifecycle/activity.ts';
 import { BadRequestError } from '../../../shared/errors.ts';
 
 const threat = {

@@ -2,7 +2,7 @@ import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-
 import { beforeEach, describe, expect, it } from 'vitest';
 import { activityRepository } from '../../../shared/db/activity-repository.ts';
 import { key } from '../../../shared/db/keys.ts';
-import { effectsOf, parseActivityChange } from '../../../shared/domain/activity.ts';
+import { effectsOf, parseActivityChange } from '../../../shared/domain/lifecycle/activity.ts';
 import { cancelled, conditionFailsOn, mockDb, sameKey } from '../../fixtures/mock-db.ts';
 
 const ddb = mockDb();

@@ -7,7 +7,7 @@ import {
   deleteActivity,
   parseActivityChange,
   updateActivity,
-} from '../../../shared/domain/activity.ts';
+} from '../../../shared/domain/lifecycle/activity.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../../shared/errors.ts';
 import { fakeActivityStore } from './fake-activity-store.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demoActivity } from '../../../infra/local/demo-activity.ts';
-import { parseActivityChange } from '../../../shared/domain/activity.ts';
+import { parseActivityChange } from '../../../shared/domain/lifecycle/activity.ts';
 
 const today = new Date('2026-11-21T15:30:00Z');
 

@@ -4,7 +4,7 @@ import {
   type ActivityRef,
   type ActivityStore,
   counterShardOf,
-} from '../../../shared/domain/activity.ts';
+} from '../../../shared/domain/lifecycle/activity.ts';
 
 const recordId = (ref: ActivityRef) => `${ref.organization}/${ref.kind}/${ref.id}`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssetType } from '../../../shared/domain/asset-types.ts';
+import type { AssetType } from '../../../shared/domain/allowlist/asset-types.ts';
 import { canonicalize, entryKeyOf } from '../../../shared/domain/check/canonical.ts';
 
 /** Candidate keys, most specific first, or the kind of content that has none. */

@@ -1,4 +1,4 @@
-import type { AssetType } from '../../../shared/domain/asset-types.ts';
+import type { AssetType } from '../../../shared/domain/allowlist/asset-types.ts';
 import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
 import { ethPhishingSource } from '../../../shared/domain/check/eth-phishing-detect.ts';
 import { listSource } from '../../../shared/domain/check/lists.ts';

@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/assets/list.ts';
 import { secretCursorKeys } from '../../../shared/db/cursor-key-secret.ts';
-import { cursorCodec } from '../../../shared/domain/cursor.ts';
+import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import * as runtime from '../../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchesPattern } from '../../../infra/local/write-guard.ts';
 import { ROUTES, WORKER_WRITES } from '../../../infra/routes.ts';
 import { key, PARTITIONS } from '../../../shared/db/keys.ts';
-import { COUNTER_SHARDS } from '../../../shared/domain/counters.ts';
+import { COUNTER_SHARDS } from '../../../shared/domain/insights/counters.ts';
 
 const PATTERNS: readonly string[] = Object.values(PARTITIONS);
 const OPERATOR_ONLY: readonly string[] = [PARTITIONS.organization, PARTITIONS.apiKey, PARTITIONS.user];

@@ -5,8 +5,8 @@ import {
   generateApiKey,
   hashApiKey,
   KEY_GUESSES_MESSAGE,
-} from '../../../shared/domain/api-keys.ts';
-import { tokenBuckets } from '../../../shared/domain/rate-limits.ts';
+} from '../../../shared/domain/account/api-keys.ts';
+import { tokenBuckets } from '../../../shared/domain/account/rate-limits.ts';
 import { ServiceUnavailableError, TooManyRequestsError } from '../../../shared/errors.ts';
 
 const record: ApiKeyRecord = { kind: 'organization', orgId: 'acme', scopes: ['read'], revoked: false };

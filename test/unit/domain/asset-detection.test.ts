@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectAssetType, isValidFor } from '../../../shared/domain/asset-detection.ts';
-import type { AssetType } from '../../../shared/domain/asset-types.ts';
+import { detectAssetType, isValidFor } from '../../../shared/domain/allowlist/asset-detection.ts';
+import type { AssetType } from '../../../shared/domain/allowlist/asset-types.ts';
 
 const DETECTED: [string, AssetType][] = [
   ['https://example.com', 'URL'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BRAND_PROFILE_KEYS, toBrandProfile } from '../../../shared/domain/brand-profile.ts';
-import { brandProfileFields } from '../../../shared/domain/brand-profile-schema.ts';
+import { BRAND_PROFILE_KEYS, toBrandProfile } from '../../../shared/domain/account/brand-profile.ts';
+import { brandProfileFields } from '../../../shared/domain/account/brand-profile-schema.ts';
 
 const brand = { orgId: 'acme', slug: 'acme-wallet' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cursorCodec, parseCursorKeySet } from '../../../shared/domain/cursor.ts';
+import { cursorCodec, parseCursorKeySet } from '../../../shared/domain/core/cursor.ts';
 import { BadRequestError } from '../../../shared/errors.ts';
 
 const codec = cursorCodec(() => 'secret-a');

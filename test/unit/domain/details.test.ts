@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
-import { assetIdOf, recordNumber } from '../../../shared/domain/ids.ts';
-import { assetDetails, type DetailsDeps } from '../../../shared/domain/lookups.ts';
+import { assetIdOf, recordNumber } from '../../../shared/domain/core/ids.ts';
+import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
+import { assetDetails, type DetailsDeps } from '../../../shared/domain/lookups/lookups.ts';
 
 const CONTENT = 'popular-phish.xyz';
 const ASSET_ID = assetIdOf(entryKeyOf(CONTENT, 'URL') as string);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Timer } from '../../../shared/domain/check/index.ts';
-import { fairGate } from '../../../shared/domain/concurrency.ts';
+import { fairGate } from '../../../shared/domain/core/concurrency.ts';
 
 /** A timer the test fires by hand. */
 const manualTimer = () => {

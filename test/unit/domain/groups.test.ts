@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type Clock, type GroupRecords, groupStore, type RemovalStep } from '../../../shared/domain/groups.ts';
+import {
+  type Clock,
+  type GroupRecords,
+  groupStore,
+  type RemovalStep,
+} from '../../../shared/domain/allowlist/groups.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 
 /** A clock that only moves when the process pauses, or by `tick` per step. */

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import {
   bucketOf,
   CHANGED,
@@ -19,8 +18,9 @@ import {
   medianWindowOf,
   OPEN,
   takedownStage,
-} from '../../../shared/domain/insight-counters.ts';
-import { windowMedian } from '../../../shared/domain/insights.ts';
+} from '../../../shared/domain/insights/insight-counters.ts';
+import { windowMedian } from '../../../shared/domain/insights/insights.ts';
+import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
 
 const takedown = (status: string, extra: Record<string, unknown> = {}): ActivityRecord =>
   ({

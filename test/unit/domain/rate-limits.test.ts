@@ -4,7 +4,7 @@ import {
   keyRateLimits,
   parseRateLimits,
   rateLimiter,
-} from '../../../shared/domain/rate-limits.ts';
+} from '../../../shared/domain/account/rate-limits.ts';
 
 const clock = (start = 1_000_000) => {
   let now = start;

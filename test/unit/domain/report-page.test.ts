@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
-import { publicReport } from '../../../shared/domain/report-page.ts';
+import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
+import { publicReport } from '../../../shared/domain/lifecycle/report-page.ts';
 
 const report = (organization: string, extra: Partial<ActivityRecord> = {}): ActivityRecord =>
   ({

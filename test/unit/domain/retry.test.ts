@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, retry } from '../../../shared/domain/retry.ts';
+import { backoffDelay, retry } from '../../../shared/domain/core/retry.ts';
 
 /** A clock that only moves when something sleeps on it, and remembers each pause. */
 const steppedClock = (start = 0) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reviewComment, spendReview } from '../../../shared/domain/reviews.ts';
+import { reviewComment, spendReview } from '../../../shared/domain/lifecycle/reviews.ts';
 
 const DAY = 86_400_000;
 

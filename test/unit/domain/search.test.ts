@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivityRecord } from '../../../shared/domain/activity.ts';
+import type { Membership } from '../../../shared/domain/account/organizations.ts';
 import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
-import { assetIdOf, recordNumber } from '../../../shared/domain/ids.ts';
-import type { Membership } from '../../../shared/domain/organizations.ts';
-import { type SearchDeps, searchAsset, type VerdictEntry } from '../../../shared/domain/search.ts';
+import { assetIdOf, recordNumber } from '../../../shared/domain/core/ids.ts';
+import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
+import { type SearchDeps, searchAsset, type VerdictEntry } from '../../../shared/domain/lookups/search.ts';
 
 const CONTENT = 'shared-phish.xyz';
 const ASSET_ID = assetIdOf(entryKeyOf(CONTENT, 'URL') as string);

@@ -4,7 +4,7 @@ import {
   DEFAULT_THRESHOLDS,
   effectiveSettings,
   parseStageThresholds,
-} from '../../../shared/domain/organization-settings.ts';
+} from '../../../shared/domain/account/organization-settings.ts';
 
 describe('the stage healthcheck thresholds', () => {
   afterEach(() => {

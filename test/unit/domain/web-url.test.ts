@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { isWebUrl, webUrl } from '../../../shared/domain/web-url.ts';
+import { isWebUrl, webUrl } from '../../../shared/domain/core/web-url.ts';
 
 const REFUSED_EVERYWHERE = [
   'javascript:alert(1)',

@@ -3,7 +3,7 @@ import { createHandler as createCreateGroup } from '../../../functions/asset-gro
 import { createHandler as createDeleteGroup } from '../../../functions/asset-groups/delete.ts';
 import { createHandler as createListGroups } from '../../../functions/asset-groups/list.ts';
 import { createHandler as createRenameGroup } from '../../../functions/asset-groups/update.ts';
-import type { GroupStore } from '../../../shared/domain/groups.ts';
+import type { GroupStore } from '../../../shared/domain/allowlist/groups.ts';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { fakeKeys, inMemoryStores, orgKey, userKey } from '../../fixtures/fakes.ts';

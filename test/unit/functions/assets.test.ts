@@ -3,7 +3,7 @@ import { createHandler as createAddAssets } from '../../../functions/assets/crea
 import { createHandler as createDeleteAsset } from '../../../functions/assets/delete.ts';
 import { createHandler as createListAssets } from '../../../functions/assets/list.ts';
 import { createHandler as createUpdateAsset } from '../../../functions/assets/update.ts';
-import { cursorCodec } from '../../../shared/domain/cursor.ts';
+import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { fakeKeys, inMemoryStores, orgKey } from '../../fixtures/fakes.ts';
 

@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/assets/list.ts';
-import { cursorCodec } from '../../../shared/domain/cursor.ts';
+import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
 import * as runtime from '../../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';

@@ -11,7 +11,7 @@ import { handler as createAssets } from '../../../functions/assets/create.ts';
 import { handler as listAssets } from '../../../functions/assets/list.ts';
 import { createHandler as createCheck } from '../../../functions/check/check.ts';
 import { BASE_PATHS, ROUTES } from '../../../infra/routes.ts';
-import { cursorCodec } from '../../../shared/domain/cursor.ts';
+import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
 import { SAMPLED_ROUTES } from '../../../shared/http/telemetry.ts';
 import * as runtime from '../../../shared/runtime.ts';
 import { apiEvent, call, context } from '../../fixtures/api-event.ts';

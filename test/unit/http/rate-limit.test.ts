@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { loadRoutes } from '../../../infra/openapi/document.ts';
 import { ROUTES } from '../../../infra/routes.ts';
-import { DEFAULT_RATE_LIMITS, type RateClass, rateLimiter } from '../../../shared/domain/rate-limits.ts';
+import { DEFAULT_RATE_LIMITS, type RateClass, rateLimiter } from '../../../shared/domain/account/rate-limits.ts';
 import { apiHandler } from '../../../shared/http/api-handler.ts';
 import { json } from '../../../shared/http/json.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';

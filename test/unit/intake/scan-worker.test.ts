@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/intake/scan-worker.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
 import { runScan, type Scan, type ScanStore, type WorkerDeps } from '../../../shared/domain/intake/scans.ts';
-import type { LifecycleStore } from '../../../shared/domain/lifecycle-store.ts';
+import type { LifecycleStore } from '../../../shared/domain/lifecycle/store.ts';
 
 const NOW = Date.parse('2026-11-26T10:00:00Z');
 const MALICIOUS_CONTENT = 'https://acme-wallet-airdrop-claim.xyz/connect';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { dayOfBound } from '../../../shared/domain/dates.ts';
-import { metricsDate } from '../../../shared/domain/metrics.ts';
+import { dayOfBound } from '../../../shared/domain/core/dates.ts';
+import { metricsDate } from '../../../shared/domain/insights/metrics.ts';
 
 describe('metrics date bounds', () => {
   it.each([

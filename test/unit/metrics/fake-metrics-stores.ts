@@ -1,6 +1,6 @@
-import { medianWindowOf } from '../../../shared/domain/insight-counters.ts';
-import type { DayCounters, MetricsScope, MetricsStores } from '../../../shared/domain/metrics.ts';
-import type { Membership, Organization } from '../../../shared/domain/organizations.ts';
+import type { Membership, Organization } from '../../../shared/domain/account/organizations.ts';
+import { medianWindowOf } from '../../../shared/domain/insights/insight-counters.ts';
+import type { DayCounters, MetricsScope, MetricsStores } from '../../../shared/domain/insights/metrics.ts';
 
 type Days = Record<string, Record<string, number>>;
 

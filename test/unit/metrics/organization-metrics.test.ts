@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { legacyOrganizationMetrics, organizationMetrics } from '../../../shared/domain/metrics.ts';
+import { legacyOrganizationMetrics, organizationMetrics } from '../../../shared/domain/insights/metrics.ts';
 import { ForbiddenError, NotFoundError } from '../../../shared/errors.ts';
 import { fakeMetricsStores } from './fake-metrics-stores.ts';
 import { recountCounters } from './recount.ts';

@@ -1,5 +1,5 @@
-import type { ActivityChange } from '../../../shared/domain/activity.ts';
-import type { Metrics } from '../../../shared/domain/metrics.ts';
+import type { Metrics } from '../../../shared/domain/insights/metrics.ts';
+import type { ActivityChange } from '../../../shared/domain/lifecycle/activity.ts';
 
 /**
  * The brute-force truth the metrics must equal: a recount over the final state of every record,

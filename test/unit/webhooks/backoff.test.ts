@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs } from '../../../shared/domain/webhooks.ts';
+import { backoffMs } from '../../../shared/domain/webhooks/webhooks.ts';
 
 describe('the wait before each retry', () => {
   it('grows with every retry whatever the jitter draws', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedChange } from '../../../shared/db/webhook-repository.ts';
-import type { ActivityRecord } from '../../../shared/domain/activity.ts';
 import { BIT } from '../../../shared/domain/check/verdicts.ts';
-import { assetIdOf, organizationIdOf } from '../../../shared/domain/reports.ts';
-import type { Webhook, WebhookEvent } from '../../../shared/domain/webhooks.ts';
+import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
+import { assetIdOf, organizationIdOf } from '../../../shared/domain/lifecycle/reports.ts';
+import type { Webhook, WebhookEvent } from '../../../shared/domain/webhooks/webhooks.ts';
 import { eventsOfChange } from '../../../shared/webhooks/dispatch.ts';
 
 const CHANGED_AT = '2026-11-21T10:00:05.000Z';

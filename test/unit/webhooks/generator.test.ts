@@ -7,7 +7,7 @@ import type {
   NewBatch,
 } from '../../../shared/db/webhook-repository.ts';
 import { BIT, positionAt } from '../../../shared/domain/check/verdicts.ts';
-import type { Webhook } from '../../../shared/domain/webhooks.ts';
+import type { Webhook } from '../../../shared/domain/webhooks/webhooks.ts';
 import { eventGenerator } from '../../../shared/webhooks/dispatch.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:10.000Z');

@@ -1,14 +1,14 @@
 import * as v from 'valibot';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
-import { jsonSchemaTwin } from '../schema-twin.ts';
-import type { AssetType } from './asset-types.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
+import { jsonSchemaTwin } from '../../schema-twin.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { BOUND_PATTERN, dayOfBound, nextDay } from '../core/dates.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX, threatCounter } from './counters.ts';
-import { BOUND_PATTERN, dayOfBound, nextDay } from './dates.ts';
 import type { BreakdownMetric, Dimension, HistogramRef, MedianWindow } from './insight-counters.ts';
-import type { DirectoryStore } from './organizations.ts';
 
 /** The functions read the current UTC day through here. */
-export { utcDay } from './dates.ts';
+export { utcDay } from '../core/dates.ts';
 
 const BRANDS_METRICS_FLAG = 'brands-metrics';
 const INVALID_DATE = 'Invalid date format. Use ISO 8601 format.';

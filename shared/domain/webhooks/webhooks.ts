@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { backoffDelay } from './retry.ts';
+import { backoffDelay } from '../core/retry.ts';
 
 export const WEBHOOK_EVENTS = [
   'asset.status-updated',

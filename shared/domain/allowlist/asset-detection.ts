@@ -1,7 +1,7 @@
+import { canonicalize } from '../check/canonical.ts';
+import { onHostingPlatform } from '../check/hosting.ts';
+import { platformRule } from '../check/platforms.ts';
 import type { AssetType } from './asset-types.ts';
-import { canonicalize } from './check/canonical.ts';
-import { onHostingPlatform } from './check/hosting.ts';
-import { platformRule } from './check/platforms.ts';
 
 /**
  * Hosts of the platforms whose URLs name an account of one asset type, as the check index

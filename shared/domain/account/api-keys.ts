@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ServiceUnavailableError, TooManyRequestsError } from '../errors.ts';
+import { ServiceUnavailableError, TooManyRequestsError } from '../../errors.ts';
 import {
   type Budget,
   type KeyRateLimits,

@@ -1,11 +1,11 @@
+import type { KeyResolver } from '../account/api-keys.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import type { CursorCodec } from '../core/cursor.ts';
+import { dayWindow, orderedBounds } from '../core/dates.ts';
+import { externalIdOf, recordNumber } from '../core/ids.ts';
 import { type ActivityRecord, LEGACY_TAKEDOWN_STATUSES, type LivenessStatus, type TakedownStatus } from './activity.ts';
-import type { KeyResolver } from './api-keys.ts';
-import type { AssetType } from './asset-types.ts';
-import type { CursorCodec } from './cursor.ts';
-import { dayWindow, orderedBounds } from './dates.ts';
-import { externalIdOf, recordNumber } from './ids.ts';
-import type { Listing, ListQuery, ListStore } from './lifecycle-lists.ts';
-import type { DirectoryStore } from './organizations.ts';
+import type { Listing, ListQuery, ListStore } from './lists.ts';
 import { brandIdOf, proposalAssetStatus } from './reviews.ts';
 
 /** The `id` a record answers with: always a number, whatever id it was recorded under. */

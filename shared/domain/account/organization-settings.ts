@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { webUrl } from './web-url.ts';
+import { webUrl } from '../core/web-url.ts';
 
 export const HEALTHCHECK_KEYS = [
   'reviewing.backlog',

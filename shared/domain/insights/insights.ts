@@ -1,8 +1,10 @@
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
-import type { Caller } from './access.ts';
-import type { AssetType } from './asset-types.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
+import type { Caller } from '../account/access.ts';
+import type { OrganizationSettings } from '../account/organization-settings.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { nextDay } from '../core/dates.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
-import { nextDay } from './dates.ts';
 import {
   type BreakdownMetric,
   CHANGED,
@@ -15,8 +17,6 @@ import {
   threatGroupOf,
 } from './insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from './metrics.ts';
-import type { OrganizationSettings } from './organization-settings.ts';
-import type { DirectoryStore } from './organizations.ts';
 
 const DAY_MS = 86_400_000;
 const BRANDS_METRICS_FLAG = 'brands-metrics';

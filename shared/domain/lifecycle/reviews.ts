@@ -1,11 +1,11 @@
-import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
+import type { Brand, DirectoryStore } from '../account/organizations.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { CheckIndexStore } from '../check/types.ts';
+import { newRecordId, stableId } from '../core/ids.ts';
 import { type ActivityRecord, effectsOfAll, type RecordWrite, type ReviewStatus, toRecord } from './activity.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { CheckIndexStore } from './check/types.ts';
-import { newRecordId, stableId } from './ids.ts';
-import type { CommitGuards, LifecycleStore } from './lifecycle-store.ts';
-import type { Brand, DirectoryStore } from './organizations.ts';
 import { pendingClaim } from './reports.ts';
+import type { CommitGuards, LifecycleStore } from './store.ts';
 
 export const REVIEW_DECISIONS = ['APPROVE', 'REJECT', 'WATCHLIST'] as const;
 export const REVIEW_LABELS = [

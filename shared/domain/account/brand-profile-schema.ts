@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { webUrl } from './web-url.ts';
+import { webUrl } from '../core/web-url.ts';
 
 /* How fixtures and the operator's `brand set` give a brand's profile; only their code loads it. */
 

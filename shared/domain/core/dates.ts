@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.ts';
+import { BadRequestError } from '../../errors.ts';
 
 /** Calendar dates and instants as the API writes them: strict ISO 8601, days as `YYYY-MM-DD` UTC. */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,5 +1,5 @@
+import { stableId } from '../core/ids.ts';
 import type { BrandProfileInput } from './brand-profile-schema.ts';
-import { stableId } from './ids.ts';
 
 /* The published configuration of a brand, as fixtures and the operator set it and the brands listing answers it. */
 

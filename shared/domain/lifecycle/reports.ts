@@ -1,12 +1,12 @@
-import { ForbiddenError, UnprocessableContentError } from '../errors.ts';
+import { ForbiddenError, UnprocessableContentError } from '../../errors.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { canonicalize } from '../check/canonical.ts';
+import type { CheckIndexStore } from '../check/types.ts';
+import { assetIdOf, newRecordIds, stableId } from '../core/ids.ts';
 import { type ActivityRecord, effectsOfAll, type RecordWrite } from './activity.ts';
-import { detectAssetType } from './asset-detection.ts';
-import type { AssetType } from './asset-types.ts';
-import { canonicalize } from './check/canonical.ts';
-import type { CheckIndexStore } from './check/types.ts';
-import { assetIdOf, newRecordIds, stableId } from './ids.ts';
-import type { ClaimName, LifecycleStore } from './lifecycle-store.ts';
-import type { DirectoryStore } from './organizations.ts';
+import type { ClaimName, LifecycleStore } from './store.ts';
 
 export type ReportErrorType =
   | 'DUPLICATE_ASSETS'

@@ -1,6 +1,6 @@
-import type { ActivityRecord, CounterDelta, RecordWrite } from './activity.ts';
-import { COUNTED_THREAT_STATUSES, counterShardOf } from './activity.ts';
-import type { AssetType } from './asset-types.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import type { ActivityRecord, CounterDelta, RecordWrite } from '../lifecycle/activity.ts';
+import { COUNTED_THREAT_STATUSES, counterShardOf } from '../lifecycle/activity.ts';
 
 /**
  * Counters of the insights (breakdowns, time-to histograms, open work), kept in insight day items of

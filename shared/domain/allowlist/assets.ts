@@ -1,8 +1,8 @@
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, NotFoundError } from '../../errors.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { CursorCodec } from '../core/cursor.ts';
 import { detectAssetType, isValidFor } from './asset-detection.ts';
 import type { AssetStatus, AssetType } from './asset-types.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { CursorCodec } from './cursor.ts';
 import type { GroupStore } from './groups.ts';
 
 export type Asset = {

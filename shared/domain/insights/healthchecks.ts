@@ -1,7 +1,16 @@
-import { NotFoundError } from '../errors.ts';
-import type { Caller } from './access.ts';
-import { utcDay } from './dates.ts';
-import { type SilentConfigs, silentConfigs, type YieldStore } from './detections/yields.ts';
+import { NotFoundError } from '../../errors.ts';
+import type { Caller } from '../account/access.ts';
+import {
+  effectiveSettings,
+  HEALTHCHECK_KEYS,
+  type HealthcheckKey,
+  type OrganizationSettings,
+  type SettingsStore,
+  type StageThresholds,
+  type Threshold,
+} from '../account/organization-settings.ts';
+import { utcDay } from '../core/dates.ts';
+import { type SilentConfigs, silentConfigs, type YieldStore } from '../detections/yields.ts';
 import { CHANGED, OPEN } from './insight-counters.ts';
 import {
   type InsightsStores,
@@ -13,15 +22,6 @@ import {
   startOfDay,
   sumBetween,
 } from './insights.ts';
-import {
-  effectiveSettings,
-  HEALTHCHECK_KEYS,
-  type HealthcheckKey,
-  type OrganizationSettings,
-  type SettingsStore,
-  type StageThresholds,
-  type Threshold,
-} from './organization-settings.ts';
 
 export type HealthcheckStatus = 'ok' | 'warn' | 'fail';
 export type HealthcheckResult = {

@@ -1,9 +1,9 @@
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, NotFoundError } from '../../errors.ts';
+import { organizationIdOf } from '../lifecycle/reports.ts';
 import type { Caller } from './access.ts';
 import type { Scope } from './api-keys.ts';
 import { effectiveSettings, type OrganizationSettings, type SettingsStore } from './organization-settings.ts';
 import type { DirectoryStore, MembershipStatus } from './organizations.ts';
-import { organizationIdOf } from './reports.ts';
 
 export type Profile = { email: string | null; fullName: string | null; avatarUrl: string | null };
 export type ProfileChanges = { fullName?: string; avatarUrl?: string | null };

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonSchemaTwin } from '../schema-twin.ts';
+import { jsonSchemaTwin } from '../../schema-twin.ts';
 
 export const MAX_URL_LENGTH = 2048;
 

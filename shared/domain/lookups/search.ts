@@ -1,15 +1,15 @@
-import { BadRequestError } from '../errors.ts';
-import type { Caller } from './access.ts';
-import type { ActivityRecord, ActivityStore } from './activity.ts';
-import { detectAssetType } from './asset-detection.ts';
-import type { AssetType } from './asset-types.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { Checker } from './check/engine.ts';
-import type { CheckResult, IndexEntry } from './check/types.ts';
-import { assetIdOf } from './ids.ts';
-import type { ListStore } from './lifecycle-lists.ts';
-import { publicId } from './lifecycle-views.ts';
-import type { DirectoryStore } from './organizations.ts';
+import { BadRequestError } from '../../errors.ts';
+import type { Caller } from '../account/access.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { Checker } from '../check/engine.ts';
+import type { CheckResult, IndexEntry } from '../check/types.ts';
+import { assetIdOf } from '../core/ids.ts';
+import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { publicId } from '../lifecycle/views.ts';
 
 /** Records read about one asset: its newest changes, in every organization. */
 const RECORDS_PER_ASSET = 25;

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.ts';
-import { ASSET_TYPES } from './asset-types.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import { type Clock, systemClock } from './clock.ts';
-import { mapConcurrently } from './concurrency.ts';
-import { COUNTER, COUNTER_SHARDS, threatCounter } from './counters.ts';
-import { parseInstant } from './dates.ts';
-import { assetIdOf } from './ids.ts';
-import { MAX_CONTENT_LENGTH, SLUG } from './limits.ts';
-import { type Backoff, retry } from './retry.ts';
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
+import { ASSET_TYPES } from '../allowlist/asset-types.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import { type Clock, systemClock } from '../core/clock.ts';
+import { mapConcurrently } from '../core/concurrency.ts';
+import { parseInstant } from '../core/dates.ts';
+import { assetIdOf } from '../core/ids.ts';
+import { MAX_CONTENT_LENGTH, SLUG } from '../core/limits.ts';
+import { type Backoff, retry } from '../core/retry.ts';
+import { COUNTER, COUNTER_SHARDS, threatCounter } from '../insights/counters.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];

@@ -1,10 +1,10 @@
-import { BadRequestError } from '../errors.ts';
-import type { ActivityRecord, ActivityStore } from './activity.ts';
-import { detectAssetType } from './asset-detection.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { ListStore } from './lifecycle-lists.ts';
-import { publicId } from './lifecycle-views.ts';
-import { assetIdOf } from './reports.ts';
+import { BadRequestError } from '../../errors.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { assetIdOf } from '../lifecycle/reports.ts';
+import { publicId } from '../lifecycle/views.ts';
 
 /** Records read about one asset: its newest changes, in every organization. */
 const RECORDS_PER_ASSET = 25;

@@ -1,12 +1,12 @@
-import type { Caller } from './access.ts';
-import { isCountedThreat } from './activity.ts';
-import { detectAssetType } from './asset-detection.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { Checker } from './check/engine.ts';
-import { assetIdOf } from './ids.ts';
-import type { ListStore } from './lifecycle-lists.ts';
-import { publicId } from './lifecycle-views.ts';
-import type { DirectoryStore } from './organizations.ts';
+import type { Caller } from '../account/access.ts';
+import type { DirectoryStore } from '../account/organizations.ts';
+import { detectAssetType } from '../allowlist/asset-detection.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { Checker } from '../check/engine.ts';
+import { assetIdOf } from '../core/ids.ts';
+import { isCountedThreat } from '../lifecycle/activity.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { publicId } from '../lifecycle/views.ts';
 import { recordsOfAsset, visibleOrganizations } from './search.ts';
 
 export type DetailsDeps = {

@@ -1,7 +1,7 @@
-import { NotFoundError } from '../errors.ts';
-import { type Clock, systemClock } from './clock.ts';
+import { NotFoundError } from '../../errors.ts';
+import { type Clock, systemClock } from '../core/clock.ts';
 
-export type { Clock } from './clock.ts';
+export type { Clock } from '../core/clock.ts';
 
 export type Group = { id: number; name: string; assetCount: number };
 

@@ -1,4 +1,4 @@
-import type { Timer } from './check/index.ts';
+import type { Timer } from '../check/index.ts';
 
 /**
  * Runs `work` on every item with at most `limit` running at once, and returns the results in

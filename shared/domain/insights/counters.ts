@@ -1,4 +1,4 @@
-import type { AssetType } from './asset-types.ts';
+import type { AssetType } from '../allowlist/asset-types.ts';
 
 /** Counter attributes of a day item. Threats are counted per asset type: `threats_URL`, `threats_TWITTER`, … */
 export const COUNTER = {

@@ -1,6 +1,6 @@
+import { brandIdOf } from '../lifecycle/reviews.ts';
 import { brandProfileView } from './brand-profile.ts';
 import type { DirectoryStore } from './organizations.ts';
-import { brandIdOf } from './reviews.ts';
 
 /** `GET /organization/brands`: every live brand of the organization, with the stable id reviews take. */
 export const listBrands = async (directory: Pick<DirectoryStore, 'listBrands'>, orgId: string) =>

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { BadRequestError } from '../errors.ts';
+import { BadRequestError } from '../../errors.ts';
 
 /**
  * `next_page` tokens: `<key version>.<AES-256-GCM over a store's position>`. The position is

@@ -1,8 +1,8 @@
+import type { AssetType } from '../allowlist/asset-types.ts';
+import { entryKeyOf } from '../check/canonical.ts';
+import type { CheckIndexStore } from '../check/types.ts';
 import type { ActivityRecord } from './activity.ts';
-import type { AssetType } from './asset-types.ts';
-import { entryKeyOf } from './check/canonical.ts';
-import type { CheckIndexStore } from './check/types.ts';
-import { publicId } from './lifecycle-views.ts';
+import { publicId } from './views.ts';
 
 export interface ReportDirectory {
   /** The reports stored under this id, in any organization (more than one only for ids an operator chose). */

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '../errors.ts';
+import { ForbiddenError } from '../../errors.ts';
 import type { DirectoryStore } from './organizations.ts';
 
 /** The caller of an endpoint that takes `organizationSlug`, as its API key identifies it. */
