@@ -44,6 +44,7 @@ beforeAll(async () => {
       threat('globex', 't-foreign', 'globex-blocked.xyz'),
       threat('globex', 't-upheld', 'wrongly-blocked.xyz'),
       threat('globex', 't-rejected', 'rightly-blocked.xyz'),
+      threat('globex', 't-marker', 'upheld-after-reject.xyz'),
       threat('acme', '1790000000000901', 'shared-block.xyz'),
       threat('globex', '1790000000000902', 'shared-block.xyz'),
     ],
@@ -144,9 +145,16 @@ describe('intake through the local gateway', () => {
     const dispute = await call('/dispute/create', BOT, { content, email: 'someone@example.com' });
 
     const rejected = JSON.parse(await admin('disputes', 'reject', dispute.body.id));
-    await pause(1200);
+    // A change made after the rejection: once the check shows it, it shows anything the rejection changed.
+    const marker = await call('/dispute/create', BOT, {
+      content: 'upheld-after-reject.xyz',
+      email: 'owner@example.com',
+    });
+    await admin('disputes', 'uphold', marker.body.id);
+    const markerSeen = await checkUntil('upheld-after-reject.xyz', 'ALLOWED');
 
     expect(rejected).toMatchObject({ id: dispute.body.id, status: 'REJECTED', resolutionNote: 'Checked by hand' });
+    expect(markerSeen.status).toBe('ALLOWED');
     expect(await statusOf(content)).toBe('BLOCKED');
   });
 

@@ -47,12 +47,11 @@ const call = async (route: Route) => {
   };
 };
 
-/**
- * How long the store stays frozen. An answer that arrives before it ends cannot have come from the
- * store: the route gave up on its own. The margin over the 3 s goal is wide on purpose; the answer
- * times themselves are the benchmark's (`npm run bench -- outage`).
+/*
+ * The store stays frozen until every request sent while it is frozen has answered, so each answer
+ * came from the route giving up on its own (a route that waited for the store would never answer
+ * and the test would time out). The answer times themselves are the benchmark's (`npm run bench -- outage`).
  */
-const STALL_MS = 10_000;
 const MIN_STALLED_REQUESTS = 100;
 
 describe('a data store that stops answering', () => {
@@ -62,12 +61,8 @@ describe('a data store that stops answering', () => {
     const sent = Array.from({ length: Math.ceil(MIN_STALLED_REQUESTS / tableRoutes.length) }, () => ROUTES).flat();
     process.env.STORE_REQUEST_BUDGET_MS = String(REQUEST_BUDGET_MS);
     proxy.stall();
-    let frozen = true;
-    const thaw = new Promise((resolve) => setTimeout(resolve, STALL_MS));
 
-    const stalled = await Promise.all(sent.map(async (route) => ({ ...(await call(route)), frozen })));
-    await thaw;
-    frozen = false;
+    const stalled = await Promise.all(sent.map(call));
     proxy.resume();
     if (TEST_REQUEST_BUDGET === undefined) delete process.env.STORE_REQUEST_BUDGET_MS;
     else process.env.STORE_REQUEST_BUDGET_MS = TEST_REQUEST_BUDGET;
@@ -87,7 +82,6 @@ describe('a data store that stops answering', () => {
     ).toBeGreaterThanOrEqual(MIN_STALLED_REQUESTS);
     for (const [i, answer] of stalled.entries()) {
       const route = sent[i] as Route;
-      expect(answer.frozen, `${answer.route} answered while the store was frozen`).toBe(true);
       // A route this test has no valid request for answers its 4xx before any read.
       if (route.access === 'none' || (!hasValidRequest(route) && answer.status < 500)) {
         expect(answer.status, answer.route).toBeLessThan(500);
