@@ -43,8 +43,8 @@ const doubleGlyphSwaps = (name: string): Set<string> => {
 
 /**
  * The families, after dnstwist 20221213's fuzzers (`dnstwist -f list`, no dictionary and no TLD
- * file, so no `dictionary` names and only our own TLD swap). Each takes the label before the
- * public suffix and the suffix, and gives whole names, Unicode allowed:
+ * file, so no `dictionary` names and only our own TLD swap; that version has no plural). Each
+ * takes the label before the public suffix and the suffix, and gives whole names, Unicode allowed:
  * - addition: a letter or digit appended; bitsquatting: one bit of one character flipped, kept
  *   when it is still a letter, digit or hyphen; omission, repetition, transposition: one character
  *   dropped, doubled, or swapped with the next; hyphenation, subdomain: a hyphen or a dot between
