@@ -11,6 +11,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
+import { SHIPPED_CT_LOG_LIST } from '../shared/db/static-ct-sources.ts';
 import { SAMPLES_MESSAGE } from '../shared/domain/detections/check-samples.ts';
 import { CLASS_EXPRESSIONS, SCHEDULE_CLASSES } from '../shared/domain/detections/schedules.ts';
 import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
@@ -52,7 +53,7 @@ export class DetectionRuns extends Construct {
       memorySize: 1024,
       timeout: Duration.seconds(RUN_TIMEOUT_SECONDS),
       settings,
-      files: [SHIPPED_ETH_LIST],
+      files: [SHIPPED_ETH_LIST, SHIPPED_CT_LOG_LIST],
       environment: { TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName },
     });
     this.runFunction.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));

@@ -36,6 +36,7 @@ import { s3Objects } from './db/s3.ts';
 import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
 import { sqsClient } from './db/sqs.ts';
+import { httpTileClient, logListLogs, recordedTileClient, SHIPPED_CT_LOG_LIST } from './db/static-ct-sources.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
@@ -363,8 +364,17 @@ export const detectionPipeline = /* @__PURE__ */ once(
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined
-        ? certificateNames(httpLogClient(ctLogEgress()))
-        : certificateNames(recordedLogClient(config.detectionCtRecording), { replay: true }),
+        ? certificateNames(httpLogClient(ctLogEgress()), {
+            tiles: httpTileClient(ctLogEgress()),
+            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
+          })
+        : certificateNames(recordedLogClient(config.detectionCtRecording), {
+            replay: true,
+            ...(config.detectionCtStaticRecording === undefined
+              ? {}
+              : { tiles: recordedTileClient(config.detectionCtStaticRecording) }),
+            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
+          }),
     resolverConcurrency: RESOLVER_CONCURRENCY,
   }),
 );

@@ -39,7 +39,7 @@ const DEMO = resolve(import.meta.dirname, 'demo.json');
 
 /**
  * The demo organization's first detection configs (DNS_TWIST over its domains, CERTSTREAM over the
- * recorded log in infra/local/detections, and the push sources), created through the API once and
+ * recorded static-CT log in infra/local/detections, and the push sources), created through the API once and
  * run, so its detections are there to list; the scheduler runs them again at their cron's times.
  */
 const startDemoDetections = async (base: string, key: string) => {
@@ -53,7 +53,7 @@ const startDemoDetections = async (base: string, key: string) => {
   await post('/detection/configs/create', {
     slug: 'acme',
     source: 'CERTSTREAM',
-    config: { logs: ['https://ct.example.net/demo'] },
+    config: { logs: [{ monitoringUrl: 'https://ct.example.net/demo/', kind: 'static' }] },
   });
   // Push sources: what acme submits (EXTERNAL), and lookalikes of its brands anyone checks (ASSET_CHECK).
   await post('/detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });
