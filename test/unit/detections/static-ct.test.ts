@@ -102,6 +102,17 @@ describe('a static-CT log over HTTP', () => {
     expect(requests.every((request) => request.acceptEncoding === 'gzip, identity')).toBe(true);
   });
 
+  it('refuses a log at a loopback address where the stage allows none, sending nothing', async () => {
+    const aws = { policy: { allowLoopback: false }, resolve: async () => ['127.0.0.1'] };
+
+    const checkpoint = httpTileClient(aws).checkpoint(`https://127.0.0.1:${port}/log/`);
+    const tile = httpTileClient(aws).tile(`https://ct.example.net:${port}/log/`, 'tile/data/000');
+
+    await expect(checkpoint).rejects.toThrow('127.0.0.1');
+    await expect(tile).rejects.toThrow('127.0.0.1');
+    expect(requests).toEqual([]);
+  });
+
   it('fails a read whose data tile the checkpoint promises but the log does not have', async () => {
     encoding = 'identity';
     const client = httpTileClient(LOCAL);
