@@ -8,9 +8,15 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { logListCommand } from '../../../infra/admin/log-list-commands.ts';
 import { writeStaticLog } from '../../../infra/local/write-static-log.ts';
 import { httpTileClient } from '../../../shared/db/static-ct-sources.ts';
+import { namesOfCertificate } from '../../../shared/domain/detections/certificate-names.ts';
 import { namesOf } from '../../../shared/domain/detections/certstream.ts';
 import { logsOfList, parseLogList } from '../../../shared/domain/detections/log-list.ts';
-import { parseCheckpoint, staticLogReader, tilePath } from '../../../shared/domain/detections/static-ct.ts';
+import {
+  certificatesOfDataTile,
+  parseCheckpoint,
+  staticLogReader,
+  tilePath,
+} from '../../../shared/domain/detections/static-ct.ts';
 import { logEntry } from '../../fixtures/certificates.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'static-ct-unit-'));
@@ -79,6 +85,18 @@ describe('static-CT paths and checkpoints', () => {
     expect(checkpoint.rootHash).toHaveLength(32);
     expect(() => parseCheckpoint('ct.example.net/demo\n-1\nAAAA\n')).toThrow('malformed checkpoint');
     expect(() => parseCheckpoint('')).toThrow('malformed checkpoint');
+  });
+});
+
+describe('static-CT tiles', () => {
+  it('reads each entry of a data tile, and refuses one cut short or of an unknown entry type', () => {
+    const tile = readFileSync(join(dir, 'tile/data/000'));
+    const unknownType = Buffer.from(tile);
+    unknownType[9] = 7;
+
+    expect(certificatesOfDataTile(tile).map(namesOfCertificate)).toEqual(LOG_ENTRIES.slice(0, 256).map(namesOf));
+    expect(() => certificatesOfDataTile(tile.subarray(0, tile.length - 1))).toThrow('truncated data tile');
+    expect(() => certificatesOfDataTile(unknownType)).toThrow('unknown type 7');
   });
 });
 
