@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { PUBLISHING, runPublisher, type VerdictPublisher } from '../../shared/domain/check/verdict-source.ts';
+import { PUBLISHING, runPublisher, type VerdictPublisher } from '../../shared/domain/verdict-feed/index.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';

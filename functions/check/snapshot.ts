@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { type ArtifactStore, publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
-import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
-import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/check/verdicts.ts';
+import type { VerdictLog, VerdictSnapshotStore } from '../../shared/domain/verdict-feed/index.ts';
+import { snapshotVerdicts } from '../../shared/domain/verdict-feed/index.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishSnapshotStored } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';

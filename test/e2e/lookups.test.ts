@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { loadRoutes, type RouteDeclaration } from '../../infra/openapi/document.ts';
-import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { LOG_TIMING } from '../../shared/domain/verdict-feed/index.ts';
 import { fieldsOf } from '../fixtures/schema-fields.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

@@ -5,7 +5,7 @@ import { ROUTES } from '../../infra/routes.ts';
 import { webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
-import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { LOG_TIMING } from '../../shared/domain/verdict-feed/index.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

@@ -8,14 +8,17 @@ import { key, VERDICT_LOG } from '../../shared/db/keys.ts';
 import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
-import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import {
   type FeedDelta,
   feedSource,
+  LOG_TIMING,
+  positionAt,
+  replicatedIndex,
+  type VerdictChange,
+  type VerdictLog,
   type VerdictPublisher,
   verdictPublisher,
-} from '../../shared/domain/check/verdict-source.ts';
-import { LOG_TIMING, positionAt, type VerdictChange, type VerdictLog } from '../../shared/domain/check/verdicts.ts';
+} from '../../shared/domain/verdict-feed/index.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-publisher');

@@ -10,11 +10,16 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
 import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import { blocklist } from '../../shared/domain/blocklist/blocklist.ts';
-import { EXPORT_STATUSES } from '../../shared/domain/check/export.ts';
-import { readWholeIndex, replicatedIndex } from '../../shared/domain/check/replica.ts';
-import { LOG_TIMING, positionAt, statusOf } from '../../shared/domain/check/verdicts.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+import {
+  EXPORT_STATUSES,
+  LOG_TIMING,
+  positionAt,
+  readWholeIndex,
+  replicatedIndex,
+  statusOf,
+} from '../../shared/domain/verdict-feed/index.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';

@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { publicSuffixLength } from '../check/public-suffix.ts';
+import { publicSuffixLength } from '../check/index.ts';
 import { PERMUTATION_FAMILIES, type PermutationFamily } from './sources.ts';
 
 export type Permutation = { domain: string; family: PermutationFamily };

@@ -1,22 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { replicatedIndex } from '../../../shared/domain/check/replica.ts';
 import {
+  BIT,
   type FeedDelta,
   type FeedPointer,
   type FeedStore,
   feedSource,
   LATE_RETRY_MS,
-  PUBLISHING,
-  runPublisher,
-  verdictPublisher,
-} from '../../../shared/domain/check/verdict-source.ts';
-import {
-  BIT,
   LOG_TIMING,
+  PUBLISHING,
   positionAt,
+  replicatedIndex,
+  runPublisher,
   type VerdictChange,
   type VerdictLog,
-} from '../../../shared/domain/check/verdicts.ts';
+  verdictPublisher,
+} from '../../../shared/domain/verdict-feed/index.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 
