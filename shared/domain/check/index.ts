@@ -37,7 +37,15 @@ export {
   type SuffixSource,
   useSuffixSource,
 } from './public-suffix.ts';
-export { type ListFeed, type ListReader, parseFeeds, type SyncOutcome, syncLists } from './sync.ts';
+export {
+  type ListFeed,
+  type ListReader,
+  type ListSync,
+  parseFeeds,
+  type SyncOutcome,
+  syncFailure,
+  syncLists,
+} from './sync.ts';
 export {
   CHECK_CODES,
   CHECK_REASONS,

@@ -29,7 +29,9 @@ export {
   type ReplicatedIndex,
   readWholeIndex,
   replicatedIndex,
+  type SnapshotJob,
   snapshotVerdicts,
+  storeVerdictSnapshot,
   VerdictState,
 } from './replica.ts';
 export {

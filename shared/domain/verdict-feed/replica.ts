@@ -567,6 +567,31 @@ export const replicatedIndex = ({
   };
 };
 
+/** One run of the snapshot job: what it stored, and its summary for the log. */
+const runSnapshotJob = async (
+  log: VerdictLog,
+  snapshots: VerdictSnapshotStore,
+  now: () => number,
+  budgetMs: number,
+  settleMs: number,
+) => {
+  const deadline = now() + budgetMs - SNAPSHOT_TIMING.saveMarginMs;
+  const [previous, pending] = await Promise.all([snapshots.latest(), snapshots.rebuild?.()]);
+  const step = await nextSnapshot(log, previous, pending, { now, deadline, settleMs });
+  if (step.snapshot !== undefined) await snapshots.save(step.snapshot);
+  if (step.rebuild !== undefined || pending !== undefined) await snapshots.saveRebuild?.(step.rebuild);
+  const summary = {
+    position: step.snapshot?.position,
+    version: step.snapshot?.version,
+    keys: step.snapshot?.keys.length,
+    rebuilt: step.rebuilt,
+    ...(step.rebuild === undefined
+      ? {}
+      : { rebuilding: step.rebuild.shards.filter((cursor) => cursor !== true).length }),
+  };
+  return { stored: step.snapshot, summary };
+};
+
 /**
  * One run of the snapshot job: the next snapshot after the stored one, stored in its place, and
  * an unfinished rebuild kept for the next run. `budgetMs` is the run's time (the function's timeout).
@@ -577,19 +602,26 @@ export const snapshotVerdicts = async (
   now: () => number,
   budgetMs = Number.POSITIVE_INFINITY,
   settleMs: number = LOG_TIMING.settleMs,
+) => (await runSnapshotJob(log, snapshots, now, budgetMs, settleMs)).summary;
+
+/** What the scheduled snapshot job reads and writes; without a store configured it cannot run. */
+export type SnapshotJob = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now: () => number };
+
+/**
+ * The scheduled run of the snapshot job, which must store a snapshot: it fails (for the alarm)
+ * without a configured store, or when only a rebuild with no snapshot to carry came of it (the
+ * next run goes on with it). Returns the run's summary and the snapshot it stored.
+ */
+export const storeVerdictSnapshot = async (
+  { log, snapshots, now }: SnapshotJob,
+  budgetMs = Number.POSITIVE_INFINITY,
 ) => {
-  const deadline = now() + budgetMs - SNAPSHOT_TIMING.saveMarginMs;
-  const [previous, pending] = await Promise.all([snapshots.latest(), snapshots.rebuild?.()]);
-  const step = await nextSnapshot(log, previous, pending, { now, deadline, settleMs });
-  if (step.snapshot !== undefined) await snapshots.save(step.snapshot);
-  if (step.rebuild !== undefined || pending !== undefined) await snapshots.saveRebuild?.(step.rebuild);
-  return {
-    position: step.snapshot?.position,
-    version: step.snapshot?.version,
-    keys: step.snapshot?.keys.length,
-    rebuilt: step.rebuilt,
-    ...(step.rebuild === undefined
-      ? {}
-      : { rebuilding: step.rebuild.shards.filter((cursor) => cursor !== true).length }),
-  };
+  if (snapshots === undefined) {
+    throw new Error('No verdict snapshot location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
+  }
+  const { stored, summary } = await runSnapshotJob(log, snapshots, now, budgetMs, LOG_TIMING.settleMs);
+  if (stored === undefined) {
+    throw new Error(`No verdict snapshot yet: ${String(summary.rebuilding)} index shards left to read`);
+  }
+  return { summary, stored };
 };
