@@ -14,7 +14,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PARTITIONS } from '../shared/db/keys.ts';
-import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/public-suffix.ts';
+import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/index.ts';
 import { bundlingFor } from './bundling.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;

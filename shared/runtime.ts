@@ -47,13 +47,12 @@ import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.
 import { cachedKeyResolver } from './domain/account/api-keys.ts';
 import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
-import { createChecker, loadExternalSources, refreshingSources } from './domain/check/index.ts';
-import { replicatedIndex } from './domain/check/replica.ts';
-import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
+import { createChecker, loadExternalSources, parseFeeds, refreshingSources } from './domain/check/index.ts';
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { feedSource, PUBLISHING, replicatedIndex, verdictPublisher } from './domain/verdict-feed/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
@@ -211,6 +210,19 @@ export const blocklist = /* @__PURE__ */ once(() =>
 );
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
+/** What the verdict snapshot job reads and writes: the log, the snapshots, the blocklist's artifacts, the clock. */
+export const snapshotJob = /* @__PURE__ */ once(() => ({
+  log: verdictLog(),
+  snapshots: verdictSnapshots(),
+  artifacts: blocklistArtifacts(),
+  now,
+}));
+/** What the list sync reads and writes: the configured lists, their snapshots and the list reader. */
+export const listSync = /* @__PURE__ */ once(() => ({
+  feeds: parseFeeds(config.listUrls),
+  store: listSnapshots(),
+  read: listReader(),
+}));
 /** The platform's timers, for waits with a bound. */
 export const timer = systemTimer;
 

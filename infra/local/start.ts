@@ -15,12 +15,16 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { finishBulkAdds } from '../../shared/domain/allowlist/assets.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
-import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
-import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/lifecycle/reports.ts';
+import {
+  PUBLISHING,
+  runPublisher,
+  snapshotVerdicts,
+  verdictPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import { detectionQueue } from '../../shared/runtime.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';

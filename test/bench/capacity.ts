@@ -21,9 +21,15 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
 import { key, VERDICT_LOG } from '../../shared/db/keys.ts';
 import { DELTA_PREFIXES, POINTER_COPIES } from '../../shared/db/verdict-feed-store.ts';
-import { type FeedStore, feedSource, PUBLISHING, runPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { LOG_TIMING, positionAt } from '../../shared/domain/check/verdicts.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
+import {
+  type FeedStore,
+  feedSource,
+  LOG_TIMING,
+  PUBLISHING,
+  positionAt,
+  runPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import {
   cancellations,
   conflicts,
@@ -213,7 +219,7 @@ const main = async () => {
     process.env.VERDICTS_DIR = verdictsDir;
     const { verdictFeed } = await import('../../shared/db/verdict-log.ts');
     const { fileVerdictSnapshotStore } = await import('../../shared/db/verdict-snapshot-store.ts');
-    const { snapshotVerdicts } = await import('../../shared/domain/check/replica.ts');
+    const { snapshotVerdicts } = await import('../../shared/domain/verdict-feed/index.ts');
     await snapshotVerdicts(verdictFeed(raw, tableName), fileVerdictSnapshotStore(verdictsDir), Date.now);
     const runtime = await import('../../shared/runtime.ts');
     meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
@@ -222,7 +228,7 @@ const main = async () => {
     const ingest = asWorker('ingest-activity', (await import('../../functions/activity/ingest.ts')).handler);
     const createReport = (await import('../../functions/reports/create.ts')).handler as unknown as Handler;
     const check = (await import('../../functions/check/check.ts')).handler as unknown as Handler;
-    const { replicatedIndex } = await import('../../shared/domain/check/replica.ts');
+    const { replicatedIndex } = await import('../../shared/domain/verdict-feed/index.ts');
     const statuses = new Map<string, number>();
     const count = (label: string) => statuses.set(label, (statuses.get(label) ?? 0) + 1);
 

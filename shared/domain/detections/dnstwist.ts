@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { publicSuffixLength } from '../check/public-suffix.ts';
+import { publicSuffixLength } from '../check/index.ts';
 import { CYRILLIC, GLYPHS, KEYBOARDS, QWERTY } from './dnstwist-tables.ts';
 import { PERMUTATION_FAMILIES, type PermutationFamily } from './sources.ts';
 

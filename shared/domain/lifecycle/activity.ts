@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import { ASSET_TYPES } from '../allowlist/asset-types.ts';
-import { entryKeyOf } from '../check/canonical.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { mapConcurrently } from '../core/concurrency.ts';
 import { parseInstant } from '../core/dates.ts';
