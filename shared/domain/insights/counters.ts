@@ -28,15 +28,15 @@ export const COUNTER_SHARDS = 8;
 
 /**
  * Counter items of one day (or month) in each shard's partition for an organization with sharded
- * counters: every transaction that counts a record writes that record's items, so a day's items
- * are in conflict whenever two transactions write one of them at once (TransactionConflict). A
- * transaction holds its items for its latency, ~10–20 ms: one item serializes at most
- * 1 s / 20 ms = 50 transactions a second, and stays within half of that, 25 a second, when at most
- * 0.5 other transactions are in flight on it as one arrives. One organization's 1,000 changes a
- * second over `COUNTER_SHARDS` × K items put 1,000 / 8K on each, ± √ of that from the spread of the
- * ids' digests: K = 10 (80 items a day) gives 12.5 ± 3.5, so even a second's busiest item
- * (12.5 + 3σ ≈ 23) stays within 25; K = 5 (40 items, 25 a second on the average item) would not.
- * A read sums the K items of a day in each partition's one Query.
+ * counters: every transaction that counts a record writes that record's items, so two transactions
+ * writing one item at once conflict (TransactionConflict) and one is retried. A transaction holds
+ * its items for its latency, ~10–20 ms: one item serializes at most 1 s / 20 ms = 50 transactions
+ * a second, and stays within half of that, 25 a second, when on average at most 0.5 other
+ * transactions are in flight on it as one arrives. One organization's 1,000 changes a second over
+ * the K = `COUNTER_SHARDS` × slots items of a day put 1,000 / K a second on each, ± its square root
+ * from how the records' digests fall: 10 slots (K = 80) give 12.5 ± 3.5, so even a second's
+ * busiest item (12.5 + 3σ ≈ 23) stays within 25; 5 slots (K = 40, 25 on the average item) would
+ * not. A read sums a day's slots in each partition's one Query.
  */
 export const COUNTER_SLOTS = 10;
 
