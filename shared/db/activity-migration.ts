@@ -1,20 +1,19 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { histogramItemOf, isInsightCounter } from '../domain/insights/insight-counters.ts';
+import { activityItem, toRecord } from './activity-repository.ts';
+import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import {
   countedInMonths,
   HISTOGRAM_ITEMS,
-  histogramItemOf,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
   insightHistogramDeltas,
   insightMonthDeltas,
-  isInsightCounter,
   isLegacyGaugeOnDay,
   MONTHS_COUNTED,
-} from '../domain/insights/insight-counters.ts';
-import { activityItem, toRecord } from './activity-repository.ts';
-import { changeWriter, counter, refuse, record as write } from './change-set.ts';
+} from './insight-items.ts';
 import { key } from './keys.ts';
 import { gaugeCounter, monthCounter } from './month-keys.ts';
 

@@ -1,12 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { timeLeft } from '../deadline.ts';
 import { type Backoff, retry as withRetries } from '../domain/core/retry.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
-import { timeLeft } from './deadline.ts';
 import type { Key } from './keys.ts';
 import type { TransactItem } from './transactions.ts';
-import { type VerdictDelta, verdictChange } from './verdict-log.ts';
+import { type VerdictDelta, verdictChange } from './verdict-change.ts';
 
 export type { TransactItem } from './transactions.ts';
 
@@ -180,15 +180,9 @@ const compile = async <R, T>(
         });
         break;
       case 'verdicts': {
-        const items = await verdictChange(db, table, change.deltas, change.now);
-        for (const [name, item] of Object.entries(items)) {
-          if (item === undefined) continue;
-          const meaning = name.startsWith('verdictEntry')
-            ? 'rebuild'
-            : name.startsWith('verdictFloor')
-              ? change.onFloor
-              : undefined;
-          compiled.push({ item, meaning, describe: `verdict ${name}` });
+        for (const { kind, checkKey, item } of await verdictChange(db, table, change.deltas, change.now)) {
+          const meaning = kind === 'entry' ? 'rebuild' : kind === 'floor' ? change.onFloor : undefined;
+          compiled.push({ item, meaning, describe: `verdict ${kind} ${checkKey}` });
         }
         break;
       }

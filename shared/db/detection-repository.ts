@@ -17,9 +17,9 @@ import {
 } from '../domain/detections/detections.ts';
 import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
+import { detectionFeedPut } from './delivery-repository.ts';
 import { detectionCounterChanges } from './detection-counters.ts';
 import { key } from './keys.ts';
-import { detectionFeedPut } from './webhook-repository.ts';
 
 const strip = <T>(item: Record<string, unknown>): T => {
   const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
