@@ -15,8 +15,9 @@ import {
   searchText,
 } from './asset-items.ts';
 import { batchGetAll, queryPages } from './batch.ts';
-import { type Change, changeWriter, claim, MAX_ITEMS, packUnits, record, retry, verdicts } from './change-set.ts';
+import { type Change, changeWriter, claim, packUnits, record, retry, verdicts } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, key, liveKeys, OPEN_BULK_ADDS } from './keys.ts';
+import { TRANSACTION_ITEMS } from './limits.ts';
 import type { VerdictDelta } from './verdict-change.ts';
 
 /** Staged items outlive their batch by this long before TTL removes them; nothing reads a finished batch's. */
@@ -256,8 +257,8 @@ export const bulkAdds = (db: DynamoDBDocumentClient, TableName: string) => {
   /** Releases the identities a batch still claims; its staged items expire on their own. */
   const undo = async (marker: BulkMarker) => {
     const entries = await readStaged(marker);
-    const parts = Array.from({ length: Math.ceil(entries.length / MAX_ITEMS) }, (_, i) =>
-      entries.slice(i * MAX_ITEMS, (i + 1) * MAX_ITEMS),
+    const parts = Array.from({ length: Math.ceil(entries.length / TRANSACTION_ITEMS) }, (_, i) =>
+      entries.slice(i * TRANSACTION_ITEMS, (i + 1) * TRANSACTION_ITEMS),
     );
     await mapConcurrently(
       parts,

@@ -8,8 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../domain/core/clock.ts';
 import { type Backoff, backoffDelay } from '../domain/core/retry.ts';
+import { BATCH_GET_ITEMS } from './limits.ts';
 
-const BATCH_GET_LIMIT = 100;
 /** Before each new request for the keys left unprocessed: 40, 80, 160 … ms, at most 1 s. */
 const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 1000, jitter: 'none' };
 
@@ -26,8 +26,8 @@ export const batchGetAll = async (
 ): Promise<Record<string, unknown>[]> => {
   const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_LIMIT);
+  for (let start = 0; start < unique.length; start += BATCH_GET_ITEMS) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_ITEMS);
     for (let round = 0; pending && pending.length > 0; round++) {
       if (round > 0) await systemClock.sleep(backoffDelay(UNPROCESSED_BACKOFF, round));
       const result: BatchGetCommandOutput = await db.send(
