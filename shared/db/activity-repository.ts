@@ -25,14 +25,12 @@ import {
   type Write,
 } from './change-set.ts';
 import {
-  HISTOGRAM_ITEMS,
-  INSIGHTS_COUNTED,
+  COUNTED_EVERYWHERE,
   insightDeltas,
   insightGaugeDeltas,
   insightHistogramDeltas,
   insightMonthDeltas,
   LEGACY_INSIGHTS_COUNTED,
-  MONTHS_COUNTED,
 } from './insight-items.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
 import { gaugeCounter, monthCounter } from './month-keys.ts';
@@ -95,8 +93,7 @@ const recordPut = (write: RecordWrite): Write => ({
   Put: {
     Item: {
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
-      [INSIGHTS_COUNTED]: true,
-      [MONTHS_COUNTED]: HISTOGRAM_ITEMS,
+      ...COUNTED_EVERYWHERE,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }

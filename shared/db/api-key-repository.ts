@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/account/api-keys.ts';
 import { keyRateLimits } from '../domain/account/rate-limits.ts';
+import { conditionFailed } from './items.ts';
 import { key } from './keys.ts';
 
 type KeyItem = {
@@ -26,15 +26,7 @@ const toRecord = (item: KeyItem): ApiKeyRecord | undefined => {
 };
 
 /** Runs a conditional write; false when its condition did not hold. */
-const conditionHeld = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
+const conditionHeld = async (write: Promise<unknown>): Promise<boolean> => !(await conditionFailed(write));
 
 export const apiKeyRepository = (db: DynamoDBDocumentClient, TableName: string): ApiKeyStore => ({
   async findByHash(hash) {

@@ -5,6 +5,9 @@ import {
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../domain/core/clock.ts';
 import { type Backoff, backoffDelay } from '../domain/core/retry.ts';
@@ -62,3 +65,32 @@ export async function* queryPages(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }
+
+/** Every page of a Scan, following `LastEvaluatedKey` to the end (or until the caller stops): for operators' one-offs. */
+export async function* scanPages(
+  db: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+): AsyncGenerator<ScanCommandOutput> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page: ScanCommandOutput = await db.send(new ScanCommand({ ...input, ExclusiveStartKey }));
+    yield page;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+/** A Scan in `segments` parallel segments; `onPage` runs for each page, in turn within its segment. */
+export const scanSegments = async (
+  db: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'Segment' | 'TotalSegments'>,
+  segments: number,
+  onPage: (page: ScanCommandOutput, segment: number) => Promise<void>,
+): Promise<void> => {
+  await Promise.all(
+    Array.from({ length: segments }, async (_, segment) => {
+      for await (const page of scanPages(db, { ...input, Segment: segment, TotalSegments: segments })) {
+        await onPage(page, segment);
+      }
+    }),
+  );
+};

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,22 +18,8 @@ import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { detectionFeedPut } from './delivery-repository.ts';
 import { detectionCounterChanges } from './detection-counters.ts';
+import { attributesOf, conditionFailed } from './items.ts';
 import { key } from './keys.ts';
-
-const strip = <T>(item: Record<string, unknown>): T => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
-  return rest as T;
-};
-
-const failed = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return false;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return true;
-    throw error;
-  }
-};
 
 /** Every item of partition `PK`, page after page, optionally only sort keys from `from` to `to`. */
 const queryAll = async (
@@ -84,7 +69,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   async settings(orgId) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.detectionSettings(orgId) }));
     if (!Item) return DEFAULT_SETTINGS;
-    const stored = strip<Partial<DetectionSettings>>(Item);
+    const stored = attributesOf<Partial<DetectionSettings>>(Item);
     return { thresholds: stored.thresholds ?? DEFAULT_SETTINGS.thresholds, autoReport: stored.autoReport ?? false };
   },
 
@@ -130,11 +115,11 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
 
   async listListed(slot) {
     const items = await queryAll(db, TableName, key.detectionListings(slot));
-    return items.map((item) => strip<ConfigListing>(item));
+    return items.map((item) => attributesOf<ConfigListing>(item));
   },
 
   async advanceListing(listing, seen, next) {
-    return !(await failed(
+    return !(await conditionFailed(
       db.send(
         new UpdateCommand({
           TableName,
@@ -148,7 +133,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async putRunOnce(run) {
-    return !(await failed(
+    return !(await conditionFailed(
       db.send(
         new PutCommand({
           TableName,
@@ -160,7 +145,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async claimRun(run, now, leaseUntil) {
-    return !(await failed(
+    return !(await conditionFailed(
       db.send(
         new UpdateCommand({
           TableName,
@@ -185,7 +170,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
     const { Item } = await db.send(
       new GetCommand({ TableName, Key: key.detectionConfig(orgId, id), ConsistentRead: true }),
     );
-    return Item ? strip<DetectionConfig>(Item) : undefined;
+    return Item ? attributesOf<DetectionConfig>(Item) : undefined;
   },
 
   async listConfigs(orgId) {
@@ -194,7 +179,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       from: prefix,
       to: `${prefix}\uffff`,
     });
-    return items.map((item) => strip<DetectionConfig>(item));
+    return items.map((item) => attributesOf<DetectionConfig>(item));
   },
 
   async putRun(run) {
@@ -212,7 +197,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       from: `${prefix}${since}`,
       to: `${prefix}\uffff`,
     });
-    return items.map((item) => strip<DetectionRun>(item));
+    return items.map((item) => attributesOf<DetectionRun>(item));
   },
 
   async record(detection) {
@@ -232,7 +217,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async claimReport(orgId, id) {
-    return !(await failed(
+    return !(await conditionFailed(
       db.send(
         new UpdateCommand({
           TableName,
@@ -276,7 +261,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
     );
     const items = (page.Items ?? [])
       .map((item) => {
-        const { reportClaimed: _claimed, ...rest } = strip<Detection & { reportClaimed?: boolean }>(item);
+        const { reportClaimed: _claimed, ...rest } = attributesOf<Detection & { reportClaimed?: boolean }>(item);
         return rest as Detection;
       })
       .filter((item) => before === undefined || item.id < before);

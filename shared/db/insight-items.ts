@@ -67,6 +67,8 @@ export const MONTHS_COUNTED = 'insightMonthsCounted';
 export const GAUGE_ITEMS = 2;
 /** A version counted as `GAUGE_ITEMS`, with its histogram buckets in the histogram items and their groups in the month items. */
 export const HISTOGRAM_ITEMS = 3;
+/** The markers of a version stored now: counted in the insight day items and in every month, gauge and histogram item. */
+export const COUNTED_EVERYWHERE = { [INSIGHTS_COUNTED]: true, [MONTHS_COUNTED]: HISTOGRAM_ITEMS } as const;
 /** How a stored version was counted: 0 not in the month items, 1 in them alone (`true`), else its marker. */
 const levelOf = (record: object | undefined): number => {
   const marker = record === undefined ? undefined : (record as Record<string, unknown>)[MONTHS_COUNTED];

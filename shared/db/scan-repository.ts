@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -8,26 +7,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scan, ScanStore } from '../domain/intake/scans.ts';
+import { attributesOf, conditionFailed } from './items.ts';
 import { key } from './keys.ts';
 
 /** BatchWriteItem takes 25 items a call. */
 const BATCH = 25;
 const MAX_UNPROCESSED_ROUNDS = 8;
-
-const toScan = (item: Record<string, unknown>): Scan => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...scan } = item;
-  return scan as Scan;
-};
-
-const conditionFailed = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return false;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return true;
-    throw error;
-  }
-};
 
 /** Scans, each its own item by id, and the marks of the reports scans filed. */
 export const scanRepository = (db: DynamoDBDocumentClient, TableName: string): ScanStore => ({
@@ -46,7 +31,7 @@ export const scanRepository = (db: DynamoDBDocumentClient, TableName: string): S
 
   async find(id) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.scan(id), ConsistentRead: true }));
-    return Item ? toScan(Item) : undefined;
+    return Item ? attributesOf<Scan>(Item) : undefined;
   },
 
   async complete(id, result, at) {

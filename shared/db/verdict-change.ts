@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import { bitsOf, LOG_TIMING, positionAt, statusOf, timeOf, versionOf } from '../domain/check/verdicts.ts';
-import { batchGetAll } from './batch.ts';
+import { batchGetAll, scanPages } from './batch.ts';
 import {
   ATTR,
   CHECK_INDEX,
@@ -214,24 +214,19 @@ export const verdictChange = async (
 export const reindexExport = async (db: DynamoDBDocumentClient, table: string) => {
   let indexed = 0;
   let changedMeanwhile = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression:
-          'begins_with(#pk, :prefix) AND ((attribute_exists(#type) AND attribute_not_exists(#exportPK)) OR attribute_not_exists(#idxPK))',
-        ExpressionAttributeNames: {
-          '#pk': ATTR.pk,
-          '#type': 'type',
-          '#exportPK': EXPORT_INDEX.partitionKey,
-          '#idxPK': CHECK_INDEX.partitionKey,
-        },
-        ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of scanPages(db, {
+    TableName: table,
+    FilterExpression:
+      'begins_with(#pk, :prefix) AND ((attribute_exists(#type) AND attribute_not_exists(#exportPK)) OR attribute_not_exists(#idxPK))',
+    ExpressionAttributeNames: {
+      '#pk': ATTR.pk,
+      '#type': 'type',
+      '#exportPK': EXPORT_INDEX.partitionKey,
+      '#idxPK': CHECK_INDEX.partitionKey,
+    },
+    ExpressionAttributeValues: { ':prefix': key.checkEntryPrefix },
+    ConsistentRead: true,
+  })) {
     for (const item of page.Items ?? []) {
       const bits = bitsOf(entryCounts(item));
       const typed = item.type !== undefined;
@@ -269,7 +264,6 @@ export const reindexExport = async (db: DynamoDBDocumentClient, table: string) =
         changedMeanwhile++;
       }
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return { indexed, changedMeanwhile };
 };
