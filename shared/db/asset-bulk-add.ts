@@ -6,17 +6,17 @@ import { mapConcurrently } from '../domain/core/concurrency.ts';
 import { logger } from '../logger.ts';
 import { type BulkMarker, type BulkRetry, bulkAddMarkers, type Staged } from './asset-bulk-marker.ts';
 import {
+  allowlisting,
   CHUNK_CONCURRENCY,
   type Chunk,
   groupCount,
+  liveAssetItem,
   MAX_ATTEMPTS,
   newAssetId,
-  originOf,
-  searchText,
 } from './asset-items.ts';
 import { batchGetAll, queryPages } from './batch.ts';
 import { type Change, changeWriter, claim, packUnits, record, retry, verdicts } from './change-set.ts';
-import { ACTIVITY_INDEX, ATTR, key, liveKeys, OPEN_BULK_ADDS } from './keys.ts';
+import { ACTIVITY_INDEX, ATTR, key, OPEN_BULK_ADDS } from './keys.ts';
 import { TRANSACTION_ITEMS } from './limits.ts';
 import type { VerdictDelta } from './verdict-change.ts';
 
@@ -183,9 +183,8 @@ export const bulkAdds = (db: DynamoDBDocumentClient, TableName: string) => {
       const groupId = kept !== null && retried.has(`group:${kept}`) ? null : kept;
       const id = retried.has(`asset:${entry.index}`) ? rebase + entry.index : entry.asset.id;
       const asset: Asset = { ...entry.asset, id, groupId };
-      const item = { ...asset, entity: 'ASSET', version: 1, identitySK: entry.identitySK, checkKey: entry.checkKey };
       set.push(
-        claim(key.asset(id), { ...item, search: searchText(asset), ...liveKeys(asset) }, retry(`asset:${entry.index}`)),
+        claim(key.asset(id), liveAssetItem(asset, entry.identitySK, entry.checkKey), retry(`asset:${entry.index}`)),
         record(
           {
             Update: {
@@ -211,9 +210,7 @@ export const bulkAdds = (db: DynamoDBDocumentClient, TableName: string) => {
         );
       }
       if (groupId !== null) groupDeltas.set(groupId, (groupDeltas.get(groupId) ?? 0) + 1);
-      if (entry.checkKey !== undefined) {
-        deltas.push({ checkKey: entry.checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
-      }
+      if (entry.checkKey !== undefined) deltas.push(allowlisting(asset, entry.checkKey, 1));
       published.set(entry.index, asset);
     }
     for (const [group, delta] of groupDeltas) {

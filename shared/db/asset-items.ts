@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { AssetStatus, AssetType } from '../domain/allowlist/asset-types.ts';
 import type { Asset } from '../domain/allowlist/assets.ts';
 import type { Write } from './change-set.ts';
-import { ATTR, key } from './keys.ts';
-import type { VerdictOrigin } from './verdict-change.ts';
+import { ATTR, key, liveKeys } from './keys.ts';
+import type { VerdictDelta, VerdictOrigin } from './verdict-change.ts';
 
 export type AssetItem = Asset & {
   version: number;
@@ -17,7 +17,7 @@ export const MAX_ATTEMPTS = 12;
 /** Transactions of one bulk add in flight at once: they share group and check-index items, so more only conflict. */
 export const CHUNK_CONCURRENCY = 4;
 
-export const originOf = (asset: Asset): VerdictOrigin => ({
+const originOf = (asset: Asset): VerdictOrigin => ({
   orgId: asset.orgId,
   assetId: asset.id,
   content: asset.content,
@@ -56,4 +56,23 @@ export const groupCount = (orgId: string, id: number, delta: number): Write => (
     ConditionExpression: 'attribute_exists(PK)',
     ExpressionAttributeValues: { ':delta': delta },
   },
+});
+
+/** A new asset's item, live in every index: version 1, its identity's sort key, and the check-index key it allows, if any. */
+export const liveAssetItem = (asset: Asset, identitySK: string, checkKey: string | undefined) => ({
+  ...asset,
+  entity: 'ASSET',
+  version: 1,
+  identitySK,
+  checkKey,
+  search: searchText(asset),
+  ...liveKeys(asset),
+});
+
+/** One allowlisting more (`1`) or fewer (`-1`) of an asset's content in the check index, made by the asset's organization. */
+export const allowlisting = (asset: Asset, checkKey: string, allow: 1 | -1): VerdictDelta => ({
+  checkKey,
+  type: asset.type,
+  allow,
+  origins: [originOf(asset)],
 });

@@ -11,11 +11,12 @@ import { NotFoundError } from '../errors.ts';
 import { bulkAdds } from './asset-bulk-add.ts';
 import {
   type AssetItem,
+  allowlisting,
   type Chunk,
   groupCount,
+  liveAssetItem,
   MAX_ATTEMPTS,
   newAssetId,
-  originOf,
   searchText,
   toAsset,
 } from './asset-items.ts';
@@ -153,17 +154,12 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
       const asset = newAsset(orgId, input, idOf(index), new Date().toISOString());
       const identity = key.assetIdentity(orgId, asset.type, input.identity);
       const checkKey = asset.status === 'ALLOWED' ? input.checkKey : undefined;
-      const item = { ...asset, entity: 'ASSET', version: 1, identitySK: identity.SK, checkKey };
       set.push(
-        claim(
-          key.asset(asset.id),
-          { ...item, search: searchText(asset), ...liveKeys(asset) },
-          retry(`asset:${index}` as const),
-        ),
+        claim(key.asset(asset.id), liveAssetItem(asset, identity.SK, checkKey), retry(`asset:${index}` as const)),
         claim(identity, { entity: 'ASSET_IDENTITY', assetId: asset.id }, retry(`identity:${index}` as const)),
       );
       if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
-      if (checkKey !== undefined) deltas.push({ checkKey, type: asset.type, allow: 1, origins: [originOf(asset)] });
+      if (checkKey !== undefined) deltas.push(allowlisting(asset, checkKey, 1));
       written.set(index, asset);
     }
     for (const [group, delta] of groupDeltas) {
@@ -266,10 +262,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
             ...(current.checkKey === undefined
               ? []
               : [
-                  verdicts<'floor', Moved>(
-                    [{ checkKey: current.checkKey, type: current.type, allow: -1, origins: [originOf(current)] }],
-                    { onFloor: refuse('floor') },
-                  ),
+                  verdicts<'floor', Moved>([allowlisting(current, current.checkKey, -1)], { onFloor: refuse('floor') }),
                 ]),
           ];
         },

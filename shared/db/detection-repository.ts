@@ -18,7 +18,7 @@ import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { detectionFeedPut } from './delivery-repository.ts';
 import { detectionCounterChanges } from './detection-counters.ts';
-import { attributesOf, conditionFailed } from './items.ts';
+import { attributesOf, conditionHeld, updateIf } from './items.ts';
 import { key } from './keys.ts';
 
 /** Every item of partition `PK`, page after page, optionally only sort keys from `from` to `to`. */
@@ -119,21 +119,17 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async advanceListing(listing, seen, next) {
-    return !(await conditionFailed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detectionListing(listing.slot, listing.orgId, listing.configId),
-          UpdateExpression: 'SET nextRunAt = :next',
-          ConditionExpression: 'attribute_exists(PK) AND nextRunAt = :seen',
-          ExpressionAttributeValues: { ':next': next, ':seen': seen },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detectionListing(listing.slot, listing.orgId, listing.configId),
+      UpdateExpression: 'SET nextRunAt = :next',
+      ConditionExpression: 'attribute_exists(PK) AND nextRunAt = :seen',
+      ExpressionAttributeValues: { ':next': next, ':seen': seen },
+    });
   },
 
   async putRunOnce(run) {
-    return !(await conditionFailed(
+    return conditionHeld(
       db.send(
         new PutCommand({
           TableName,
@@ -141,29 +137,25 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
-    ));
+    );
   },
 
   async claimRun(run, now, leaseUntil) {
-    return !(await conditionFailed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detectionRun(run.orgId, run.queuedAt, run.runId),
-          UpdateExpression: 'SET #status = :running, leaseUntil = :lease',
-          ConditionExpression:
-            'attribute_exists(PK) AND (#status IN (:queued, :failed) OR (#status = :running AND leaseUntil < :now))',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':running': 'RUNNING',
-            ':queued': 'QUEUED',
-            ':failed': 'FAILED',
-            ':lease': leaseUntil,
-            ':now': now,
-          },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detectionRun(run.orgId, run.queuedAt, run.runId),
+      UpdateExpression: 'SET #status = :running, leaseUntil = :lease',
+      ConditionExpression:
+        'attribute_exists(PK) AND (#status IN (:queued, :failed) OR (#status = :running AND leaseUntil < :now))',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':running': 'RUNNING',
+        ':queued': 'QUEUED',
+        ':failed': 'FAILED',
+        ':lease': leaseUntil,
+        ':now': now,
+      },
+    });
   },
 
   async findConfig(orgId, id) {
@@ -217,17 +209,13 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async claimReport(orgId, id) {
-    return !(await conditionFailed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detection(orgId, id),
-          UpdateExpression: 'SET reportClaimed = :yes',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reportClaimed)',
-          ExpressionAttributeValues: { ':yes': true },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detection(orgId, id),
+      UpdateExpression: 'SET reportClaimed = :yes',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reportClaimed)',
+      ExpressionAttributeValues: { ':yes': true },
+    });
   },
 
   async releaseReport(orgId, id) {

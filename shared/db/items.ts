@@ -1,4 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** An item's own attributes: without its table key and its entity name. */
 export const attributesOf = <T>(item: Record<string, unknown>): T => {
@@ -16,3 +17,10 @@ export const conditionFailed = async (write: Promise<unknown>): Promise<boolean>
     throw error;
   }
 };
+
+/** Runs a conditional write; false when its condition did not hold (any other failure is thrown). */
+export const conditionHeld = async (write: Promise<unknown>): Promise<boolean> => !(await conditionFailed(write));
+
+/** A conditional update; false when its condition did not hold. */
+export const updateIf = (db: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> =>
+  conditionHeld(db.send(new UpdateCommand(input)));
