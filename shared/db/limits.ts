@@ -10,5 +10,7 @@ export const TRANSACTION_ITEMS = 100;
 export const TRANSACTION_BYTES = 4_000_000;
 /** Keys of one BatchGetItem request. */
 export const BATCH_GET_ITEMS = 100;
+/** Puts and deletes of one BatchWriteItem request. */
+export const BATCH_WRITE_ITEMS = 25;
 /** The size of one item, its attribute names included. */
 export const ITEM_BYTES = 400_000;
