@@ -178,9 +178,9 @@ const compile = async <R, T>(
         });
         break;
       case 'verdicts': {
-        for (const { kind, checkKey, item } of await verdictChange(db, table, change.deltas, change.now)) {
+        for (const { kind, item } of await verdictChange(db, table, change.deltas, change.now)) {
           const meaning = kind === 'entry' ? 'rebuild' : kind === 'floor' ? change.onFloor : undefined;
-          compiled.push({ item, meaning, describe: `verdict ${kind} ${checkKey}` });
+          compiled.push({ item, meaning, describe: `verdict ${kind}` });
         }
         break;
       }

@@ -84,7 +84,7 @@ const FAILING = 'attribute_not_exists(#key) AND attribute_exists(#key)';
  * the same key (build again); `floor`, a change that would take a counter below zero (its
  * condition always fails); `log`, the change's log entry (a new item: its condition never fails).
  */
-export type VerdictItem = { kind: 'entry' | 'floor' | 'log'; checkKey: string; item: TransactItem };
+export type VerdictItem = { kind: 'entry' | 'floor' | 'log'; item: TransactItem };
 
 const merged = (deltas: readonly VerdictDelta[]): VerdictDelta[] => {
   const byKey = new Map<string, Required<Omit<VerdictDelta, 'type'>> & { type?: AssetType }>();
@@ -197,10 +197,7 @@ export const verdictChange = async (
         },
       },
     };
-    items.push(
-      { kind: underflow ? 'floor' : 'entry', checkKey: change.checkKey, item: entryItem },
-      { kind: 'log', checkKey: change.checkKey, item: logItem },
-    );
+    items.push({ kind: underflow ? 'floor' : 'entry', item: entryItem }, { kind: 'log', item: logItem });
   }
   return items;
 };
