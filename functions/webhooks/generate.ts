@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
-import { eventGenerator, type GeneratorDeps } from '../../shared/webhooks/dispatch.ts';
+import { eventGenerator, type GeneratorDeps } from '../../shared/webhooks/generator.ts';
 import { requeueOpenDeliveries } from '../../shared/webhooks/local-queue.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
 

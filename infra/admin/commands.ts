@@ -10,7 +10,7 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { listDetectionConfigs } from '../../shared/db/detection-migration.ts';
 import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
-import { reindexExport } from '../../shared/db/verdict-log.ts';
+import { reindexExport } from '../../shared/db/verdict-change.ts';
 import { sealClearWebhookHeaders } from '../../shared/db/webhook-repository.ts';
 import { kmsSealer, localSealer } from '../../shared/db/webhook-secrets.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from '../../shared/domain/account/api-keys.ts';

@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer, rememberingSealer, type SecretSealer } from '../../shared/db/webhook-secrets.ts';
 import { type EgressPolicy, keepAliveAgents, type Resolver, systemResolver } from '../../shared/egress/index.ts';
-import { cachedHooks, eventGenerator } from '../../shared/webhooks/dispatch.ts';
+import { cachedHooks } from '../../shared/webhooks/dispatch.ts';
+import { eventGenerator } from '../../shared/webhooks/generator.ts';
 import {
   type Dispatcher,
   localDeliveryQueue,

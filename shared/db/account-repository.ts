@@ -1,13 +1,8 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Profile, ProfileStore } from '../domain/account/account.ts';
 import type { SettingsInput, SettingsStore } from '../domain/account/organization-settings.ts';
 import type { MembershipStatus } from '../domain/account/organizations.ts';
+import { queryPages } from './batch.ts';
 import { key } from './keys.ts';
 
 /** The role a membership holds when the operator named none. */
@@ -44,25 +39,19 @@ export const profileRepository = (db: DynamoDBDocumentClient, table: string): Pr
 
   async memberships(userId) {
     const memberships: { orgId: string; status: MembershipStatus; role: string }[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': key.memberships.PK(userId), ':prefix': key.memberships.prefix },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
+    for await (const items of queryPages(db, {
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': key.memberships.PK(userId), ':prefix': key.memberships.prefix },
+    })) {
+      for (const item of items) {
         memberships.push({
           orgId: item.orgId as string,
           status: item.status as MembershipStatus,
           role: (item.role as string | undefined) ?? DEFAULT_ROLE,
         });
       }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey !== undefined);
+    }
     return memberships;
   },
 });

@@ -1,20 +1,20 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { histogramItemOf, isInsightCounter } from '../domain/insights/insight-counters.ts';
+import { activityItem, toRecord } from './activity-repository.ts';
+import { scanPages, scanSegments } from './batch.ts';
+import { changeWriter, counter, refuse, record as write } from './change-set.ts';
 import {
+  COUNTED_EVERYWHERE,
   countedInMonths,
-  HISTOGRAM_ITEMS,
-  histogramItemOf,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
   insightHistogramDeltas,
   insightMonthDeltas,
-  isInsightCounter,
   isLegacyGaugeOnDay,
   MONTHS_COUNTED,
-} from '../domain/insights/insight-counters.ts';
-import { activityItem, toRecord } from './activity-repository.ts';
-import { changeWriter, counter, refuse, record as write } from './change-set.ts';
+} from './insight-items.ts';
 import { key } from './keys.ts';
 import { gaugeCounter, monthCounter } from './month-keys.ts';
 
@@ -62,87 +62,76 @@ export const migrateActivityItems = async (
     histogramsCounted: 0,
     gaugesCounted: 0,
   };
-  await Promise.all(
-    Array.from({ length: SEGMENTS }, async (_, segment) => {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new ScanCommand({
-            TableName: table,
-            Segment: segment,
-            TotalSegments: SEGMENTS,
-            FilterExpression: '#entity = :activity',
-            ExpressionAttributeNames: { '#entity': 'entity' },
-            ExpressionAttributeValues: { ':activity': 'ACTIVITY' },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        totals.scanned += page.ScannedCount ?? 0;
-        for (const item of page.Items ?? []) {
-          const record = toRecord(item);
-          const next = {
-            ...activityItem(record),
-            [INSIGHTS_COUNTED]: true,
-            [MONTHS_COUNTED]: HISTOGRAM_ITEMS,
-          };
-          if (canonical(next) === canonical(item)) {
-            totals.current++;
-            continue;
-          }
-          const put = {
-            TableName: table,
-            Item: next,
-            ConditionExpression: '#updatedAt = :seen',
-            ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
-            ExpressionAttributeValues: { ':seen': item.updatedAt },
-          };
-          // A version not yet counted in the insight day items is counted there with the write that marks it.
-          const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
-          // Its month, gauge and histogram items move from how it was counted (its marker) to how this version counts:
-          // not yet in the month items, its open work in them, its histogram buckets in them.
-          const recount = [{ previous: { ...record, [MONTHS_COUNTED]: item[MONTHS_COUNTED] }, next: record }];
-          const months = insightMonthDeltas(recount);
-          const gauges = insightGaugeDeltas(recount);
-          const histograms = insightHistogramDeltas(recount);
-          try {
-            if (counts.length + months.length + gauges.length + histograms.length === 0) {
-              await db.send(new PutCommand(put));
-            } else {
-              const outcome = await changes.commit(() => [
-                write({ Put: put }, refuse('changedMeanwhile')),
-                ...counts.map(({ orgId, day, shard, deltas }) => counter(key.insightDay(orgId, day, shard), deltas)),
-                ...months.map(({ orgId, month, shard, deltas }) =>
-                  monthCounter(key.insightMonth(orgId, month, shard), deltas),
-                ),
-                ...gauges.map(({ orgId, month, shard, deltas }) =>
-                  gaugeCounter(key.insightGauges(orgId, month, shard), deltas),
-                ),
-                ...histograms.map(({ orgId, item: histogram, month, shard, deltas }) =>
-                  counter(key.insightHistograms(orgId, histogram, month, shard), deltas),
-                ),
-              ]);
-              if (!outcome.committed) {
-                totals.changedMeanwhile++;
-                continue;
-              }
-              if (counts.length > 0 || (!countedInMonths(item) && months.length > 0)) totals.insightsCounted++;
-              if (gauges.length > 0) totals.gaugesCounted++;
-              if (histograms.length > 0) totals.histogramsCounted++;
-            }
-            totals.rewritten++;
-          } catch (error) {
-            if (!(error instanceof ConditionalCheckFailedException)) throw error;
-            totals.changedMeanwhile++;
-          }
+  await scanSegments(
+    db,
+    {
+      TableName: table,
+      FilterExpression: '#entity = :activity',
+      ExpressionAttributeNames: { '#entity': 'entity' },
+      ExpressionAttributeValues: { ':activity': 'ACTIVITY' },
+      ConsistentRead: true,
+    },
+    SEGMENTS,
+    async (page, segment) => {
+      totals.scanned += page.ScannedCount ?? 0;
+      for (const item of page.Items ?? []) {
+        const record = toRecord(item);
+        const next = { ...activityItem(record), ...COUNTED_EVERYWHERE };
+        if (canonical(next) === canonical(item)) {
+          totals.current++;
+          continue;
         }
-        progress(
-          `activity segment ${segment + 1}/${SEGMENTS}: ${page.Items?.length ?? 0} records read` +
-            ` (all segments: ${totals.rewritten} rewritten, ${totals.current} already current)`,
-        );
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }),
+        const put = {
+          TableName: table,
+          Item: next,
+          ConditionExpression: '#updatedAt = :seen',
+          ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+          ExpressionAttributeValues: { ':seen': item.updatedAt },
+        };
+        // A version not yet counted in the insight day items is counted there with the write that marks it.
+        const counts = item[INSIGHTS_COUNTED] === true ? [] : insightDeltas([{ previous: record, next: record }]);
+        // Its month, gauge and histogram items move from how it was counted (its marker) to how this version counts:
+        // not yet in the month items, its open work in them, its histogram buckets in them.
+        const recount = [{ previous: { ...record, [MONTHS_COUNTED]: item[MONTHS_COUNTED] }, next: record }];
+        const months = insightMonthDeltas(recount);
+        const gauges = insightGaugeDeltas(recount);
+        const histograms = insightHistogramDeltas(recount);
+        try {
+          if (counts.length + months.length + gauges.length + histograms.length === 0) {
+            await db.send(new PutCommand(put));
+          } else {
+            const outcome = await changes.commit(() => [
+              write({ Put: put }, refuse('changedMeanwhile')),
+              ...counts.map(({ orgId, day, shard, deltas }) => counter(key.insightDay(orgId, day, shard), deltas)),
+              ...months.map(({ orgId, month, shard, deltas }) =>
+                monthCounter(key.insightMonth(orgId, month, shard), deltas),
+              ),
+              ...gauges.map(({ orgId, month, shard, deltas }) =>
+                gaugeCounter(key.insightGauges(orgId, month, shard), deltas),
+              ),
+              ...histograms.map(({ orgId, item: histogram, month, shard, deltas }) =>
+                counter(key.insightHistograms(orgId, histogram, month, shard), deltas),
+              ),
+            ]);
+            if (!outcome.committed) {
+              totals.changedMeanwhile++;
+              continue;
+            }
+            if (counts.length > 0 || (!countedInMonths(item) && months.length > 0)) totals.insightsCounted++;
+            if (gauges.length > 0) totals.gaugesCounted++;
+            if (histograms.length > 0) totals.histogramsCounted++;
+          }
+          totals.rewritten++;
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          totals.changedMeanwhile++;
+        }
+      }
+      progress(
+        `activity segment ${segment + 1}/${SEGMENTS}: ${page.Items?.length ?? 0} records read` +
+          ` (all segments: ${totals.rewritten} rewritten, ${totals.current} already current)`,
+      );
+    },
   );
   return totals;
 };
@@ -166,16 +155,11 @@ export const dropLegacyInsightCounters = async (
   table: string,
 ): Promise<LegacyCountersDropped> => {
   const cleaned: LegacyCountersDropped = { dayItems: 0, monthItems: 0 };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: 'begins_with(PK, :metrics)',
-        ExpressionAttributeValues: { ':metrics': 'METRICS#' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of scanPages(db, {
+    TableName: table,
+    FilterExpression: 'begins_with(PK, :metrics)',
+    ExpressionAttributeValues: { ':metrics': 'METRICS#' },
+  })) {
     for (const item of page.Items ?? []) {
       const month = MONTH_PARTITION.test(item.PK as string);
       if (!month && INSIGHT_PARTITION.test(item.PK as string)) continue;
@@ -206,7 +190,6 @@ export const dropLegacyInsightCounters = async (
       if (month) cleaned.monthItems++;
       else cleaned.dayItems++;
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return cleaned;
 };

@@ -2,16 +2,6 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/insights/counters.ts';
 import {
-  HISTOGRAM_ITEMS,
-  INSIGHTS_COUNTED,
-  insightDeltas,
-  insightGaugeDeltas,
-  insightHistogramDeltas,
-  insightMonthDeltas,
-  LEGACY_INSIGHTS_COUNTED,
-  MONTHS_COUNTED,
-} from '../domain/insights/insight-counters.ts';
-import {
   type ActivityEffects,
   type ActivityRecord,
   type CounterDelta,
@@ -34,9 +24,17 @@ import {
   verdicts,
   type Write,
 } from './change-set.ts';
+import {
+  COUNTED_EVERYWHERE,
+  insightDeltas,
+  insightGaugeDeltas,
+  insightHistogramDeltas,
+  insightMonthDeltas,
+  LEGACY_INSIGHTS_COUNTED,
+} from './insight-items.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
 import { gaugeCounter, monthCounter } from './month-keys.ts';
-import type { VerdictOrigin } from './verdict-log.ts';
+import type { VerdictOrigin } from './verdict-change.ts';
 
 /** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
 type Refusal = Exclude<CommitOutcome, 'committed'> | 'floor';
@@ -95,8 +93,7 @@ const recordPut = (write: RecordWrite): Write => ({
   Put: {
     Item: {
       ...activityItem({ ...write.next, counterShard: counterShardOf(write) }),
-      [INSIGHTS_COUNTED]: true,
-      [MONTHS_COUNTED]: HISTOGRAM_ITEMS,
+      ...COUNTED_EVERYWHERE,
     },
     ...(write.previous === undefined
       ? { ConditionExpression: 'attribute_not_exists(PK)' }

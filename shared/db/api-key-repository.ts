@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore, Scope } from '../domain/account/api-keys.ts';
 import { keyRateLimits } from '../domain/account/rate-limits.ts';
+import { conditionHeld, updateIf } from './items.ts';
 import { key } from './keys.ts';
 
 type KeyItem = {
@@ -25,17 +25,6 @@ const toRecord = (item: KeyItem): ApiKeyRecord | undefined => {
   return undefined;
 };
 
-/** Runs a conditional write; false when its condition did not hold. */
-const conditionHeld = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
-
 export const apiKeyRepository = (db: DynamoDBDocumentClient, TableName: string): ApiKeyStore => ({
   async findByHash(hash) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.apiKey(hash) }));
@@ -48,32 +37,24 @@ export const apiKeyRepository = (db: DynamoDBDocumentClient, TableName: string):
   },
 
   revoke(hash) {
-    return conditionHeld(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.apiKey(hash),
-          UpdateExpression: 'SET revoked = :yes, revokedAt = :now',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':yes': true, ':now': new Date().toISOString() },
-        }),
-      ),
-    );
+    return updateIf(db, {
+      TableName,
+      Key: key.apiKey(hash),
+      UpdateExpression: 'SET revoked = :yes, revokedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':yes': true, ':now': new Date().toISOString() },
+    });
   },
 
   async setRateLimit(hash, rateClass, budget) {
     // The map first (a no-op when it exists): one update cannot both create `rateLimits` and set a path in it.
-    const exists = await conditionHeld(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.apiKey(hash),
-          UpdateExpression: 'SET rateLimits = if_not_exists(rateLimits, :empty)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':empty': {} },
-        }),
-      ),
-    );
+    const exists = await updateIf(db, {
+      TableName,
+      Key: key.apiKey(hash),
+      UpdateExpression: 'SET rateLimits = if_not_exists(rateLimits, :empty)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':empty': {} },
+    });
     if (!exists) return false;
     await db.send(
       new UpdateCommand({

@@ -15,18 +15,9 @@ import {
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { batchGetAll, queryPages } from './batch.ts';
-import {
-  changeWriter,
-  claim,
-  MAX_ITEMS,
-  type Outcome,
-  record,
-  refuse,
-  release,
-  retry,
-  type Write,
-} from './change-set.ts';
+import { changeWriter, claim, type Outcome, record, refuse, release, retry, type Write } from './change-set.ts';
 import { ATTR, INDEX, key, liveKeys, livePartition } from './keys.ts';
+import { TRANSACTION_ITEMS } from './limits.ts';
 
 const NAME_TAKEN = 'A group with this name already exists';
 /** Why a create or rename is refused: another group holds the name. */
@@ -163,7 +154,7 @@ export const groupRecords = (db: DynamoDBDocumentClient, table: string): GroupRe
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': INDEX.byGroup.partitionKey },
         ExpressionAttributeValues: { ':pk': livePartition(orgId, { groupId: id }) },
-        Limit: MAX_ITEMS - 1,
+        Limit: TRANSACTION_ITEMS - 1,
       }),
     );
     // The index is eventually consistent: an asset the removal counts may not be visible yet.

@@ -5,11 +5,14 @@ import {
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../domain/core/clock.ts';
 import { type Backoff, backoffDelay } from '../domain/core/retry.ts';
+import { BATCH_GET_ITEMS } from './limits.ts';
 
-const BATCH_GET_LIMIT = 100;
 /** Before each new request for the keys left unprocessed: 40, 80, 160 … ms, at most 1 s. */
 const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 1000, jitter: 'none' };
 
@@ -26,8 +29,8 @@ export const batchGetAll = async (
 ): Promise<Record<string, unknown>[]> => {
   const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_LIMIT);
+  for (let start = 0; start < unique.length; start += BATCH_GET_ITEMS) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + BATCH_GET_ITEMS);
     for (let round = 0; pending && pending.length > 0; round++) {
       if (round > 0) await systemClock.sleep(backoffDelay(UNPROCESSED_BACKOFF, round));
       const result: BatchGetCommandOutput = await db.send(
@@ -62,3 +65,32 @@ export async function* queryPages(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }
+
+/** Every page of a Scan, following `LastEvaluatedKey` to the end (or until the caller stops): for operators' one-offs. */
+export async function* scanPages(
+  db: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+): AsyncGenerator<ScanCommandOutput> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page: ScanCommandOutput = await db.send(new ScanCommand({ ...input, ExclusiveStartKey }));
+    yield page;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+/** A Scan in `segments` parallel segments; `onPage` runs for each page, in turn within its segment. */
+export const scanSegments = async (
+  db: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'Segment' | 'TotalSegments'>,
+  segments: number,
+  onPage: (page: ScanCommandOutput, segment: number) => Promise<void>,
+): Promise<void> => {
+  await Promise.all(
+    Array.from({ length: segments }, async (_, segment) => {
+      for await (const page of scanPages(db, { ...input, Segment: segment, TotalSegments: segments })) {
+        await onPage(page, segment);
+      }
+    }),
+  );
+};

@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArtifactStore, SnapshotPointer } from '../domain/blocklist/blocklist.ts';
+import { readIfPresent, replaceFile } from './local-files.ts';
 import type { ObjectStore } from './s3.ts';
 
 /** How an artifact is answered: by its token, so it never changes. */
@@ -25,29 +25,12 @@ export const s3ArtifactStore = (objects: ObjectStore, bucket: string): ArtifactS
     objects.putObject(bucket, POINTER_KEY, Buffer.from(JSON.stringify(pointer)), 'application/json', 'no-store'),
 });
 
-const readIfPresent = async (file: string): Promise<Buffer | undefined> => {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-};
-
-/** Write beside, then rename: a reader sees the old file or the new one, never part of one. */
-const replaceFile = async (dir: string, name: string, bytes: Uint8Array) => {
-  await mkdir(dir, { recursive: true });
-  const partial = join(dir, `${name}.${process.pid}.partial`);
-  await writeFile(partial, bytes);
-  await rename(partial, join(dir, name));
-};
-
 /** Artifacts as files of a local directory (`npm start`): `<dir>/<token>` and `<dir>/current.json`. */
 export const fileArtifactStore = (dir: string): ArtifactStore => ({
   get: (token) => readIfPresent(join(dir, token)),
-  put: (token, bytes) => replaceFile(dir, token, bytes),
+  put: (token, bytes) => replaceFile(join(dir, token), bytes),
   current: async () => parsePointer(await readIfPresent(join(dir, 'current.json'))),
-  setCurrent: (pointer) => replaceFile(dir, 'current.json', Buffer.from(JSON.stringify(pointer))),
+  setCurrent: (pointer) => replaceFile(join(dir, 'current.json'), Buffer.from(JSON.stringify(pointer))),
 });
 
 /** Artifacts in the process's memory: the local gateway serves every route from one process. */

@@ -1,12 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { timeLeft } from '../deadline.ts';
 import { type Backoff, retry as withRetries } from '../domain/core/retry.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { recordTransactionConflict } from '../metrics.ts';
-import { timeLeft } from './deadline.ts';
 import type { Key } from './keys.ts';
+import { TRANSACTION_ITEMS } from './limits.ts';
 import type { TransactItem } from './transactions.ts';
-import { type VerdictDelta, verdictChange } from './verdict-log.ts';
+import { type VerdictDelta, verdictChange } from './verdict-change.ts';
 
 export type { TransactItem } from './transactions.ts';
 
@@ -68,9 +69,6 @@ export const verdicts = <R = never, T = never>(
   deltas: readonly VerdictDelta[],
   options: { now?: () => number; onFloor?: OnFailed<R, T> } = {},
 ): Change<R, T> => ({ kind: 'verdicts', deltas, ...options });
-
-/** DynamoDB's limit of items per TransactWriteItems request. */
-export const MAX_ITEMS = 100;
 
 /** The check-index entries a verdicts change moves: those whose counters add up to a change. */
 const movedEntries = (deltas: readonly VerdictDelta[]): number => {
@@ -180,15 +178,9 @@ const compile = async <R, T>(
         });
         break;
       case 'verdicts': {
-        const items = await verdictChange(db, table, change.deltas, change.now);
-        for (const [name, item] of Object.entries(items)) {
-          if (item === undefined) continue;
-          const meaning = name.startsWith('verdictEntry')
-            ? 'rebuild'
-            : name.startsWith('verdictFloor')
-              ? change.onFloor
-              : undefined;
-          compiled.push({ item, meaning, describe: `verdict ${name}` });
+        for (const { kind, item } of await verdictChange(db, table, change.deltas, change.now)) {
+          const meaning = kind === 'entry' ? 'rebuild' : kind === 'floor' ? change.onFloor : undefined;
+          compiled.push({ item, meaning, describe: `verdict ${kind}` });
         }
         break;
       }
@@ -247,7 +239,7 @@ export type PartPosition = 'whole' | 'first' | 'middle' | 'last';
 export type PartPlan = { start: number; end: number; position: PartPosition };
 
 /**
- * Cuts `count` units into parts of at most MAX_ITEMS items each, in order: one `whole` part when
+ * Cuts `count` units into parts of at most TRANSACTION_ITEMS items each, in order: one `whole` part when
  * everything fits, otherwise a `first`, as many `middle` and one `last` part. `part` declares the
  * changes of units `[start, end)` at a position (a part's fixed changes, such as a record opened
  * by the first part and closed by the last, depend on it). Each part is as long as fits at any
@@ -258,9 +250,9 @@ export const planParts = (
   part: (start: number, end: number, position: PartPosition) => ChangeSet<unknown, unknown>,
 ): PartPlan[] => {
   const fits = (start: number, end: number) =>
-    (['first', 'middle', 'last'] as const).every((position) => sizeOf(part(start, end, position)) <= MAX_ITEMS);
+    (['first', 'middle', 'last'] as const).every((position) => sizeOf(part(start, end, position)) <= TRANSACTION_ITEMS);
   if (count === 0) return [];
-  if (sizeOf(part(0, count, 'whole')) <= MAX_ITEMS) return [{ start: 0, end: count, position: 'whole' }];
+  if (sizeOf(part(0, count, 'whole')) <= TRANSACTION_ITEMS) return [{ start: 0, end: count, position: 'whole' }];
   const cuts: { start: number; end: number }[] = [];
   for (let start = 0; start < count; ) {
     if (!fits(start, start + 1)) throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
@@ -292,11 +284,11 @@ export const packUnits = (
   const runs: { start: number; end: number }[] = [];
   let start = 0;
   while (start < count) {
-    if (sizeOf(set(start, start + 1)) > MAX_ITEMS) {
+    if (sizeOf(set(start, start + 1)) > TRANSACTION_ITEMS) {
       throw new ChangeSetTooLargeError('One unit of this change-set exceeds a transaction');
     }
     let end = start + 1;
-    while (end < count && sizeOf(set(start, end + 1)) <= MAX_ITEMS) end++;
+    while (end < count && sizeOf(set(start, end + 1)) <= TRANSACTION_ITEMS) end++;
     runs.push({ start, end });
     start = end;
   }
@@ -322,9 +314,9 @@ export const changeWriter = (db: DynamoDBDocumentClient, table: string) => {
     const retried = new Set<T>();
     const attempt = async (): Promise<Outcome<R>> => {
       const changes = await build(retried);
-      if (sizeOf(changes) > MAX_ITEMS) {
+      if (sizeOf(changes) > TRANSACTION_ITEMS) {
         throw new ChangeSetTooLargeError(
-          `A change-set of ${sizeOf(changes)} items exceeds DynamoDB's limit of ${MAX_ITEMS} per transaction`,
+          `A change-set of ${sizeOf(changes)} items exceeds DynamoDB's limit of ${TRANSACTION_ITEMS} per transaction`,
         );
       }
       const compiled = await compile(db, table, changes);

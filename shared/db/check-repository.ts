@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CheckIndexStore, IndexEntry } from '../domain/check/index.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, key } from './keys.ts';
-import { entryCounts } from './verdict-log.ts';
+import { entryCounts } from './verdict-change.ts';
 
 type Cached = { entry: IndexEntry | undefined; expires: number };
 

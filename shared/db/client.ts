@@ -1,10 +1,10 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { timeLeft } from '../deadline.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { captureClient } from '../tracing.ts';
-import { timeLeft } from './deadline.ts';
 
 /**
  * The failure policy of every call to a dependency. One attempt may take `requestTimeoutMs` once

@@ -1,6 +1,7 @@
 import { DETECTIONS } from '../domain/insights/counters.ts';
-import { type Dimension, dayUnitsCounter, dimensionCounter, NO_KEY } from '../domain/insights/insight-counters.ts';
+import { type Dimension, dimensionCounter, NO_KEY } from '../domain/insights/insight-counters.ts';
 import { type Change, counter } from './change-set.ts';
+import { dayUnitsCounter } from './insight-items.ts';
 import { key } from './keys.ts';
 import { monthCounter } from './month-keys.ts';
 

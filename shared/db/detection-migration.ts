@@ -1,6 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type DetectionConfig, listingOf } from '../domain/detections/detections.ts';
+import { scanPages } from './batch.ts';
+import { attributesOf } from './items.ts';
 import { key } from './keys.ts';
 
 /**
@@ -14,22 +16,17 @@ export const listDetectionConfigs = async (
   now: number,
 ): Promise<{ configs: number; listed: number; alreadyListed: number }> => {
   const totals = { configs: 0, listed: 0, alreadyListed: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName,
-        FilterExpression: '#entity = :config',
-        ExpressionAttributeNames: { '#entity': 'entity' },
-        ExpressionAttributeValues: { ':config': 'DETECTION_CONFIG' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
+  for await (const page of scanPages(db, {
+    TableName,
+    FilterExpression: '#entity = :config',
+    ExpressionAttributeNames: { '#entity': 'entity' },
+    ExpressionAttributeValues: { ':config': 'DETECTION_CONFIG' },
+    ConsistentRead: true,
+  })) {
     for (const item of page.Items ?? []) {
-      const { PK: _pk, SK: _sk, entity: _entity, ...config } = item;
+      const config = attributesOf<DetectionConfig>(item);
       totals.configs++;
-      const listing = listingOf(config as DetectionConfig, now);
+      const listing = listingOf(config, now);
       if (listing === undefined) continue;
       try {
         await db.send(
@@ -49,7 +46,6 @@ export const listDetectionConfigs = async (
         totals.alreadyListed++;
       }
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return totals;
 };

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -17,24 +16,10 @@ import {
 } from '../domain/detections/detections.ts';
 import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
+import { detectionFeedPut } from './delivery-repository.ts';
 import { detectionCounterChanges } from './detection-counters.ts';
+import { attributesOf, conditionHeld, updateIf } from './items.ts';
 import { key } from './keys.ts';
-import { detectionFeedPut } from './webhook-repository.ts';
-
-const strip = <T>(item: Record<string, unknown>): T => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...rest } = item;
-  return rest as T;
-};
-
-const failed = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return false;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return true;
-    throw error;
-  }
-};
 
 /** Every item of partition `PK`, page after page, optionally only sort keys from `from` to `to`. */
 const queryAll = async (
@@ -84,7 +69,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   async settings(orgId) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.detectionSettings(orgId) }));
     if (!Item) return DEFAULT_SETTINGS;
-    const stored = strip<Partial<DetectionSettings>>(Item);
+    const stored = attributesOf<Partial<DetectionSettings>>(Item);
     return { thresholds: stored.thresholds ?? DEFAULT_SETTINGS.thresholds, autoReport: stored.autoReport ?? false };
   },
 
@@ -130,25 +115,21 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
 
   async listListed(slot) {
     const items = await queryAll(db, TableName, key.detectionListings(slot));
-    return items.map((item) => strip<ConfigListing>(item));
+    return items.map((item) => attributesOf<ConfigListing>(item));
   },
 
   async advanceListing(listing, seen, next) {
-    return !(await failed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detectionListing(listing.slot, listing.orgId, listing.configId),
-          UpdateExpression: 'SET nextRunAt = :next',
-          ConditionExpression: 'attribute_exists(PK) AND nextRunAt = :seen',
-          ExpressionAttributeValues: { ':next': next, ':seen': seen },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detectionListing(listing.slot, listing.orgId, listing.configId),
+      UpdateExpression: 'SET nextRunAt = :next',
+      ConditionExpression: 'attribute_exists(PK) AND nextRunAt = :seen',
+      ExpressionAttributeValues: { ':next': next, ':seen': seen },
+    });
   },
 
   async putRunOnce(run) {
-    return !(await failed(
+    return conditionHeld(
       db.send(
         new PutCommand({
           TableName,
@@ -156,36 +137,32 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
-    ));
+    );
   },
 
   async claimRun(run, now, leaseUntil) {
-    return !(await failed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detectionRun(run.orgId, run.queuedAt, run.runId),
-          UpdateExpression: 'SET #status = :running, leaseUntil = :lease',
-          ConditionExpression:
-            'attribute_exists(PK) AND (#status IN (:queued, :failed) OR (#status = :running AND leaseUntil < :now))',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':running': 'RUNNING',
-            ':queued': 'QUEUED',
-            ':failed': 'FAILED',
-            ':lease': leaseUntil,
-            ':now': now,
-          },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detectionRun(run.orgId, run.queuedAt, run.runId),
+      UpdateExpression: 'SET #status = :running, leaseUntil = :lease',
+      ConditionExpression:
+        'attribute_exists(PK) AND (#status IN (:queued, :failed) OR (#status = :running AND leaseUntil < :now))',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':running': 'RUNNING',
+        ':queued': 'QUEUED',
+        ':failed': 'FAILED',
+        ':lease': leaseUntil,
+        ':now': now,
+      },
+    });
   },
 
   async findConfig(orgId, id) {
     const { Item } = await db.send(
       new GetCommand({ TableName, Key: key.detectionConfig(orgId, id), ConsistentRead: true }),
     );
-    return Item ? strip<DetectionConfig>(Item) : undefined;
+    return Item ? attributesOf<DetectionConfig>(Item) : undefined;
   },
 
   async listConfigs(orgId) {
@@ -194,7 +171,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       from: prefix,
       to: `${prefix}\uffff`,
     });
-    return items.map((item) => strip<DetectionConfig>(item));
+    return items.map((item) => attributesOf<DetectionConfig>(item));
   },
 
   async putRun(run) {
@@ -212,7 +189,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
       from: `${prefix}${since}`,
       to: `${prefix}\uffff`,
     });
-    return items.map((item) => strip<DetectionRun>(item));
+    return items.map((item) => attributesOf<DetectionRun>(item));
   },
 
   async record(detection) {
@@ -232,17 +209,13 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
   },
 
   async claimReport(orgId, id) {
-    return !(await failed(
-      db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.detection(orgId, id),
-          UpdateExpression: 'SET reportClaimed = :yes',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reportClaimed)',
-          ExpressionAttributeValues: { ':yes': true },
-        }),
-      ),
-    ));
+    return updateIf(db, {
+      TableName,
+      Key: key.detection(orgId, id),
+      UpdateExpression: 'SET reportClaimed = :yes',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reportClaimed)',
+      ExpressionAttributeValues: { ':yes': true },
+    });
   },
 
   async releaseReport(orgId, id) {
@@ -276,7 +249,7 @@ export const detectionRepository = (db: DynamoDBDocumentClient, TableName: strin
     );
     const items = (page.Items ?? [])
       .map((item) => {
-        const { reportClaimed: _claimed, ...rest } = strip<Detection & { reportClaimed?: boolean }>(item);
+        const { reportClaimed: _claimed, ...rest } = attributesOf<Detection & { reportClaimed?: boolean }>(item);
         return rest as Detection;
       })
       .filter((item) => before === undefined || item.id < before);

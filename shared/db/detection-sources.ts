@@ -5,6 +5,7 @@ import type { LogClient, LogEntry } from '../domain/detections/certstream.ts';
 import type { DetectionRun, RunQueue } from '../domain/detections/detections.ts';
 import type { Resolver } from '../domain/detections/dnstwist.ts';
 import { type Egress, egressRequest } from '../egress/index.ts';
+import { inProcessRunner } from './in-process.ts';
 import { sqsMessages } from './sqs.ts';
 
 /** Answers that mean the name exists in DNS; NXDOMAIN (and no data) mean it does not. */
@@ -86,26 +87,18 @@ export const recordedLogClient = (file: string): LogClient => {
  */
 export const recordedLogNames = async (): Promise<string[]> => ['192.0.32.10'];
 
-/** Runs handed to the in-process runner and not finished yet. */
-const running = new Set<Promise<void>>();
+/** Runs handed to the in-process runner. */
+const runs = inProcessRunner();
 
 /** The local runner: runs start once the request has answered, in this process. */
 export const inProcessRunQueue = (run: (runs: readonly DetectionRun[]) => Promise<void>): RunQueue => ({
-  async send(runs) {
-    const done = new Promise<void>((resolve) => {
-      setImmediate(() => {
-        run(runs).finally(resolve);
-      });
-    });
-    running.add(done);
-    void done.finally(() => running.delete(done));
+  async send(queued) {
+    runs.start(run, queued);
   },
 });
 
 /** Resolves once every run handed to the in-process runner so far has finished. */
-export const inProcessRunsSettled = async (): Promise<void> => {
-  while (running.size > 0) await Promise.all(running);
-};
+export const inProcessRunsSettled = (): Promise<void> => runs.settled();
 
 /** One SQS message per run, the run as its body; the run worker takes it from there. */
 export const sqsRunQueue = (sqs: SQSClient, queueUrl: string): RunQueue => {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { scanSegments } from './batch.ts';
 import { DIRECTORY_ENTITY } from './directory-repository.ts';
 import { ATTR, type Key, legacyDirectory } from './keys.ts';
 
@@ -52,38 +53,31 @@ export const moveDirectoryItems = async (
   { keepOld = false }: { keepOld?: boolean } = {},
 ): Promise<DirectoryMove> => {
   const totals: DirectoryMove = { scanned: 0, moved: 0, alreadyMoved: 0 };
-  await Promise.all(
-    Array.from({ length: SEGMENTS }, async (_, segment) => {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new ScanCommand({
-            TableName: table,
-            Segment: segment,
-            TotalSegments: SEGMENTS,
-            FilterExpression: '#entity IN (:organization, :brand) AND begins_with(#pk, :legacy)',
-            ExpressionAttributeNames: { '#entity': 'entity', '#pk': ATTR.pk },
-            ExpressionAttributeValues: {
-              ':organization': DIRECTORY_ENTITY.organization,
-              ':brand': DIRECTORY_ENTITY.brand,
-              ':legacy': legacyDirectory.prefix,
-            },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        totals.scanned += page.ScannedCount ?? 0;
-        for (const item of page.Items ?? []) {
-          if (await moveItem(db, table, item, keepOld)) totals.moved++;
-          else totals.alreadyMoved++;
-        }
-        progress(
-          `segment ${segment + 1}/${SEGMENTS}: ${page.ScannedCount ?? 0} items scanned, ${page.Items?.length ?? 0} moved` +
-            ` (all segments: ${totals.scanned} scanned, ${totals.moved + totals.alreadyMoved} moved)`,
-        );
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }),
+  await scanSegments(
+    db,
+    {
+      TableName: table,
+      FilterExpression: '#entity IN (:organization, :brand) AND begins_with(#pk, :legacy)',
+      ExpressionAttributeNames: { '#entity': 'entity', '#pk': ATTR.pk },
+      ExpressionAttributeValues: {
+        ':organization': DIRECTORY_ENTITY.organization,
+        ':brand': DIRECTORY_ENTITY.brand,
+        ':legacy': legacyDirectory.prefix,
+      },
+      ConsistentRead: true,
+    },
+    SEGMENTS,
+    async (page, segment) => {
+      totals.scanned += page.ScannedCount ?? 0;
+      for (const item of page.Items ?? []) {
+        if (await moveItem(db, table, item, keepOld)) totals.moved++;
+        else totals.alreadyMoved++;
+      }
+      progress(
+        `segment ${segment + 1}/${SEGMENTS}: ${page.ScannedCount ?? 0} items scanned, ${page.Items?.length ?? 0} moved` +
+          ` (all segments: ${totals.scanned} scanned, ${totals.moved + totals.alreadyMoved} moved)`,
+      );
+    },
   );
   return totals;
 };

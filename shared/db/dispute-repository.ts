@@ -1,23 +1,15 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  ScanCommand,
-  type ScanCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dispute, DisputeStore } from '../domain/intake/disputes.ts';
 import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
 import { toRecord } from './activity-repository.ts';
+import { queryPages, scanPages } from './batch.ts';
 import { type ChangeSet, changeWriter, claim, record, refuse, retry, verdicts } from './change-set.ts';
+import { attributesOf } from './items.ts';
 import { ACTIVITY_INDEX, key, listPartition } from './keys.ts';
 
 const ENTITY = 'DISPUTE';
 
-const toDispute = (item: Record<string, unknown>): Dispute => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...dispute } = item;
-  return dispute as Dispute;
-};
+const toDispute = (item: Record<string, unknown>): Dispute => attributesOf<Dispute>(item);
 
 /**
  * Disputes: the dispute at its id, and in its content's partition one marker per requester (the
@@ -43,19 +35,13 @@ export const disputeRepository = (db: DynamoDBDocumentClient, TableName: string)
 
   async list() {
     const disputes: Dispute[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page: ScanCommandOutput = await db.send(
-        new ScanCommand({
-          TableName,
-          FilterExpression: 'entity = :entity',
-          ExpressionAttributeValues: { ':entity': ENTITY },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
+    for await (const page of scanPages(db, {
+      TableName,
+      FilterExpression: 'entity = :entity',
+      ExpressionAttributeValues: { ':entity': ENTITY },
+    })) {
       disputes.push(...(page.Items ?? []).map(toDispute));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
     return disputes.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
   },
 
@@ -133,22 +119,16 @@ export const blockingThreatsOf =
   async (orgId: string, checkKey: string): Promise<ActivityRecord[]> => {
     const { list1 } = ACTIVITY_INDEX;
     const threats: ActivityRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page: QueryCommandOutput = await db.send(
-        new QueryCommand({
-          TableName,
-          IndexName: list1.name,
-          KeyConditionExpression: '#pk = :pk',
-          FilterExpression: 'checkKey = :key',
-          ExpressionAttributeNames: { '#pk': list1.partitionKey },
-          ExpressionAttributeValues: { ':pk': listPartition(orgId, 'THREATS'), ':key': checkKey },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      threats.push(...(page.Items ?? []).map(toRecord));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const items of queryPages(db, {
+      TableName,
+      IndexName: list1.name,
+      KeyConditionExpression: '#pk = :pk',
+      FilterExpression: 'checkKey = :key',
+      ExpressionAttributeNames: { '#pk': list1.partitionKey },
+      ExpressionAttributeValues: { ':pk': listPartition(orgId, 'THREATS'), ':key': checkKey },
+    })) {
+      threats.push(...items.map(toRecord));
+    }
     return threats;
   };
 

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Lease } from '../domain/verdict-feed/index.ts';
+import { conditionFailed } from './items.ts';
 import { key } from './keys.ts';
 
 /**
@@ -12,39 +12,31 @@ export const dynamoLease = (
   db: DynamoDBDocumentClient,
   TableName: string,
   { name, owner, leaseMs }: { name: string; owner: string; leaseMs: number },
-): Lease => ({
-  async hold(now) {
-    try {
-      await db.send(
+): Lease => {
+  /** Updates the lease on a condition; true when the condition did not hold. */
+  const refused = (UpdateExpression: string, ConditionExpression: string, values: Record<string, number>) =>
+    conditionFailed(
+      db.send(
         new UpdateCommand({
           TableName,
           Key: key.lease(name),
-          UpdateExpression: 'SET #owner = :owner, #until = :until',
-          ConditionExpression: 'attribute_not_exists(#owner) OR #owner = :owner OR #until < :now',
+          UpdateExpression,
+          ConditionExpression,
           ExpressionAttributeNames: { '#owner': 'owner', '#until': 'heldUntil' },
-          ExpressionAttributeValues: { ':owner': owner, ':until': now + leaseMs, ':now': now },
+          ExpressionAttributeValues: { ':owner': owner, ...values },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  },
-  async release() {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName,
-          Key: key.lease(name),
-          UpdateExpression: 'SET #until = :zero',
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner', '#until': 'heldUntil' },
-          ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  },
-});
+      ),
+    );
+  return {
+    async hold(now) {
+      return !(await refused(
+        'SET #owner = :owner, #until = :until',
+        'attribute_not_exists(#owner) OR #owner = :owner OR #until < :now',
+        { ':until': now + leaseMs, ':now': now },
+      ));
+    },
+    async release() {
+      await refused('SET #until = :zero', '#owner = :owner', { ':zero': 0 });
+    },
+  };
+};

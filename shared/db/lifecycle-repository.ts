@@ -13,6 +13,28 @@ const OWN_RECORD_PAGE_SIZE = 100;
 /** Sorts after every character a sort key continues with, so `to + END` includes all of `to`. */
 const END = '\uffff';
 
+/** The first `limit` records of one partition of the by-asset index (`activityIndexKeys`). */
+export const readByAsset = async (
+  db: DynamoDBDocumentClient,
+  TableName: string,
+  partition: string,
+  { limit, newestFirst }: { limit: number; newestFirst: boolean },
+): Promise<ActivityRecord[]> => {
+  const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName,
+      IndexName: name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': partitionKey },
+      ExpressionAttributeValues: { ':pk': partition },
+      ...(newestFirst ? { ScanIndexForward: false } : {}),
+      Limit: limit,
+    }),
+  );
+  return Items.map(toRecord);
+};
+
 const LISTINGS: Record<
   Listing,
   { index: ActivityIndex; listing: 'REPORTS' | 'THREATS' | 'TAKEDOWNS'; suffix?: string }
@@ -108,21 +130,7 @@ export const lifecycleRepository = (db: DynamoDBDocumentClient, TableName: strin
     return start === undefined ? { records } : { records, position: JSON.stringify(start) };
   },
 
-  async byAsset(assetId, limit) {
-    const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName,
-        IndexName: name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': partitionKey },
-        ExpressionAttributeValues: { ':pk': assetPartition(assetId) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items.map(toRecord);
-  },
+  byAsset: (assetId, limit) => readByAsset(db, TableName, assetPartition(assetId), { limit, newestFirst: true }),
   async byAssetOf(assetId, organization, limit) {
     const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
     const found: ActivityRecord[] = [];

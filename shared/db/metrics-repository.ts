@@ -3,23 +3,20 @@ import { nextDay } from '../domain/core/dates.ts';
 import { COUNTER_SHARDS, TOTAL } from '../domain/insights/counters.ts';
 import {
   type BreakdownMetric,
-  breakdownKeysAttribute,
   bucketCountersOf,
-  DAY_UNITS_PREFIX,
   type Dimension,
-  dayUnitsCounter,
   dimensionCounter,
   EMPTY_WINDOW,
   groupCounters,
   groupCountsOf,
   type HistogramRef,
   histogramItem,
-  isLegacyGaugeOnDay,
   type MedianWindow,
   medianGroup,
 } from '../domain/insights/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
+import { breakdownKeysAttribute, DAY_UNITS_PREFIX, dayUnitsCounter, isLegacyGaugeOnDay } from './insight-items.ts';
 import { counterPeriods, type Key, key } from './keys.ts';
 
 /** Day items a probe for earlier activity reads per page; all-zero days are rare (only deletions leave them). */

@@ -1,5 +1,5 @@
-import { breakdownKeysOf, gaugeSlotsOf } from '../domain/insights/insight-counters.ts';
 import { type Change, counterExpression, type OnFailed, record } from './change-set.ts';
+import { breakdownKeysOf, gaugeSlotsOf } from './insight-items.ts';
 import type { Key } from './keys.ts';
 
 type AddExpression = {

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS } from '../domain/insights/counters.ts';
-import { gaugeSlot } from '../domain/insights/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights/insights.ts';
 import type { DayCounters } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
+import { gaugeSlot } from './insight-items.ts';
 import { counterPeriods, key } from './keys.ts';
 
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];

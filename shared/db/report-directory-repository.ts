@@ -1,23 +1,10 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReportDirectory } from '../domain/lifecycle/report-page.ts';
-import { toRecord } from './activity-repository.ts';
-import { ACTIVITY_INDEX, reportPartition } from './keys.ts';
+import { reportPartition } from './keys.ts';
+import { readByAsset } from './lifecycle-repository.ts';
 
 /** Reports by id alone, from their partition of the by-asset index (`activityIndexKeys`). */
 export const reportDirectoryRepository = (db: DynamoDBDocumentClient, TableName: string): ReportDirectory => ({
-  async reportsWithId(id) {
-    const { name, partitionKey } = ACTIVITY_INDEX.byAsset;
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName,
-        IndexName: name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': partitionKey },
-        ExpressionAttributeValues: { ':pk': reportPartition(id) },
-        // Two tell the page the id is ambiguous; it never needs more.
-        Limit: 2,
-      }),
-    );
-    return Items.map(toRecord);
-  },
+  // Two tell the page the id is ambiguous; it never needs more.
+  reportsWithId: (id) => readByAsset(db, TableName, reportPartition(id), { limit: 2, newestFirst: false }),
 });

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -8,34 +7,21 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scan, ScanStore } from '../domain/intake/scans.ts';
+import { attributesOf, conditionFailed } from './items.ts';
 import { key } from './keys.ts';
+import { BATCH_WRITE_ITEMS } from './limits.ts';
 
-/** BatchWriteItem takes 25 items a call. */
-const BATCH = 25;
 const MAX_UNPROCESSED_ROUNDS = 8;
-
-const toScan = (item: Record<string, unknown>): Scan => {
-  const { PK: _pk, SK: _sk, entity: _entity, ...scan } = item;
-  return scan as Scan;
-};
-
-const conditionFailed = async (write: Promise<unknown>): Promise<boolean> => {
-  try {
-    await write;
-    return false;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return true;
-    throw error;
-  }
-};
 
 /** Scans, each its own item by id, and the marks of the reports scans filed. */
 export const scanRepository = (db: DynamoDBDocumentClient, TableName: string): ScanStore => ({
   async create(scans) {
-    for (let start = 0; start < scans.length; start += BATCH) {
-      let requests: Record<string, unknown>[] | undefined = scans.slice(start, start + BATCH).map((scan) => ({
-        PutRequest: { Item: { ...key.scan(scan.id), entity: 'SCAN', ...scan } },
-      }));
+    for (let start = 0; start < scans.length; start += BATCH_WRITE_ITEMS) {
+      let requests: Record<string, unknown>[] | undefined = scans
+        .slice(start, start + BATCH_WRITE_ITEMS)
+        .map((scan) => ({
+          PutRequest: { Item: { ...key.scan(scan.id), entity: 'SCAN', ...scan } },
+        }));
       for (let round = 0; requests && requests.length > 0; round++) {
         if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error('Scans could not be written: the table kept throttling');
         const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [TableName]: requests } }));
@@ -46,7 +32,7 @@ export const scanRepository = (db: DynamoDBDocumentClient, TableName: string): S
 
   async find(id) {
     const { Item } = await db.send(new GetCommand({ TableName, Key: key.scan(id), ConsistentRead: true }));
-    return Item ? toScan(Item) : undefined;
+    return Item ? attributesOf<Scan>(Item) : undefined;
   },
 
   async complete(id, result, at) {

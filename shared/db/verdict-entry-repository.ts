@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { VerdictEntryStore } from '../domain/lookups/search.ts';
 import { timeOf } from '../domain/verdict-feed/index.ts';
 import { key } from './keys.ts';
-import { entryCounts } from './verdict-log.ts';
+import { entryCounts } from './verdict-change.ts';
 
 /**
  * One check-index entry as the verdict feeds publish it: its counters and when its last change

@@ -7,7 +7,7 @@ import { bitsOf, positionAt } from '../domain/verdict-feed/index.ts';
 import { BadRequestError } from '../errors.ts';
 import { ATTR, EXPORT_INDEX, exportPartition } from './keys.ts';
 import { decodePosition } from './position.ts';
-import { entryCounts } from './verdict-log.ts';
+import { entryCounts } from './verdict-change.ts';
 
 /**
  * Query calls one page may make before it answers with what it has. A month of one type and

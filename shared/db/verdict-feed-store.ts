@@ -1,8 +1,9 @@
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { FeedDelta, FeedPointer, FeedStore } from '../domain/verdict-feed/index.ts';
+import { readIfPresent, replaceFile } from './local-files.ts';
 import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);
@@ -66,15 +67,6 @@ export const s3FeedStore = (objects: ObjectStore, bucket: string, prefix = 'verd
   };
 };
 
-const readIfPresent = async (file: string): Promise<Buffer | undefined> => {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-};
-
 /** Deltas a local feed keeps (about 80 minutes at two a second); older ones are removed as new ones come. */
 const LOCAL_KEPT = 10_000;
 
@@ -111,16 +103,8 @@ export const fileFeedStore = (dir: string): FeedStore => {
       return true;
     },
     async putPointer(pointer) {
-      await mkdir(join(dir, 'pointer'), { recursive: true });
       const body = JSON.stringify(pointer);
-      await Promise.all(
-        Array.from({ length: POINTER_COPIES }, async (_, i) => {
-          const file = join(dir, pointerPath(i));
-          const partial = `${file}.${process.pid}.partial`;
-          await writeFile(partial, body);
-          await rename(partial, file);
-        }),
-      );
+      await Promise.all(Array.from({ length: POINTER_COPIES }, (_, i) => replaceFile(join(dir, pointerPath(i)), body)));
     },
   };
 };

@@ -1,8 +1,9 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { IndexRebuild, VerdictSnapshot, VerdictSnapshotStore } from '../domain/verdict-feed/index.ts';
+import { readIfPresent, replaceFile } from './local-files.ts';
 import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);
@@ -50,23 +51,6 @@ export const s3VerdictSnapshotStore = (
   },
 });
 
-const readIfPresent = async (file: string): Promise<Buffer | undefined> => {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-};
-
-/** Write beside, then rename: a reader sees the old file or the new one, never part of one. */
-const replaceFile = async (dir: string, file: string, bytes: Buffer) => {
-  await mkdir(dir, { recursive: true });
-  const partial = `${file}.${process.pid}.partial`;
-  await writeFile(partial, bytes);
-  await rename(partial, file);
-};
-
 /**
  * Verdict snapshots as a local file, `<dir>/verdicts.json.gz`, replaced atomically (write, then
  * rename); an unfinished rebuild beside it, `<dir>/rebuild.json.gz`.
@@ -80,14 +64,14 @@ export const fileVerdictSnapshotStore = (dir: string): VerdictSnapshotStore => {
       return bytes ? decode(bytes) : undefined;
     },
     async save(snapshot) {
-      await replaceFile(dir, file, await encode(snapshot));
+      await replaceFile(file, await encode(snapshot));
     },
     async rebuild() {
       return decodeRebuild(await readIfPresent(rebuildFile));
     },
     async saveRebuild(rebuild) {
       if (rebuild === undefined) await rm(rebuildFile, { force: true });
-      else await replaceFile(dir, rebuildFile, await encode(rebuild));
+      else await replaceFile(rebuildFile, await encode(rebuild));
     },
   };
 };

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../db/deadline.ts';
+import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../deadline.ts';
 import type { KeyResolver, Scope } from '../domain/account/api-keys.ts';
 import type { RateClass } from '../domain/account/rate-limits.ts';
 import { tracingMiddleware } from '../tracing.ts';
@@ -55,7 +55,7 @@ export const declarationOf = (handler: object): HandlerDeclaration | undefined =
  * before the body is parsed), the key's rate limit (a 429 costs no body parsing), JSON body,
  * validation, and error shaping (last, so middy runs its onError first). The whole chain, key
  * lookup included, runs under the request's one deadline for its calls to the table
- * (shared/db/deadline.ts).
+ * (shared/deadline.ts).
  */
 export const apiHandler = <R extends RequestSchema, C extends Caller>(
   options: ApiHandlerOptions<R, C>,

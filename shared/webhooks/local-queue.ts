@@ -1,5 +1,6 @@
 import type { DeliveryStore, WebhookStore } from '../db/webhook-repository.ts';
-import { type AttemptOutcome, attemptDelivery, type DeliveryDeps, type Enqueue, type Generator } from './dispatch.ts';
+import { type AttemptOutcome, attemptDelivery, type DeliveryDeps, type Enqueue } from './dispatch.ts';
+import type { Generator } from './generator.ts';
 
 type Lane = { queue: string[]; queued: Set<string>; running: boolean };
 

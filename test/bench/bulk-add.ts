@@ -10,7 +10,7 @@ import { ensureTable, localClient } from '../../infra/local/dynamo.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
-import { REQUEST_BUDGET_MS } from '../../shared/db/deadline.ts';
+import { REQUEST_BUDGET_MS } from '../../shared/deadline.ts';
 import { addAssets } from '../../shared/domain/allowlist/assets.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 

@@ -17,6 +17,12 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import {
+  insightDeltas,
+  insightGaugeDeltas,
+  insightHistogramDeltas,
+  insightMonthDeltas,
+} from '../../shared/db/insight-items.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
@@ -26,12 +32,6 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-k
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import { utcDay } from '../../shared/domain/core/dates.ts';
-import {
-  insightDeltas,
-  insightGaugeDeltas,
-  insightHistogramDeltas,
-  insightMonthDeltas,
-} from '../../shared/domain/insights/insight-counters.ts';
 import {
   type ActivityChange,
   type ActivityRecord,

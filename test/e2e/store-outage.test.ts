@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { BASE_PATH, ROUTES, type Route } from '../../infra/routes.ts';
-import { REQUEST_BUDGET_MS } from '../../shared/db/deadline.ts';
+import { REQUEST_BUDGET_MS } from '../../shared/deadline.ts';
 import { answersFromReplica, hasValidRequest, needsTable, requestFor } from '../fixtures/route-requests.ts';
 import { seed } from '../fixtures/seed.ts';
 import { type StallingProxy, stallingProxy } from '../fixtures/stalling-proxy.ts';

@@ -9,7 +9,7 @@ import { assetRecordsReader, changeLogReader, webhookRepository } from '../../sh
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { organizationIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
-import { eventGenerator } from '../../shared/webhooks/dispatch.ts';
+import { eventGenerator } from '../../shared/webhooks/generator.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver, verifySignature } from '../fixtures/webhook-receiver.ts';

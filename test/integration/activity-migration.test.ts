@@ -2,10 +2,11 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { migrateActivityItems } from '../../shared/db/activity-migration.ts';
+import { gaugeSlot } from '../../shared/db/insight-items.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import { recordNumber } from '../../shared/domain/core/ids.ts';
-import { gaugeSlot, isGroupCounter } from '../../shared/domain/insights/insight-counters.ts';
+import { isGroupCounter } from '../../shared/domain/insights/insight-counters.ts';
 import { listTakedowns, listThreats } from '../../shared/domain/lifecycle/views.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -8,6 +8,7 @@ import {
   record,
   refuse,
   retry,
+  verdicts,
 } from '../../shared/db/change-set.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -23,6 +24,16 @@ const failureOf = async (promise: Promise<unknown>): Promise<unknown> =>
   );
 
 describe('change-sets on DynamoDB Local', () => {
+  it('answers the floor reason of a verdicts change that would take a check-index count below zero, and writes nothing', async () => {
+    const outcome = await writer.commit(() => [
+      claim(keyOf('beside-floor'), { holder: 'me' }),
+      verdicts([{ checkKey: 'floor.example', block: -1 }], { onFloor: refuse('floor') }),
+    ]);
+
+    expect(outcome).toEqual({ committed: false, refused: 'floor', reasons: ['floor'] });
+    expect(await read('beside-floor')).toBeUndefined();
+  });
+
   it('answers the reason of the claim DynamoDB found taken, and writes none of the other changes', async () => {
     await db.send(new PutCommand({ TableName: tableName, Item: { ...keyOf('taken'), holder: 'other' } }));
 

@@ -2,16 +2,15 @@ import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { GAUGE_ITEMS, MONTHS_COUNTED } from '../../shared/db/insight-items.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import {
   bucketOf,
-  GAUGE_ITEMS,
   groupCounterOf,
   type HistogramRef,
   histogramItemOf,
   isGroupCounter,
   MAX_TAKEDOWN_MINUTES,
-  MONTHS_COUNTED,
 } from '../../shared/domain/insights/insight-counters.ts';
 import { windowMedian } from '../../shared/domain/insights/insights.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { gaugeSlot } from '../../shared/db/insight-items.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
@@ -17,7 +18,6 @@ import {
   type BreakdownMetric,
   bucketOf,
   CHANGED,
-  gaugeSlot,
   OPEN,
 } from '../../shared/domain/insights/insight-counters.ts';
 import {

@@ -4,14 +4,9 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { dayUnitsCounter, GAUGE_DAYS, gaugeOnDay } from '../../shared/db/insight-items.ts';
 import { key } from '../../shared/db/keys.ts';
-import {
-  dayUnitsCounter,
-  dimensionCounter,
-  GAUGE_DAYS,
-  gaugeOnDay,
-  OPEN,
-} from '../../shared/domain/insights/insight-counters.ts';
+import { dimensionCounter, OPEN } from '../../shared/domain/insights/insight-counters.ts';
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { EXPORT_INDEX, key } from '../../shared/db/keys.ts';
+import type { VerdictDelta } from '../../shared/db/verdict-change.ts';
 import { verdictExportRepository } from '../../shared/db/verdict-export-repository.ts';
-import type { VerdictDelta } from '../../shared/db/verdict-log.ts';
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import {

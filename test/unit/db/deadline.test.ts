@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { changeWriter, record } from '../../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../../shared/db/client.ts';
-import { requestDeadline, timeLeft, withDeadline } from '../../../shared/db/deadline.ts';
+import { requestDeadline, timeLeft, withDeadline } from '../../../shared/deadline.ts';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import { apiHandler } from '../../../shared/http/api-handler.ts';
 import { json } from '../../../shared/http/json.ts';

@@ -1,20 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  bucketOf,
-  CHANGED,
   GAUGE_ITEMS,
   gaugeOnDay,
-  groupOf,
-  histogramItemOf,
-  histogramPrefix,
   INSIGHTS_COUNTED,
   insightDeltas,
   insightGaugeDeltas,
   insightHistogramDeltas,
   insightMonthDeltas,
-  isGroupCounter,
   MONTHS_COUNTED,
+} from '../../../shared/db/insight-items.ts';
+import {
+  bucketOf,
+  CHANGED,
+  groupOf,
+  histogramItemOf,
+  histogramPrefix,
+  isGroupCounter,
   medianWindowOf,
   OPEN,
   takedownStage,

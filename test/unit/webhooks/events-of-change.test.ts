@@ -4,7 +4,7 @@ import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.t
 import { assetIdOf, organizationIdOf } from '../../../shared/domain/lifecycle/reports.ts';
 import { BIT } from '../../../shared/domain/verdict-feed/index.ts';
 import type { Webhook, WebhookEvent } from '../../../shared/domain/webhooks/webhooks.ts';
-import { eventsOfChange } from '../../../shared/webhooks/dispatch.ts';
+import { eventsOfChange } from '../../../shared/webhooks/events.ts';
 
 const CHANGED_AT = '2026-11-21T10:00:05.000Z';
 const change = (overrides: Partial<LoggedChange>): LoggedChange => ({

@@ -8,7 +8,7 @@ import type {
 } from '../../../shared/db/webhook-repository.ts';
 import { BIT, positionAt } from '../../../shared/domain/verdict-feed/index.ts';
 import type { Webhook } from '../../../shared/domain/webhooks/webhooks.ts';
-import { eventGenerator } from '../../../shared/webhooks/dispatch.ts';
+import { eventGenerator } from '../../../shared/webhooks/generator.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:10.000Z');
 const version = (ms: number, n: number) => `${positionAt(ms)}-0123456789abcdef-${String(n).padStart(12, '0')}`;

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { config } from '../config.ts';
+import { config } from './config.ts';
 
 /**
  * How long an HTTP request may wait on its dependencies in all, from its arrival: with the store
@@ -18,7 +18,7 @@ const current = new AsyncLocalStorage<Deadline>();
 
 /**
  * Runs `work` under a deadline (epoch ms) that every call to a dependency made for it respects
- * (client.ts, transactions.ts): a call gets at most the time left, and one started after the
+ * (db/client.ts, db/change-set.ts): a call gets at most the time left, and one started after the
  * deadline fails at once. Work that outlives `work` itself (a refresh it started in the
  * background) is no longer bound by it.
  */
