@@ -52,7 +52,7 @@ import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
-import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';

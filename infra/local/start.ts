@@ -17,7 +17,7 @@ import { finishBulkAdds } from '../../shared/domain/allowlist/assets.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
 import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/lifecycle/reports.ts';

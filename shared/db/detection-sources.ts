@@ -2,8 +2,8 @@ import { Resolver as DnsResolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { LogClient, LogEntry } from '../domain/detections/certstream.ts';
-import type { DetectionRun, RunQueue } from '../domain/detections/detections.ts';
 import type { Resolver } from '../domain/detections/dnstwist.ts';
+import type { DetectionRun, RunQueue } from '../domain/detections/index.ts';
 import { type Egress, egressRequest } from '../egress/index.ts';
 import { sqsMessages } from './sqs.ts';
 

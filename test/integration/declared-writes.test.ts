@@ -23,7 +23,7 @@ import { assetRecordsReader, changeLogReader, webhookRepository } from '../../sh
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { addAssets, BULK_ADD_ABANDONED_AFTER_MS } from '../../shared/domain/allowlist/assets.ts';
 import { verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import type { ActivityRecord } from '../../shared/domain/lifecycle/activity.ts';

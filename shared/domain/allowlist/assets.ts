@@ -229,3 +229,22 @@ export const listAssets = async (
     next_page: page.position ? await cursors.seal(binding, page.position) : null,
   };
 };
+
+/** Pages of an organization's URL assets read for its own domains. */
+const MAX_OWN_DOMAIN_PAGES = 5;
+
+/** The organization's own domains: the hosts of its allowlisted URL assets. */
+export const ownDomains = async (assets: Pick<AssetStore, 'list'>, orgId: string): Promise<string[]> => {
+  const domains: string[] = [];
+  let position: string | undefined;
+  for (let page = 0; page < MAX_OWN_DOMAIN_PAGES; page++) {
+    const listed = await assets.list(orgId, { type: 'URL' }, 100, position);
+    for (const asset of listed.assets) {
+      const key = asset.status === 'ALLOWED' ? entryKeyOf(asset.content, 'URL') : undefined;
+      if (key !== undefined && !key.includes('/')) domains.push(key);
+    }
+    position = listed.position;
+    if (position === undefined) break;
+  }
+  return domains;
+};
