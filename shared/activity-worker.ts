@@ -1,7 +1,7 @@
 import type { DeadLetterStore } from './db/dead-letter-queue.ts';
 import { type ActivityStore, applyMessage } from './domain/lifecycle/activity.ts';
 import { logger } from './logger.ts';
-import { sqsWorker } from './sqs-worker.ts';
+import { sqsWorker } from './workers.ts';
 
 /** What became of a batch's activity messages. */
 export type IngestCounts = { applied: number; ignored: number; failed: number; rejected: number };

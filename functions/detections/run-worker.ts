@@ -1,8 +1,8 @@
 import { type DetectionRun, type PipelineDeps, parseRun, runQueued } from '../../shared/domain/detections/index.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
-import { sqsWorker } from '../../shared/sqs-worker.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
+import { sqsWorker } from '../../shared/workers.ts';
 
 /**
  * The run queue's worker: one run per message (the run as its body), one at a time. A run is taken

@@ -1,8 +1,8 @@
 import { runScan, type WorkerDeps } from '../../shared/domain/intake/scans.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
-import { sqsWorker } from '../../shared/sqs-worker.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
+import { sqsWorker } from '../../shared/workers.ts';
 
 const scanIdOf = (body: string): number | undefined => {
   const scanId = Number(body);

@@ -7,13 +7,11 @@ import { boundedText, organizationSlug } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 const MAX_ASSETS = 100;
-const MAX_ASSET_LENGTH = 1000;
-
 export const request = {
   body: v.object(
     {
       assets: v.pipe(
-        v.array(boundedText('asset', 1, MAX_ASSET_LENGTH), 'assets must be an array of strings'),
+        v.array(boundedText('asset', 1, 1000), 'assets must be an array of strings'),
         v.minLength(1, 'assets must hold at least one asset'),
         v.maxLength(MAX_ASSETS, `assets must hold at most ${MAX_ASSETS} assets`),
       ),

@@ -2,10 +2,10 @@ import { config } from '../../shared/config.ts';
 import { sqsClient } from '../../shared/db/sqs.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
-import { jsonBody, sqsWorker } from '../../shared/sqs-worker.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../shared/webhooks/dispatch.ts';
 import { type DeliveryMessage, sqsEnqueue } from '../../shared/webhooks/queue.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
+import { jsonBody, sqsWorker } from '../../shared/workers.ts';
 
 const parse = (body: string): DeliveryMessage | undefined => {
   const { hookId, sort } = (jsonBody(body) ?? {}) as Partial<DeliveryMessage>;

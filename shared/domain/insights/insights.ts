@@ -3,7 +3,10 @@ import type { Caller } from '../account/access.ts';
 import type { OrganizationSettings } from '../account/organization-settings.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
+import type { CursorCodec } from '../core/cursor.ts';
 import { nextDay } from '../core/dates.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { listReports, type ReportsQuery } from '../lifecycle/views.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
 import {
   type BreakdownMetric,
@@ -43,6 +46,26 @@ export const insightsOrganization = async (
   if (slug === undefined) throw denied;
   if ((await directory.findMembership(caller.userId, slug))?.status !== 'ACTIVE') throw denied;
   return slug;
+};
+
+/**
+ * `POST /public/getOrganizationReports`: the reports of the organization named by `slug` (or the
+ * legacy `organizationSlug`), 50 a page unless `limit` says otherwise.
+ */
+export const organizationReports = async (
+  deps: { lists: ListStore; cursors: CursorCodec; directory: Pick<DirectoryStore, 'findMembership'> },
+  caller: Caller,
+  request: Omit<ReportsQuery, 'limit' | 'cursor'> & {
+    slug?: string;
+    organizationSlug?: string;
+    limit?: number;
+    cursor?: string;
+  },
+) => {
+  const { slug, organizationSlug, limit, cursor, ...query } = request;
+  const orgId = await insightsOrganization(deps.directory, caller, slug ?? organizationSlug, 'reports');
+  const paging = { limit: limit ?? 50, ...(cursor === undefined ? {} : { cursor }) };
+  return listReports(deps.lists, deps.cursors, orgId, { ...query, ...paging });
 };
 
 export type DateRange = { startDate?: string; endDate?: string };
