@@ -1,9 +1,7 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type ConfigDeps, type DetectionRun, validateConfigs } from '../../shared/domain/detections/index.ts';
-import { apiHandler } from '../../shared/http/api-handler.ts';
+import { validateConfigs } from '../../shared/domain/detections/index.ts';
+import { bodyRoute } from '../../shared/http/body-route.ts';
 import * as schemas from '../../shared/http/detection-schemas.ts';
-import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
@@ -20,12 +18,7 @@ export const request = {
   ),
 };
 
-type Deps = ConfigDeps & { runNow: (runs: DetectionRun[]) => Promise<void>; keys: KeyResolver; now: () => number };
-
-export const createHandler = ({ keys, now, ...deps }: Deps) =>
-  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) =>
-    json(200, await validateConfigs(deps, auth, body, now())),
-  );
+export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'write' }, validateConfigs);
 
 export const handler = createHandler({
   keys: runtime.keys(),

@@ -372,3 +372,20 @@ export const sumBetween = (work: OpenWork, name: string, from: string, to: strin
   work.days.reduce((sum, { day, counters }) => (day >= from && day <= to ? sum + (counters[name] ?? 0) : sum), 0);
 
 export { CHANGED, nextDay, shiftDays, startOfDay };
+
+/** The organization-level metrics summary for a caller: of the organization its `slug` names (see `insightsOrganization`). */
+export const callerMetricsSummary = async (
+  stores: InsightsStores,
+  caller: Caller,
+  { slug, ...query }: DateRange & { brandSlug?: string; slug?: string },
+  today: string,
+): Promise<MetricsSummary> =>
+  metricsSummary(stores, await insightsOrganization(stores.directory, caller, slug, 'metrics'), query, today);
+
+/** The threats found for a caller: in the organization its `slug` names (see `insightsOrganization`). */
+export const callerFoundThreats = async (
+  stores: InsightsStores,
+  caller: Caller,
+  { slug, ...range }: DateRange & { slug?: string },
+  today: string,
+) => foundThreats(stores, await insightsOrganization(stores.directory, caller, slug, 'metrics'), range, today);
