@@ -1,5 +1,5 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
-import type { Caller } from '../account/access.ts';
+import { actingOrganization, type Caller } from '../account/access.ts';
 import type { OrganizationSettings } from '../account/organization-settings.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
@@ -38,14 +38,10 @@ export const insightsOrganization = async (
   slug: string | undefined,
   resource: string,
 ): Promise<string> => {
-  const denied = new ForbiddenError(`You do not have permission to access ${resource} for this organization`);
-  if (caller.kind === 'organization') {
-    if (slug !== undefined && slug !== caller.orgId) throw denied;
-    return caller.orgId;
+  if (caller.kind === 'user' && slug === undefined) {
+    throw new ForbiddenError(`You do not have permission to access ${resource} for this organization`);
   }
-  if (slug === undefined) throw denied;
-  if ((await directory.findMembership(caller.userId, slug))?.status !== 'ACTIVE') throw denied;
-  return slug;
+  return actingOrganization(directory, caller, slug, resource);
 };
 
 /**
