@@ -1,5 +1,5 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from './logger.ts';
 
 /**
@@ -45,4 +45,22 @@ export const jsonBody = (body: string): unknown => {
   } catch {
     return undefined;
   }
+};
+
+/**
+ * A scheduled worker's polling: `poll` again and again, `pauseMs` apart, while more than
+ * `reserveMs` of the invocation remain; what each poll answered, in order.
+ */
+export const pollWhileTimeRemains = async <T>(
+  poll: () => Promise<T>,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  pauseMs: number,
+  reserveMs: number,
+): Promise<T[]> => {
+  const polls: T[] = [];
+  while (context.getRemainingTimeInMillis() > reserveMs) {
+    polls.push(await poll());
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return polls;
 };
