@@ -12,6 +12,14 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
+/** A share from 0 to 1; unset, `inLambda` in Lambda and 1 elsewhere (local gateway, invoke, tests). */
+const fraction = (name: string, inLambda: number): number => {
+  const value = optional(name);
+  if (value === undefined) return optional('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1 : inLambda;
+  if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim())) throw new Error(`${name} must be a fraction from 0 to 1`);
+  return Number(value);
+};
+
 const nonNegative = (name: string, fallback: number): number => {
   const value = optional(name);
   if (value === undefined) return fallback;
@@ -70,12 +78,7 @@ export const config = {
    * be most of its cost; 1 elsewhere (local gateway, invoke, tests), so local logs stay complete.
    */
   get accessLogSampleRate(): number {
-    const value = optional('ACCESS_LOG_SAMPLE_RATE');
-    if (value === undefined) return optional('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1 : 0.01;
-    if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim())) {
-      throw new Error('ACCESS_LOG_SAMPLE_RATE must be a fraction from 0 to 1');
-    }
-    return Number(value);
+    return fraction('ACCESS_LOG_SAMPLE_RATE', 0.01);
   },
   /** Required by every function that touches the table; the list sync does not. */
   get tableName(): string {
@@ -143,12 +146,7 @@ export const config = {
    * Unset: 0.1 in Lambda (a lookalike checked ten times is sampled almost surely); 1 elsewhere.
    */
   get checkSampleRate(): number {
-    const value = optional('CHECK_SAMPLE_RATE');
-    if (value === undefined) return optional('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1 : 0.1;
-    if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value.trim())) {
-      throw new Error('CHECK_SAMPLE_RATE must be a fraction from 0 to 1');
-    }
-    return Number(value);
+    return fraction('CHECK_SAMPLE_RATE', 0.1);
   },
   /** The SQS queue of detection runs (AWS); unset locally, where runs go through an in-process queue. */
   get detectionQueueUrl(): string | undefined {

@@ -51,7 +51,7 @@ import { createChecker, loadExternalSources, parseFeeds, refreshingSources } fro
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
-import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/index.ts';
 import { feedSource, PUBLISHING, replicatedIndex, verdictPublisher } from './domain/verdict-feed/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';

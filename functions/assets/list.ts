@@ -22,10 +22,8 @@ type Deps = { keys: KeyResolver; assets: AssetStore; groups: GroupStore; cursors
 export const createHandler = ({ keys, assets, groups, cursors }: Deps) =>
   apiHandler(
     { request, caller: 'organization', scope: 'read', rateClass: 'read', keys },
-    async ({ auth, queryStringParameters: q }) => {
-      const filter = { type: q.type, groupId: q.groupId, query: q.query || undefined };
-      return json(200, await listAssets(assets, groups, cursors, auth.orgId, filter, q.per_page, q.next_page));
-    },
+    async ({ auth, queryStringParameters }) =>
+      json(200, await listAssets({ store: assets, groups, cursors }, auth.orgId, queryStringParameters)),
   );
 
 export const handler = createHandler({

@@ -28,8 +28,7 @@ export const createHandler = ({ keys, assets, groups }: Deps) =>
     { request, caller: 'organization', scope: 'write', rateClass: 'write', keys },
     async ({ auth, pathParameters, body }) => {
       bodyIdMatches('assetId', pathParameters.assetId, body);
-      const changes = { name: body.name, description: body.description, groupId: body.groupId };
-      return json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, changes));
+      return json(200, await updateAsset(assets, groups, auth.orgId, pathParameters.assetId, body));
     },
   );
 

@@ -1,29 +1,18 @@
 import { gunzipSync } from 'node:zlib';
 import type { CloudWatchLogsEvent } from 'aws-lambda';
-import { SAMPLES_MESSAGE } from '../../shared/domain/detections/check-samples.ts';
-import type { CandidateDeps } from '../../shared/domain/detections/detections.ts';
+import { samplesOfLogLine } from '../../shared/domain/detections/check-samples.ts';
+import type { CandidateDeps } from '../../shared/domain/detections/index.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
 
-/** The samples of one log line the check wrote (`{"message": "asset check samples", "samples": [...]}`). */
-const samplesOf = (message: string): string[] => {
-  try {
-    const line = JSON.parse(message) as { message?: unknown; samples?: unknown };
-    if (line.message !== SAMPLES_MESSAGE || !Array.isArray(line.samples)) return [];
-    return line.samples.filter((sample): sample is string => typeof sample === 'string');
-  } catch {
-    return [];
-  }
-};
-
 /** The contents of a CloudWatch Logs subscription event (gzipped, base64) of the check's sample lines. */
-export const contentsOf = (event: CloudWatchLogsEvent): string[] => {
+const contentsOf = (event: CloudWatchLogsEvent): string[] => {
   const data = JSON.parse(gunzipSync(Buffer.from(event.awslogs.data, 'base64')).toString('utf8')) as {
     logEvents?: { message: string }[];
   };
-  return (data.logEvents ?? []).flatMap((logEvent) => samplesOf(logEvent.message));
+  return (data.logEvents ?? []).flatMap((logEvent) => samplesOfLogLine(logEvent.message));
 };
 
 /**

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type DetectionDeps, deleteConfig } from '../../shared/domain/detections/detections.ts';
+import { type DetectionDeps, deleteConfig } from '../../shared/domain/detections/index.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { configId, detectionSlug } from '../../shared/http/detection-schemas.ts';
 import { json } from '../../shared/http/json.ts';

@@ -1,9 +1,7 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type DetectionDeps, queueRuns, type RunQueue } from '../../shared/domain/detections/detections.ts';
-import { apiHandler } from '../../shared/http/api-handler.ts';
+import { queueRuns } from '../../shared/domain/detections/index.ts';
+import { bodyRoute } from '../../shared/http/body-route.ts';
 import { configId, detectionSlug, includeDisabled, sourceKey } from '../../shared/http/detection-schemas.ts';
-import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
 export const request = {
@@ -13,14 +11,7 @@ export const request = {
   ),
 };
 
-export const createHandler = ({
-  keys,
-  now,
-  ...deps
-}: DetectionDeps & { queue: RunQueue; keys: KeyResolver; now: () => number }) =>
-  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'write', keys }, async ({ auth, body }) =>
-    json(200, await queueRuns(deps, auth, body, now())),
-  );
+export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'write' }, queueRuns);
 
 export const handler = createHandler({
   keys: runtime.keys(),

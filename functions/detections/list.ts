@@ -1,5 +1,5 @@
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type DetectionDeps, listDetections } from '../../shared/domain/detections/detections.ts';
+import { type DetectionDeps, listDetections } from '../../shared/domain/detections/index.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { listBody } from '../../shared/http/detection-schemas.ts';
 import { json } from '../../shared/http/json.ts';

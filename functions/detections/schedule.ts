@@ -1,4 +1,4 @@
-import { type DetectionStore, type RunQueue, scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { type DetectionStore, type RunQueue, scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { SCHEDULE_CLASSES, type ScheduleClass } from '../../shared/domain/detections/schedules.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type DetectionDeps, organizationFor } from '../../shared/domain/detections/detections.ts';
+import { type DetectionDeps, organizationFor } from '../../shared/domain/detections/index.ts';
 import { SOURCE_CATALOGUE } from '../../shared/domain/detections/source-catalogue.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { detectionSlug } from '../../shared/http/detection-schemas.ts';

@@ -1,37 +1,26 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runScan, type WorkerDeps } from '../../shared/domain/intake/scans.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
+import { sqsWorker } from '../../shared/workers.ts';
+
+const scanIdOf = (body: string): number | undefined => {
+  const scanId = Number(body);
+  return Number.isSafeInteger(scanId) && scanId >= 1 ? scanId : undefined;
+};
 
 /**
- * The scan queue's worker: one scan per message (its id as the body). A scan that fails is
- * reported back alone, so SQS retries it and not the batch, and moves it to the dead-letter
- * queue after its last attempt; a scan already run is not run again.
+ * The scan queue's worker: one scan per message (its id as the body), one at a time. A scan that
+ * fails is reported back alone, so SQS retries it and not the batch; a scan already run is not run again.
  */
-export const createHandler = (deps: WorkerDeps, now: () => number) => {
-  const scanOne = async (record: SQSRecord): Promise<void> => {
-    const scanId = Number(record.body);
-    if (!Number.isSafeInteger(scanId) || scanId < 1) {
-      logger.error('Scan message without a scan id', { messageId: record.messageId });
-      return;
-    }
-    try {
-      await runScan(deps, scanId, now());
-    } catch (error) {
-      logger.error('Scan failed', { error, scanId });
-      throw error;
-    }
-  };
-  // One scan at a time. A processor per batch: its state is the batch's; a batch that fails
-  // whole is answered like any other, every message listed.
-  return (event: SQSEvent): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, scanOne, new BatchProcessor(EventType.SQS), {
-      processInParallel: false,
-      throwOnFullBatchFailure: false,
-    });
-};
+export const createHandler = (deps: WorkerDeps, now: () => number) =>
+  sqsWorker({
+    parse: scanIdOf,
+    unreadable: 'Scan message without a scan id',
+    oneAtATime: true,
+    handle: (scanId) => runScan(deps, scanId, now()),
+    failed: (scanId, _record, error) => logger.error('Scan failed', { error, scanId }),
+  });
 
 export const handler = workerHandler(createHandler(runtime.scanWorkerDeps(), runtime.now));
 

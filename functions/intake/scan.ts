@@ -1,8 +1,6 @@
 import * as v from 'valibot';
-import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type IntakeDeps, startScan } from '../../shared/domain/intake/scans.ts';
-import { apiHandler } from '../../shared/http/api-handler.ts';
-import { json } from '../../shared/http/json.ts';
+import { startScan } from '../../shared/domain/intake/scans.ts';
+import { bodyRoute } from '../../shared/http/body-route.ts';
 import { boundedText, organizationSlug } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
@@ -16,15 +14,7 @@ export const request = {
   ),
 };
 
-export const createHandler = ({ keys, now, ...deps }: IntakeDeps & { keys: KeyResolver; now: () => number }) =>
-  apiHandler({ request, caller: 'any', scope: 'write', rateClass: 'report', keys }, async ({ auth, body }) =>
-    json(200, await startScan(deps, auth, body, now())),
-  );
+export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'report' }, startScan);
 
-export const handler = createHandler({
-  keys: runtime.keys(),
-  now: runtime.now,
-  scans: runtime.scans(),
-  queue: runtime.scanQueue(),
-  directory: runtime.directory(),
-});
+const intake = { scans: runtime.scans(), queue: runtime.scanQueue(), directory: runtime.directory() };
+export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...intake });

@@ -2,10 +2,8 @@ import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
-import { type CheckerOptions, createChecker } from '../../shared/domain/check/index.ts';
-import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
-import { assetDetails } from '../../shared/domain/lookups/lookups.ts';
+import { createChecker } from '../../shared/domain/check/index.ts';
+import { assetDetails, type DetailsDeps } from '../../shared/domain/lookups/lookups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { reportPageBase } from '../../shared/http/report-links.ts';
@@ -17,29 +15,18 @@ export const request = {
 };
 /** Deprecated since 2026-01-01 in favour of the asset check. */
 const deprecation = { since: Date.UTC(2026, 0, 1) / 1000, path: '/asset/details', successor: '/asset/check' };
-type Deps = Omit<CheckerOptions, 'indexBudgetMs' | 'timer'> & {
-  keys: KeyResolver;
-  lists: ListStore;
-  directory: Pick<DirectoryStore, 'findMembership'>;
-  /** The stage's `reportUrlBase`; unset, the public report page of the host the request came to. */
-  reportUrlBase: string | undefined;
-};
+/** `reportUrlBase` is the stage's; unset, the public report page of the host the request came to. */
+type Deps = Omit<DetailsDeps, 'reportUrlBase'> & { keys: KeyResolver; reportUrlBase: string | undefined };
 
-export const createHandler = ({ keys, index, sources, lists, directory, reportUrlBase }: Deps) => {
-  const checker = createChecker({ timer: systemTimer, index, sources });
-  return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async (event) => {
+export const createHandler = ({ keys, reportUrlBase, ...deps }: Deps) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, deprecation }, async (event) => {
     const base = reportUrlBase ?? reportPageBase(event);
-    return json(
-      200,
-      await assetDetails({ checker, lists, directory, reportUrlBase: base }, event.auth, event.body.content),
-    );
+    return json(200, await assetDetails({ ...deps, reportUrlBase: base }, event.auth, event.body.content));
   });
-};
 
 export const handler = createHandler({
   keys: runtime.keys(),
-  index: runtime.checkIndex(),
-  sources: runtime.externalSources(),
+  checker: createChecker({ timer: systemTimer, index: runtime.checkIndex(), sources: runtime.externalSources() }),
   lists: runtime.lists(),
   directory: runtime.directory(),
   reportUrlBase: config.reportUrlBase,

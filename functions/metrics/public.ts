@@ -11,19 +11,16 @@ import { json } from '../../shared/http/json.ts';
 import { nullable, slug } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
+const REQUIRED = 'organizationSlug is required';
 export const request = {
   body: v.object(
     {
-      organizationSlug: v.pipe(
-        v.string('organizationSlug is required'),
-        v.nonEmpty('organizationSlug is required'),
-        slug('organizationSlug'),
-      ),
+      organizationSlug: v.pipe(v.string(REQUIRED), v.nonEmpty(REQUIRED), slug('organizationSlug')),
       brandSlug: nullable(slug('brandSlug')),
       startDate: nullable(metricsDate),
       endDate: nullable(metricsDate),
     },
-    'organizationSlug is required',
+    REQUIRED,
   ),
 };
 /** Deprecated since 2026-01-01 in favour of the organization metrics endpoint. */

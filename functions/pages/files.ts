@@ -1,11 +1,10 @@
-/**
- * The files the pages are made of, by the name they are served under at `GET /v2/static/{file}`,
- * with their path relative to the project root. The libraries are served from node_modules: no
- * third-party origin at run time.
- */
 /** The reference renderer's attribution logo, an image on its CDN: the page's policy would block it, an error on every load. */
 const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
+/**
+ * The files the pages are made of, by the name served at `GET /v2/static/{file}`, with their path from the project
+ * root. The libraries are served from node_modules: no third-party origin at run time.
+ */
 export const STATIC_FILES = {
   'redoc.standalone.js': {
     path: 'node_modules/redoc/bundles/redoc.standalone.js',
@@ -26,9 +25,8 @@ export const PAGES = {
 } as const;
 
 /**
- * Scripts and styles from this origin only, no inline script, no eval, requests to this origin
- * only. The reference's renderer injects its styles at run time and searches in a worker it
- * creates from a blob.
+ * Scripts, styles and requests from this origin only, no inline script, no eval. The reference's renderer injects
+ * its styles at run time and searches in a worker it creates from a blob.
  */
 export const CONTENT_SECURITY_POLICY = {
   docs: "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
-import { changeDetectionSettings } from '../../shared/domain/detections/detections.ts';
+import { changeDetectionSettings } from '../../shared/domain/detections/index.ts';
 
 export const DETECTION_USAGE = `  org detections <org>                         the organization's detection settings (auto-report, thresholds)
   org detections <org> auto-report on|off      turn auto-reporting of medium-or-higher detections on or off

@@ -18,7 +18,7 @@ import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/allowlist/asset
 import { ASSET_EXISTS, addAssets } from '../../shared/domain/allowlist/assets.ts';
 import { SLUG } from '../../shared/domain/core/limits.ts';
 import { webUrl } from '../../shared/domain/core/web-url.ts';
-import { changeDetectionSettings } from '../../shared/domain/detections/detections.ts';
+import { changeDetectionSettings } from '../../shared/domain/detections/index.ts';
 import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import {

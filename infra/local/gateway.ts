@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { DetectionRun } from '../../shared/domain/detections/detections.ts';
+import type { DetectionRun } from '../../shared/domain/detections/index.ts';
 import { localCheckSamples, localDetections, localScans, tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
 import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES, WORKERS } from '../routes.ts';

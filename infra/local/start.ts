@@ -15,7 +15,7 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { finishBulkAdds } from '../../shared/domain/allowlist/assets.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
-import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/lifecycle/reports.ts';

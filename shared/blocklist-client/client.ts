@@ -1,4 +1,4 @@
-import { decodeArtifact } from '../domain/blocklist/artifact.ts';
+import { decodeArtifact, holds } from '../domain/blocklist/artifact.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
 
 /**
@@ -42,19 +42,6 @@ const applyRecent = (base: Uint32Array, added: Uint32Array, removed: Uint32Array
     if (n === 0 || out[n - 1] !== value) out[n++] = value;
   }
   return out.slice(0, n);
-};
-
-const holds = (sorted: Uint32Array, value: number): boolean => {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = sorted[mid] as number;
-    if (at === value) return true;
-    if (at < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 };
 
 export class BlocklistClient {

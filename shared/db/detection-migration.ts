@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type DetectionConfig, listingOf } from '../domain/detections/detections.ts';
+import { type DetectionConfig, listingOf } from '../domain/detections/index.ts';
 import { scanPages } from './batch.ts';
 import { attributesOf } from './items.ts';
 import { key } from './keys.ts';

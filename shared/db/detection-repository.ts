@@ -13,7 +13,7 @@ import {
   type DetectionRun,
   type DetectionSettings,
   type DetectionStore,
-} from '../domain/detections/detections.ts';
+} from '../domain/detections/index.ts';
 import { queryPages } from './batch.ts';
 import { changeWriter, claim, record, refuse } from './change-set.ts';
 import { detectionFeedPut } from './delivery-repository.ts';

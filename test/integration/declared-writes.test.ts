@@ -22,7 +22,7 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { addAssets, BULK_ADD_ABANDONED_AFTER_MS } from '../../shared/domain/allowlist/assets.ts';
-import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
+import { scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import type { ActivityRecord } from '../../shared/domain/lifecycle/activity.ts';

@@ -9,7 +9,7 @@ import {
   type DetectionRun,
   scheduleDueRuns,
   updateConfig,
-} from '../../shared/domain/detections/detections.ts';
+} from '../../shared/domain/detections/index.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

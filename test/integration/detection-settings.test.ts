@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
-import { DEFAULT_SETTINGS } from '../../shared/domain/detections/detections.ts';
+import { DEFAULT_SETTINGS } from '../../shared/domain/detections/index.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

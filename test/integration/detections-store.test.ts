@@ -8,7 +8,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import type { CheckResult } from '../../shared/domain/check/types.ts';
-import { type PipelineDeps, processCandidates } from '../../shared/domain/detections/detections.ts';
+import { type PipelineDeps, processCandidates } from '../../shared/domain/detections/index.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import type { ReportDeps } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -10,7 +10,7 @@ import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
 import { effectiveSettings } from '../../shared/domain/account/organization-settings.ts';
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
-import type { Detection } from '../../shared/domain/detections/detections.ts';
+import type { Detection } from '../../shared/domain/detections/index.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/insights/counters.ts';
 import { runHealthchecks } from '../../shared/domain/insights/healthchecks.ts';
 import {

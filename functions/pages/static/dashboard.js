@@ -49,20 +49,23 @@ const explain = async (response) => {
   return `The service could not answer (${response.status}). Please try again in a moment.`;
 };
 
+/** One card: its label over its value, the value marked `data-<key>="<field>"`. */
+const counterCard = (label, key, field, text) => {
+  const card = document.createElement('div');
+  card.className = 'counter';
+  const name = document.createElement('div');
+  name.className = 'label';
+  name.textContent = label;
+  const value = document.createElement('div');
+  value.className = 'value';
+  value.dataset[key] = field;
+  value.textContent = text;
+  card.append(name, value);
+  return card;
+};
+
 const renderCounters = (metrics) => {
-  const cards = COUNTERS.map(([field, label]) => {
-    const card = document.createElement('div');
-    card.className = 'counter';
-    const name = document.createElement('div');
-    name.className = 'label';
-    name.textContent = label;
-    const value = document.createElement('div');
-    value.className = 'value';
-    value.dataset.counter = field;
-    value.textContent = String(metrics[field] ?? 0);
-    card.append(name, value);
-    return card;
-  });
+  const cards = COUNTERS.map(([field, label]) => counterCard(label, 'counter', field, String(metrics[field] ?? 0)));
   $('counters').replaceChildren(...cards);
 };
 
@@ -206,19 +209,9 @@ const seconds = (value) => {
 };
 
 const renderSummary = (summary) => {
-  const cards = SUMMARY.map(([field, label, format]) => {
-    const card = document.createElement('div');
-    card.className = 'counter';
-    const name = document.createElement('div');
-    name.className = 'label';
-    name.textContent = label;
-    const value = document.createElement('div');
-    value.className = 'value';
-    value.dataset.summary = field;
-    value.textContent = summary[field] === null ? '—' : format(summary[field]);
-    card.append(name, value);
-    return card;
-  });
+  const cards = SUMMARY.map(([field, label, format]) =>
+    counterCard(label, 'summary', field, summary[field] === null ? '—' : format(summary[field])),
+  );
   $('summary').replaceChildren(...cards);
 };
 

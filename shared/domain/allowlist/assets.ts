@@ -183,7 +183,9 @@ export const updateAsset = async (
   changes: AssetChanges,
 ): Promise<AssetView & { groupId: number | null }> => {
   const asset = await ownedAsset(store, orgId, assetId);
-  const updated = await store.update(asset, changes);
+  // The changeable fields only, whatever else the request carried.
+  const { name, description, groupId } = changes;
+  const updated = await store.update(asset, { name, description, groupId });
   const names = await groupNames(groups, orgId, [updated.groupId]);
   return { ...viewOf(updated, names), groupId: updated.groupId };
 };
@@ -204,15 +206,15 @@ export const removeAsset = async (store: AssetStore, orgId: string, assetId: num
   return asset.id;
 };
 
+/** A page request of `GET /organization/assets`: an empty `query` filters nothing. */
+export type AssetListing = AssetFilter & { per_page: number; next_page?: string };
+
 export const listAssets = async (
-  store: AssetStore,
-  groups: GroupStore,
-  cursors: CursorCodec,
+  { store, groups, cursors }: { store: AssetStore; groups: GroupStore; cursors: CursorCodec },
   orgId: string,
-  filter: AssetFilter,
-  perPage: number,
-  nextPage?: string,
+  { per_page: perPage, next_page: nextPage, ...query }: AssetListing,
 ) => {
+  const filter: AssetFilter = { type: query.type, groupId: query.groupId, query: query.query || undefined };
   const binding = {
     orgId,
     filter: JSON.stringify([filter.type ?? null, filter.groupId ?? null, filter.query ?? null]),
@@ -228,4 +230,23 @@ export const listAssets = async (
     assets: page.assets.map((asset) => viewOf(asset, names)),
     next_page: page.position ? await cursors.seal(binding, page.position) : null,
   };
+};
+
+/** Pages of an organization's URL assets read for its own domains. */
+const MAX_OWN_DOMAIN_PAGES = 5;
+
+/** The organization's own domains: the hosts of its allowlisted URL assets. */
+export const ownDomains = async (assets: Pick<AssetStore, 'list'>, orgId: string): Promise<string[]> => {
+  const domains: string[] = [];
+  let position: string | undefined;
+  for (let page = 0; page < MAX_OWN_DOMAIN_PAGES; page++) {
+    const listed = await assets.list(orgId, { type: 'URL' }, 100, position);
+    for (const asset of listed.assets) {
+      const key = asset.status === 'ALLOWED' ? entryKeyOf(asset.content, 'URL') : undefined;
+      if (key !== undefined && !key.includes('/')) domains.push(key);
+    }
+    position = listed.position;
+    if (position === undefined) break;
+  }
+  return domains;
 };

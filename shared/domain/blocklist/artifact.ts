@@ -160,3 +160,17 @@ export const sortedUnique = (values: Iterable<number>): Uint32Array => {
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i] as number;
   return sorted.slice(0, n);
 };
+
+/** Whether a sorted list holds `value` (binary search). */
+export const holds = (sorted: Uint32Array, value: number): boolean => {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = sorted[mid] as number;
+    if (at === value) return true;
+    if (at < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+};

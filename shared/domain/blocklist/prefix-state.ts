@@ -1,19 +1,5 @@
-import { sortedUnique } from './artifact.ts';
+import { holds, sortedUnique } from './artifact.ts';
 import { entryExpressions, expressionsOf, fullHash, prefixOf } from './expressions.ts';
-
-/** Whether a sorted list holds `value` (binary search). */
-const holds = (sorted: Uint32Array, value: number): boolean => {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = sorted[mid] as number;
-    if (at === value) return true;
-    if (at < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-};
 
 /**
  * The prefixes of every BLOCKED entry's expressions with their full hashes, and how they differ

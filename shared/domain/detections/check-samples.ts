@@ -3,6 +3,17 @@ import type { CheckStatus } from '../check/index.ts';
 /** The message of the log line a batch of samples leaves in AWS (a subscription filter matches it). */
 export const SAMPLES_MESSAGE = 'asset check samples';
 
+/** The samples of one log line the check wrote (`{"message": "asset check samples", "samples": [...]}`). */
+export const samplesOfLogLine = (message: string): string[] => {
+  try {
+    const line = JSON.parse(message) as { message?: unknown; samples?: unknown };
+    if (line.message !== SAMPLES_MESSAGE || !Array.isArray(line.samples)) return [];
+    return line.samples.filter((sample): sample is string => typeof sample === 'string');
+  } catch {
+    return [];
+  }
+};
+
 export type CheckSampler = {
   /** Called by the check after it has its answer: synchronous, no I/O, no promise. */
   offer(content: string, status: CheckStatus): void;

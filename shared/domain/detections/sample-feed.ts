@@ -1,5 +1,7 @@
 import { matchNames } from './certstream.ts';
-import { type Candidate, type CandidateDeps, feedPushSource, profileOf } from './detections.ts';
+import type { Candidate, CandidateDeps } from './model.ts';
+import { feedPushSource } from './pipeline.ts';
+import { profileOf } from './scoring.ts';
 
 const hostOf = (content: string): string | undefined => {
   try {

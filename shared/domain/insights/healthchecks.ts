@@ -220,6 +220,13 @@ export const tuningOf = (body: { minResults?: number | null; lookbackHours?: num
   ...(body.lookbackHours == null ? {} : { lookbackHours: body.lookbackHours }),
 });
 
+/** What the checks grade for a request: its caller's organization, with the tuning its body carries. */
+export const requestedInputs = (
+  sources: HealthcheckSources,
+  caller: Caller,
+  body: { slug?: string; minResults?: number | null; lookbackHours?: number | null },
+): Promise<Inputs> => healthcheckInputs(sources, caller, body.slug, tuningOf(body));
+
 export const runHealthcheck = (key: HealthcheckKey, inputs: Inputs): HealthcheckResult => CHECKS[key](inputs);
 export const runHealthchecks = (inputs: Inputs): HealthcheckResult[] =>
   HEALTHCHECK_KEYS.map((key) => CHECKS[key](inputs));

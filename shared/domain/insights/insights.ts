@@ -1,9 +1,12 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
-import type { Caller } from '../account/access.ts';
+import { actingOrganization, type Caller } from '../account/access.ts';
 import type { OrganizationSettings } from '../account/organization-settings.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
+import type { CursorCodec } from '../core/cursor.ts';
 import { nextDay } from '../core/dates.ts';
+import type { ListStore } from '../lifecycle/lists.ts';
+import { listReports, type ReportsQuery } from '../lifecycle/views.ts';
 import { COUNTER, DETECTIONS, THREAT_PREFIX } from './counters.ts';
 import {
   type BreakdownMetric,
@@ -35,14 +38,30 @@ export const insightsOrganization = async (
   slug: string | undefined,
   resource: string,
 ): Promise<string> => {
-  const denied = new ForbiddenError(`You do not have permission to access ${resource} for this organization`);
-  if (caller.kind === 'organization') {
-    if (slug !== undefined && slug !== caller.orgId) throw denied;
-    return caller.orgId;
+  if (caller.kind === 'user' && slug === undefined) {
+    throw new ForbiddenError(`You do not have permission to access ${resource} for this organization`);
   }
-  if (slug === undefined) throw denied;
-  if ((await directory.findMembership(caller.userId, slug))?.status !== 'ACTIVE') throw denied;
-  return slug;
+  return actingOrganization(directory, caller, slug, resource);
+};
+
+/**
+ * `POST /public/getOrganizationReports`: the reports of the organization named by `slug` (or the
+ * legacy `organizationSlug`), 50 a page unless `limit` says otherwise.
+ */
+export const organizationReports = async (
+  deps: { lists: ListStore; cursors: CursorCodec; directory: Pick<DirectoryStore, 'findMembership'> },
+  caller: Caller,
+  request: Omit<ReportsQuery, 'limit' | 'cursor'> & {
+    slug?: string;
+    organizationSlug?: string;
+    limit?: number;
+    cursor?: string;
+  },
+) => {
+  const { slug, organizationSlug, limit, cursor, ...query } = request;
+  const orgId = await insightsOrganization(deps.directory, caller, slug ?? organizationSlug, 'reports');
+  const paging = { limit: limit ?? 50, ...(cursor === undefined ? {} : { cursor }) };
+  return listReports(deps.lists, deps.cursors, orgId, { ...query, ...paging });
 };
 
 export type DateRange = { startDate?: string; endDate?: string };
@@ -349,3 +368,20 @@ export const sumBetween = (work: OpenWork, name: string, from: string, to: strin
   work.days.reduce((sum, { day, counters }) => (day >= from && day <= to ? sum + (counters[name] ?? 0) : sum), 0);
 
 export { CHANGED, nextDay, shiftDays, startOfDay };
+
+/** The organization-level metrics summary for a caller: of the organization its `slug` names (see `insightsOrganization`). */
+export const callerMetricsSummary = async (
+  stores: InsightsStores,
+  caller: Caller,
+  { slug, ...query }: DateRange & { brandSlug?: string; slug?: string },
+  today: string,
+): Promise<MetricsSummary> =>
+  metricsSummary(stores, await insightsOrganization(stores.directory, caller, slug, 'metrics'), query, today);
+
+/** The threats found for a caller: in the organization its `slug` names (see `insightsOrganization`). */
+export const callerFoundThreats = async (
+  stores: InsightsStores,
+  caller: Caller,
+  { slug, ...range }: DateRange & { slug?: string },
+  today: string,
+) => foundThreats(stores, await insightsOrganization(stores.directory, caller, slug, 'metrics'), range, today);

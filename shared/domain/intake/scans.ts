@@ -4,11 +4,11 @@ import { actingOrganization } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { AssetStore } from '../allowlist/assets.ts';
+import { type AssetStore, ownDomains } from '../allowlist/assets.ts';
 import type { Checker } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { newRecordIds } from '../core/ids.ts';
-import { type CandidateDeps, feedPushSource } from '../detections/detections.ts';
+import { type CandidateDeps, feedPushSource } from '../detections/index.ts';
 import { assetIdOf, createReport, type ReportDeps } from '../lifecycle/reports.ts';
 import { brandProfile, type EngineResult, evaluateThreat } from '../threat-engine/engine.ts';
 
@@ -163,24 +163,6 @@ export type WorkerDeps = {
   isDisputed: (checkKey: string) => Promise<boolean>;
   /** The detection pipeline the organization's push sources feed; none, no detections. */
   detections?: CandidateDeps;
-};
-
-/** Pages of an organization's URL assets read for its own domains. */
-const MAX_ASSET_PAGES = 5;
-
-const ownDomains = async (assets: WorkerDeps['assets'], orgId: string): Promise<string[]> => {
-  const domains: string[] = [];
-  let position: string | undefined;
-  for (let page = 0; page < MAX_ASSET_PAGES; page++) {
-    const listed = await assets.list(orgId, { type: 'URL' }, 100, position);
-    for (const asset of listed.assets) {
-      const key = asset.status === 'ALLOWED' ? entryKeyOf(asset.content, 'URL') : undefined;
-      if (key !== undefined && !key.includes('/')) domains.push(key);
-    }
-    position = listed.position;
-    if (position === undefined) break;
-  }
-  return domains;
 };
 
 type BrandTerms = { slug: string; name: string; includedTerms?: string[]; excludedTerms?: string[] };

@@ -3,7 +3,7 @@ import { secretCursorKeys } from '../../../shared/db/cursor-key-secret.ts';
 import { sqsRunQueue } from '../../../shared/db/detection-sources.ts';
 import { s3Objects } from '../../../shared/db/s3.ts';
 import { sqsClient } from '../../../shared/db/sqs.ts';
-import type { DetectionRun } from '../../../shared/domain/detections/detections.ts';
+import type { DetectionRun } from '../../../shared/domain/detections/index.ts';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
 import {
   type Answer,

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../../../functions/detections/run-worker.ts';
-import type { DetectionRun, PipelineDeps } from '../../../shared/domain/detections/detections.ts';
+import type { DetectionRun, PipelineDeps } from '../../../shared/domain/detections/index.ts';
 
 const run = (runId: number): DetectionRun => ({
   orgId: 'acme',
