@@ -10,6 +10,13 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { fileArtifactStore, memoryArtifactStore, s3ArtifactStore } from './db/blocklist-artifact-store.ts';
+import {
+  fileSigningKeys,
+  type PublishedKeySource,
+  publicKeysOf,
+  s3PublishedKeys,
+  secretSigningKeys,
+} from './db/blocklist-signing-keys.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
@@ -46,6 +53,7 @@ import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.
 import { cachedKeyResolver } from './domain/account/api-keys.ts';
 import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
+import { manifestIssuer } from './domain/blocklist/manifest.ts';
 import { createChecker, loadExternalSources, refreshingSources } from './domain/check/index.ts';
 import { replicatedIndex } from './domain/check/replica.ts';
 import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
@@ -204,9 +212,36 @@ export const blocklistArtifacts = /* @__PURE__ */ once(() => {
   if (location === undefined) return memoryArtifactStore();
   return 'bucket' in location ? s3ArtifactStore(objects(), location.bucket) : fileArtifactStore(location.dir);
 });
+/** The manifest signing keys: a secret only the signing function reads in AWS, a file locally; read on first signature. */
+const blocklistSigningKeys = /* @__PURE__ */ once(() => {
+  const location = config.blocklistSigningKeys;
+  return 'secretArn' in location ? secretSigningKeys(location.secretArn) : fileSigningKeys(location.file);
+});
+/** In AWS the signer publishes the public keys beside the artifacts, since the key set route may not read the secret. */
+const publishedBlocklistKeys = /* @__PURE__ */ once(() => {
+  const location = config.blocklistArtifacts;
+  return location !== undefined && 'bucket' in location ? s3PublishedKeys(objects(), location.bucket) : undefined;
+});
 /** The hash-prefix blocklist: its own copy of the verdicts, from the same snapshots and log as the check's. */
-export const blocklist = /* @__PURE__ */ once(() =>
-  blocklistService({ log: verdictLog(), snapshots: verdictSnapshots(), artifacts: blocklistArtifacts() }),
+export const blocklist = /* @__PURE__ */ once(() => {
+  const issue = manifestIssuer({
+    keys: () => blocklistSigningKeys().load(),
+    publish: (keys) => publishedBlocklistKeys()?.publish(keys) ?? Promise.resolve(),
+  });
+  return blocklistService({
+    log: verdictLog(),
+    snapshots: verdictSnapshots(),
+    artifacts: blocklistArtifacts(),
+    manifests: async (content) => {
+      const manifest = await issue(content);
+      if (manifest === undefined) logger.error('No blocklist signing key: run `npm run admin -- blocklist rotate-key`');
+      return manifest;
+    },
+  });
+});
+/** The public keys the key set route answers. */
+export const blocklistKeys = /* @__PURE__ */ once(
+  (): PublishedKeySource => publishedBlocklistKeys()?.read ?? publicKeysOf(blocklistSigningKeys()),
 );
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();

@@ -12,6 +12,7 @@ import {
 } from '../check/verdicts.ts';
 import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
 import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
+import { type ManifestIssuer, sha256Hex } from './manifest.ts';
 import { AllowMasks, PrefixState } from './prefix-state.ts';
 
 /** The snapshot artifact clients start from, as its builder announces it. */
@@ -35,6 +36,8 @@ export type BlocklistVersion = {
   entries: number;
   snapshot: ArtifactRef;
   recent: ArtifactRef;
+  /** The signed manifest of this answer (SPEC-EXTENSIONS §11); absent where no signing key exists yet. */
+  manifest?: string;
 };
 
 const isBlocked = (bits: number): boolean => statusOf(bits) === 'BLOCKED';
@@ -56,7 +59,7 @@ export const publishSnapshot = async (
   artifacts: ArtifactStore,
   prefixes: Uint32Array,
   position: string,
-): Promise<SnapshotPointer> => {
+): Promise<SnapshotPointer & { sha256: string }> => {
   const bytes = encodeArtifact({ kind: 'snapshot', algoVersion: ALGO_VERSION, prefixes });
   const pointer = {
     algoVersion: ALGO_VERSION,
@@ -67,7 +70,7 @@ export const publishSnapshot = async (
   };
   await artifacts.put(pointer.token, bytes);
   await artifacts.setCurrent(pointer);
-  return pointer;
+  return { ...pointer, sha256: sha256Hex(bytes) };
 };
 
 /**
@@ -87,6 +90,8 @@ type Options = {
   pollMs?: number;
   /** How often the current snapshot artifact is looked up (the compaction job replaces it). */
   pointerMs?: number;
+  /** Signs the manifest of each version answer; without one (tests of the sync itself) the answer has none. */
+  manifests?: ManifestIssuer;
 };
 
 export type Confirmation = {
@@ -116,13 +121,21 @@ export const blocklist = ({
   now = Date.now,
   pollMs = 1_000,
   pointerMs = 30_000,
+  manifests,
 }: Options): Blocklist => {
-  type Loaded = { verdicts: VerdictState; prefixes: PrefixState; masks: AllowMasks; base: SnapshotPointer };
+  type Loaded = {
+    verdicts: VerdictState;
+    prefixes: PrefixState;
+    masks: AllowMasks;
+    base: SnapshotPointer;
+    /** The SHA-256 of the base snapshot artifact's bytes. */
+    baseSha256: string;
+  };
   let loaded: Promise<Loaded> | undefined;
   let polling: Promise<void> | undefined;
   let polledAt = Number.NEGATIVE_INFINITY;
   let pointerAt = Number.NEGATIVE_INFINITY;
-  let recent: { changes: number; ref: ArtifactRef } | undefined;
+  let recent: { changes: number; ref: ArtifactRef; sha256: string } | undefined;
 
   const apply = async (state: Loaded) => {
     const startedAt = now();
@@ -148,7 +161,9 @@ export const blocklist = ({
     const pointer = await artifacts.current();
     if (pointer === undefined || pointer.algoVersion !== ALGO_VERSION) {
       const prefixes = state.prefixes.prefixes();
-      state.base = await publishSnapshot(artifacts, prefixes, state.verdicts.position);
+      const { sha256, ...pointer } = await publishSnapshot(artifacts, prefixes, state.verdicts.position);
+      state.base = pointer;
+      state.baseSha256 = sha256;
       state.prefixes.rebase(prefixes);
       return;
     }
@@ -159,6 +174,7 @@ export const blocklist = ({
     if (artifact.kind !== 'snapshot') return;
     state.prefixes.rebase(artifact.prefixes);
     state.base = pointer;
+    state.baseSha256 = sha256Hex(bytes);
   };
 
   const load = async (): Promise<Loaded> => {
@@ -177,6 +193,7 @@ export const blocklist = ({
       prefixes,
       masks,
       base: { algoVersion: ALGO_VERSION, token: '', count: 0, bytes: 0, position: snapshot.position },
+      baseSha256: sha256Hex(new Uint8Array()),
     };
     await apply(state);
     await followPointer(state);
@@ -201,29 +218,40 @@ export const blocklist = ({
     return state;
   };
 
-  const recentRef = async (state: Loaded): Promise<ArtifactRef> => {
-    if (recent?.changes === state.prefixes.changes) return recent.ref;
+  const recentArtifact = async (state: Loaded): Promise<{ ref: ArtifactRef; sha256: string }> => {
+    if (recent?.changes === state.prefixes.changes) return recent;
     const changes = state.prefixes.changes;
     const { added, removed } = state.prefixes.recent();
     const bytes = encodeArtifact({ kind: 'recent', algoVersion: ALGO_VERSION, added, removed });
     const ref = { token: tokenOf(bytes), count: added.length + removed.length, bytes: bytes.length };
     await artifacts.put(ref.token, bytes);
-    recent = { changes, ref };
-    return ref;
+    recent = { changes, ref, sha256: sha256Hex(bytes) };
+    return recent;
   };
 
   return {
     async version() {
       const state = await current();
       const { token, count, bytes } = state.base;
-      return {
+      const baseSha256 = state.baseSha256;
+      const changes = await recentArtifact(state);
+      const answer = {
         algoVersion: ALGO_VERSION,
         version: state.verdicts.version,
         updatedAt: new Date(timeOf(state.verdicts.version)).toISOString(),
         entries: state.verdicts.live,
         snapshot: { token, count, bytes },
-        recent: await recentRef(state),
+        recent: changes.ref,
       };
+      const manifest = await manifests?.({
+        algoVersion: answer.algoVersion,
+        version: answer.version,
+        artifacts: [
+          { token, sha256: baseSha256, bytes },
+          { token: changes.ref.token, sha256: changes.sha256, bytes: changes.ref.bytes },
+        ],
+      });
+      return manifest === undefined ? answer : { ...answer, manifest };
     },
     async confirm(algoVersion, prefixes) {
       if (algoVersion !== ALGO_VERSION) {
