@@ -130,7 +130,7 @@ export class RouteArea extends NestedStack {
       id: 'AwsSolutions-APIG4',
       reason:
         publicRoutes.length > 0
-          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description, the pages and the blocklist artifacts, which hold only hash prefixes). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
+          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description, the pages, the blocklist artifacts, which hold only hash prefixes, and the public keys that verify them). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
           : 'Every route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route, with the 401/403 bodies of the spec; HTTP APIs have no API-key authorizer.',
     });
     this.#alarms(props);

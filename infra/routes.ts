@@ -493,7 +493,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/asset/blocklist/keys',
     name: 'get-blocklist-keys',
-    area: 'blocklist',
+    area: 'pages',
     entry: 'functions/blocklist/keys.ts',
     access: 'none',
     public: true,

@@ -15,8 +15,8 @@ import {
   type PublishedKeySource,
   publicKeysOf,
   s3PublishedKeys,
-  secretSigningKeys,
 } from './db/blocklist-signing-keys.ts';
+import { secretSigningKeys } from './db/blocklist-signing-secret.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
@@ -212,37 +212,42 @@ export const blocklistArtifacts = /* @__PURE__ */ once(() => {
   if (location === undefined) return memoryArtifactStore();
   return 'bucket' in location ? s3ArtifactStore(objects(), location.bucket) : fileArtifactStore(location.dir);
 });
-/** The manifest signing keys: a secret only the signing function reads in AWS, a file locally; read on first signature. */
-const blocklistSigningKeys = /* @__PURE__ */ once(() => {
-  const location = config.blocklistSigningKeys;
-  return 'secretArn' in location ? secretSigningKeys(location.secretArn) : fileSigningKeys(location.file);
-});
 /** In AWS the signer publishes the public keys beside the artifacts, since the key set route may not read the secret. */
 const publishedBlocklistKeys = /* @__PURE__ */ once(() => {
   const location = config.blocklistArtifacts;
   return location !== undefined && 'bucket' in location ? s3PublishedKeys(objects(), location.bucket) : undefined;
 });
-/** The hash-prefix blocklist: its own copy of the verdicts, from the same snapshots and log as the check's. */
-export const blocklist = /* @__PURE__ */ once(() => {
-  const issue = manifestIssuer({
-    keys: () => blocklistSigningKeys().load(),
-    publish: (keys) => publishedBlocklistKeys()?.publish(keys) ?? Promise.resolve(),
-  });
-  return blocklistService({
-    log: verdictLog(),
-    snapshots: verdictSnapshots(),
-    artifacts: blocklistArtifacts(),
-    manifests: async (content) => {
-      const manifest = await issue(content);
-      if (manifest === undefined) logger.error('No blocklist signing key: run `npm run admin -- blocklist rotate-key`');
-      return manifest;
-    },
-  });
-});
-/** The public keys the key set route answers. */
-export const blocklistKeys = /* @__PURE__ */ once(
-  (): PublishedKeySource => publishedBlocklistKeys()?.read ?? publicKeysOf(blocklistSigningKeys()),
+/** The hash-prefix blocklist's copy of the verdicts, from the same snapshots and log as the check's (one per process). */
+export const blocklistVerdicts = /* @__PURE__ */ once(() =>
+  blocklistService({ log: verdictLog(), snapshots: verdictSnapshots(), artifacts: blocklistArtifacts() }),
 );
+/**
+ * The blocklist as the signing route answers it: each version with its manifest, signed with the
+ * keys of a secret only that function reads in AWS (a file locally), read at the first signature.
+ */
+export const blocklist = /* @__PURE__ */ once(() => {
+  const verdicts = blocklistVerdicts();
+  const location = config.blocklistSigningKeys;
+  const keys = 'secretArn' in location ? secretSigningKeys(location.secretArn) : fileSigningKeys(location.file);
+  const issue = manifestIssuer({
+    keys: () => keys.load(),
+    publish: (set) => publishedBlocklistKeys()?.publish(set) ?? Promise.resolve(),
+  });
+  const manifests = async (content: Parameters<typeof issue>[0]) => {
+    const manifest = await issue(content);
+    if (manifest === undefined) logger.error('No blocklist signing key: run `npm run admin -- blocklist rotate-key`');
+    return manifest;
+  };
+  return { version: () => verdicts.version(manifests), confirm: verdicts.confirm };
+});
+/** The public keys the key set route answers: as the signer published them in AWS, from the key file locally. */
+export const blocklistKeys = /* @__PURE__ */ once((): PublishedKeySource => {
+  const published = publishedBlocklistKeys();
+  if (published !== undefined) return published.read;
+  const location = config.blocklistSigningKeys;
+  if ('secretArn' in location) throw new Error('The key set route reads the published keys (BLOCKLIST_BUCKET)');
+  return publicKeysOf(fileSigningKeys(location.file));
+});
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
 /** The platform's timers, for waits with a bound. */

@@ -12,8 +12,9 @@ export const BLOCKLIST_USAGE = `  blocklist check <url> [--base <API base URL>] 
                                        stack's BlocklistSigningSecret, whose first key this also creates)`;
 
 /** `blocklist rotate-key`: the next signing key into the store; it says which key and from when it signs. */
-export const rotateKeyCommand = async (store: SigningKeyStore, now: number): Promise<string> => {
-  const { set, next, signsFrom } = await rotateKeys(await store.load(), now);
+export const rotateKeyCommand = async (store: SigningKeyStore, now: () => number = Date.now): Promise<string> => {
+  const current = await store.load();
+  const { set, next, signsFrom } = await rotateKeys(current, now());
   await store.save(set);
   return `Published signing key ${next.kid}; it signs from ${signsFrom}. ${set.keys.length} key(s) published.`;
 };

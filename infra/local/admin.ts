@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
-import { fileSigningKeys, secretSigningKeys } from '../../shared/db/blocklist-signing-keys.ts';
+import { fileSigningKeys } from '../../shared/db/blocklist-signing-keys.ts';
+import { secretSigningKeys } from '../../shared/db/blocklist-signing-secret.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { blocklistCommand, rotateKeyCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
@@ -52,7 +53,7 @@ const main = async () => {
   if (positionals[0] === 'blocklist' && positionals[1] === 'rotate-key') {
     const secret = values['signing-secret'];
     const store = secret ? secretSigningKeys(secret) : fileSigningKeys(LOCAL.blocklistSigningKeyFile);
-    console.log(await rotateKeyCommand(store, Date.now()));
+    console.log(await rotateKeyCommand(store));
     return;
   }
   if (positionals[0] === 'blocklist') {

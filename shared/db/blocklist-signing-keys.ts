@@ -1,7 +1,5 @@
 import { chmod, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   type JwkSet,
   newSigningKey,
@@ -10,8 +8,6 @@ import {
   type SigningKeySet,
   type SigningKeyStore,
 } from '../domain/blocklist/signing-keys.ts';
-import { ServiceUnavailableError } from '../errors.ts';
-import { underFailurePolicy } from './client.ts';
 import type { ObjectStore } from './s3.ts';
 
 /** Where the signer publishes the public key set in the artifacts bucket, for the key set route. */
@@ -63,45 +59,6 @@ export const fileSigningKeys = (file: string, now: () => number = Date.now): Sig
     await writeKeyFile(file, set, false);
   },
 });
-
-type SecretOptions = {
-  /** How long the signer uses a fetched key set before it fetches it again. */
-  maxAgeSeconds?: number;
-  /** Where Secrets Manager is asked instead of AWS (a loopback server in tests). */
-  endpoint?: string;
-};
-
-/**
- * The signing keys in a Secrets Manager secret: read through Powertools' SecretsProvider (cached),
- * written by the operator's rotation. An unavailable Secrets Manager stays the 503 it was.
- */
-export const secretSigningKeys = (
-  secretId: string,
-  { maxAgeSeconds = 300, endpoint }: SecretOptions = {},
-): SigningKeyStore => {
-  let client: SecretsManagerClient | undefined;
-  let provider: SecretsProvider | undefined;
-  const clientOf = () => {
-    client ??= underFailurePolicy(
-      'blocklist signing key store',
-      (transport) => new SecretsManagerClient({ ...transport, ...(endpoint === undefined ? {} : { endpoint }) }),
-    );
-    return client;
-  };
-  return {
-    async load() {
-      provider ??= new SecretsProvider({ awsSdkV3Client: clientOf() });
-      const value = await provider.get(secretId, { maxAge: maxAgeSeconds }).catch((error: unknown) => {
-        throw error instanceof Error && error.cause instanceof ServiceUnavailableError ? error.cause : error;
-      });
-      if (typeof value !== 'string') throw new Error(`Secret ${secretId} holds no string`);
-      return parseKeySet(value);
-    },
-    async save(set) {
-      await clientOf().send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(set) }));
-    },
-  };
-};
 
 /** Where the key set route reads the public keys: what the signer published, or (locally) the key file itself. */
 export type PublishedKeySource = () => Promise<JwkSet>;

@@ -25,12 +25,9 @@ const { createHandler: createKeysHandler } = await import('../../functions/block
 const keyFile = join(mkdtempSync(join(tmpdir(), 'blocklist-keys-')), 'signing-keys.json');
 const signingKeys = fileSigningKeys(keyFile);
 const artifacts = memoryArtifactStore();
-const service = blocklist({
-  log: verdictFeed(table.db, table.tableName),
-  artifacts,
-  pollMs: 0,
-  manifests: manifestIssuer({ keys: () => signingKeys.load() }),
-});
+const verdicts = blocklist({ log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
+const issue = manifestIssuer({ keys: () => signingKeys.load() });
+const service = { ...verdicts, version: () => verdicts.version(issue) };
 const version = createVersionHandler({ keys: runtime.keys(), blocklist: service, cdnUrl: undefined });
 const artifact = createArtifactHandler({ artifacts });
 const keys = createKeysHandler({ keys: publicKeysOf(signingKeys) });

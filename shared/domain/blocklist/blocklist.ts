@@ -90,8 +90,6 @@ type Options = {
   pollMs?: number;
   /** How often the current snapshot artifact is looked up (the compaction job replaces it). */
   pointerMs?: number;
-  /** Signs the manifest of each version answer; without one (tests of the sync itself) the answer has none. */
-  manifests?: ManifestIssuer;
 };
 
 export type Confirmation = {
@@ -102,7 +100,8 @@ export type Confirmation = {
 };
 
 export type Blocklist = {
-  version(): Promise<BlocklistVersion>;
+  /** With `manifests` (the signing route's), the answer carries its signed manifest. */
+  version(manifests?: ManifestIssuer): Promise<BlocklistVersion>;
   /** `algoVersion` must be the current one. */
   confirm(algoVersion: number, prefixes: readonly string[]): Promise<Confirmation>;
 };
@@ -121,7 +120,6 @@ export const blocklist = ({
   now = Date.now,
   pollMs = 1_000,
   pointerMs = 30_000,
-  manifests,
 }: Options): Blocklist => {
   type Loaded = {
     verdicts: VerdictState;
@@ -230,7 +228,7 @@ export const blocklist = ({
   };
 
   return {
-    async version() {
+    async version(manifests) {
       const state = await current();
       const { token, count, bytes } = state.base;
       const baseSha256 = state.baseSha256;
