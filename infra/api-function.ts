@@ -14,8 +14,9 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PARTITIONS } from '../shared/db/keys.ts';
-import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/public-suffix.ts';
+import { PUBLIC_SUFFIXES_FILE } from '../shared/domain/check/index.ts';
 import { bundlingFor } from './bundling.ts';
+import { WORKER_WRITES, type Worker } from './routes.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
@@ -187,6 +188,20 @@ export const grantTableWrites = (
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...OPERATOR_PARTITIONS] } },
     }),
   );
+};
+
+/**
+ * A worker's table access: reads (GetItem, BatchGetItem, Query) of the table and of `indexes`, and
+ * writes to the partitions its entry in WORKER_WRITES declares.
+ */
+export const grantWorkerTable = (
+  table: ITable,
+  grantee: IGrantable,
+  worker: Worker,
+  indexes: readonly string[] = [],
+): void => {
+  grantTable(table, grantee, READ_ACTIONS, indexes);
+  grantTableWrites(table, grantee, WORKER_WRITES[worker]);
 };
 
 export type ApiFunctionProps = ServiceFunctionProps & {

@@ -3,7 +3,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import type { ExternalSourceName } from '../shared/domain/check/types.ts';
+import type { ExternalSourceName } from '../shared/domain/check/index.ts';
 import { type FunctionSettings, serviceFunction } from './api-function.ts';
 import { WORKERS } from './routes.ts';
 import { everyFiveMinutes, grantPrefixRead, grantPrefixWrite } from './scheduled-job.ts';

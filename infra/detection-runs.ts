@@ -2,22 +2,27 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { CfnSubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
+import { SHIPPED_CT_LOG_LIST } from '../shared/db/static-ct-sources.ts';
 import { SAMPLES_MESSAGE } from '../shared/domain/detections/check-samples.ts';
 import { CLASS_EXPRESSIONS, SCHEDULE_CLASSES } from '../shared/domain/detections/schedules.ts';
-import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
+import {
+  type FunctionSettings,
+  grantTable,
+  grantTableWrites,
+  grantWorkerTable,
+  serviceFunction,
+} from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
 import { WORKER_WRITES, WORKERS } from './routes.ts';
 import { logicalId } from './scheduled-job.ts';
-import { workerQueues } from './worker-queue.ts';
+import { QueueWorker } from './worker-queue.ts';
 
 export type DetectionRunsProps = {
   table: ITable;
@@ -37,34 +42,29 @@ const SCHEDULE_TIMEOUT_SECONDS = 60;
  * of unknown content (log lines of its own) reach the sample worker through a subscription filter
  * on the check's log group: the check itself sends nothing anywhere.
  */
-export class DetectionRuns extends Construct {
-  readonly queue: Queue;
-  readonly deadLetterQueue: Queue;
+export class DetectionRuns extends QueueWorker {
+  /** The run worker: the queue's function. */
   readonly runFunction: NodejsFunction;
   readonly scheduleFunction: NodejsFunction;
   readonly sampleFunction: NodejsFunction;
 
   constructor(scope: Construct, id: string, { table, settings, lists }: DetectionRunsProps) {
-    super(scope, id);
-    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workerQueues(this, RUN_TIMEOUT_SECONDS));
-    this.runFunction = serviceFunction(this, 'RunFunction', {
-      entry: WORKERS['run-detections'],
+    const listsEnvironment = () => ({ TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName });
+    super(scope, id, {
+      functionId: 'RunFunction',
+      worker: 'run-detections',
       memorySize: 1024,
-      timeout: Duration.seconds(RUN_TIMEOUT_SECONDS),
+      timeoutSeconds: RUN_TIMEOUT_SECONDS,
       settings,
-      files: [SHIPPED_ETH_LIST],
-      environment: { TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName },
+      files: [SHIPPED_ETH_LIST, SHIPPED_CT_LOG_LIST],
+      environment: listsEnvironment,
+      source: { batchSize: 1 },
     });
-    this.runFunction.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    this.runFunction = this.function;
     // Reads configs, positions, the check index, brands, URL assets and an asset's records; writes
     // the run's detections and history and the reports auto-reporting files, through its partitions only.
-    grantTable(
-      table,
-      this.runFunction,
-      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name],
-    );
-    grantTableWrites(table, this.runFunction, WORKER_WRITES['run-detections']);
+    const checkIndexes = [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name];
+    grantWorkerTable(table, this.runFunction, 'run-detections', checkIndexes);
     lists.grantReadLists(this.runFunction);
 
     this.scheduleFunction = serviceFunction(this, 'ScheduleFunction', {
@@ -97,16 +97,10 @@ export class DetectionRuns extends Construct {
       timeout: Duration.seconds(SCHEDULE_TIMEOUT_SECONDS),
       settings,
       files: [SHIPPED_ETH_LIST],
-      environment: { TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName },
+      environment: listsEnvironment(),
     });
     // As the run worker: the check's verdicts, brands, assets and records; detections and reports.
-    grantTable(
-      table,
-      this.sampleFunction,
-      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name],
-    );
-    grantTableWrites(table, this.sampleFunction, WORKER_WRITES['feed-check-samples']);
+    grantWorkerTable(table, this.sampleFunction, 'feed-check-samples', checkIndexes);
     lists.grantReadLists(this.sampleFunction);
     Validations.of(Stack.of(this)).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalId(this.scheduleFunction)}.Arn>:*]`,

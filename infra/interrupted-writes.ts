@@ -1,12 +1,11 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
-import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
-import { WORKER_WRITES, WORKERS } from './routes.ts';
+import { type FunctionSettings, grantWorkerTable, serviceFunction } from './api-function.ts';
+import { WORKERS } from './routes.ts';
+import { everyMinute } from './scheduled-job.ts';
 
 export type InterruptedWritesProps = { table: ITable; settings: FunctionSettings };
 
@@ -32,25 +31,15 @@ export class InterruptedWrites extends Construct {
     // Group removals: reads them and the group's index partition, ungroups through TransactWriteItems (Update), drops finished
     // removals. Reports: reads the incomplete ones' partition of `list1`, the report and its proposals, and withdraws them in
     // transactions (Put, counter Updates, claim Deletes, the verdict log's conditions and reads).
-    grantTable(
-      table,
+    grantWorkerTable(table, this.function, 'resume-interrupted-writes', [
+      INDEX.byGroup.name,
+      ACTIVITY_INDEX.list1.name,
+    ]);
+    everyMinute(
+      this,
+      'Schedule',
       this.function,
-      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      [INDEX.byGroup.name, ACTIVITY_INDEX.list1.name],
+      'Finishes the ungrouping of deleted asset groups and rolls back abandoned reports',
     );
-    grantTableWrites(table, this.function, WORKER_WRITES['resume-interrupted-writes']);
-    new Schedule(this, 'Schedule', {
-      description: 'Finishes the ungrouping of deleted asset groups and rolls back abandoned reports',
-      schedule: ScheduleExpression.rate(Duration.minutes(1)),
-      // The next run is a minute away and resumes where this one stopped.
-      target: new LambdaInvoke(this.function, { retryAttempts: 0 }),
-    });
-    const stack = Stack.of(this);
-    const functionId = stack.resolve(stack.getLogicalId(this.function.node.defaultChild as CfnElement)) as string;
-    Validations.of(stack).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
-      reason:
-        "The schedule's role may invoke the resuming function's versions and aliases (qualified ARNs), and no other function.",
-    });
   }
 }

@@ -1,16 +1,11 @@
-import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ACTIVITY_INDEX, INDEX } from '../shared/db/keys.ts';
 import { SHIPPED_ETH_LIST } from '../shared/db/list-snapshot-store.ts';
-import { type FunctionSettings, grantTable, grantTableWrites, serviceFunction } from './api-function.ts';
+import { type FunctionSettings, grantWorkerTable } from './api-function.ts';
 import type { CheckLists } from './check-lists.ts';
-import { WORKER_WRITES, WORKERS } from './routes.ts';
-import { workerQueues } from './worker-queue.ts';
+import { QueueWorker } from './worker-queue.ts';
 
 export type ScanQueueProps = {
   table: ITable;
@@ -27,35 +22,22 @@ const BATCH_SIZE = 10;
  * on an SQS queue, and the worker runs them; a scan that keeps failing moves to the dead-letter
  * queue after 5 receives, and one already run is not run again (the worker checks its status).
  */
-export class ScanQueue extends Construct {
-  readonly queue: Queue;
-  readonly deadLetterQueue: Queue;
-  readonly function: NodejsFunction;
-
+export class ScanQueue extends QueueWorker {
   constructor(scope: Construct, id: string, { table, settings, lists }: ScanQueueProps) {
-    super(scope, id);
-    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workerQueues(this, FUNCTION_TIMEOUT_SECONDS));
-    this.function = serviceFunction(this, 'Function', {
-      entry: WORKERS['run-scans'],
+    super(scope, id, {
+      functionId: 'Function',
+      worker: 'run-scans',
       memorySize: 512,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      timeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
       settings,
       files: [SHIPPED_ETH_LIST],
-      environment: { TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName },
+      environment: () => ({ TABLE_NAME: table.tableName, LISTS_BUCKET: lists.bucket.bucketName }),
+      source: { batchSize: BATCH_SIZE },
     });
-    this.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: BATCH_SIZE, reportBatchItemFailures: true }),
-    );
     // Reads the scan, the check index, the organization's brands and URL assets, disputes and
     // records (an asset's by its index); writes scans, the report a MALICIOUS one files and
     // detections, through its own partitions only.
-    grantTable(
-      table,
-      this.function,
-      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name],
-    );
-    grantTableWrites(table, this.function, WORKER_WRITES['run-scans']);
+    grantWorkerTable(table, this.function, 'run-scans', [INDEX.byType.name, ACTIVITY_INDEX.byAsset.name]);
     lists.grantReadLists(this.function);
   }
 

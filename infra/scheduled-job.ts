@@ -21,14 +21,11 @@ export const arnName = (construct: Construct, consumer: IConstruct): string =>
     ? `${logicalId(construct)}.Arn`
     : `referenceto${Names.uniqueId(construct.node.defaultChild as CfnElement)}Arn`;
 
-/**
- * Runs `fn` every 5 minutes, without retries: the next run is never far, and what the job keeps
- * (lists, snapshots) is read meanwhile from the last run's output.
- */
-export const everyFiveMinutes = (scope: Construct, id: string, fn: NodejsFunction, description: string) => {
+/** Runs `fn` every `minutes` minutes, without retries: the next run is never far. */
+const everyMinutes = (minutes: number) => (scope: Construct, id: string, fn: NodejsFunction, description: string) => {
   new Schedule(scope, id, {
     description,
-    schedule: ScheduleExpression.rate(Duration.minutes(5)),
+    schedule: ScheduleExpression.rate(Duration.minutes(minutes)),
     target: new LambdaInvoke(fn, { retryAttempts: 0 }),
   });
   Validations.of(Stack.of(scope)).acknowledge({
@@ -37,18 +34,11 @@ export const everyFiveMinutes = (scope: Construct, id: string, fn: NodejsFunctio
   });
 };
 
-/** Runs `fn` every minute, without retries: the next run is a minute away. */
-export const everyMinute = (scope: Construct, id: string, fn: NodejsFunction, description: string) => {
-  new Schedule(scope, id, {
-    description,
-    schedule: ScheduleExpression.rate(Duration.minutes(1)),
-    target: new LambdaInvoke(fn, { retryAttempts: 0 }),
-  });
-  Validations.of(Stack.of(scope)).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${logicalId(fn)}.Arn>:*]`,
-    reason: `The schedule's role may invoke this function's versions and aliases (qualified ARNs), and no other function.`,
-  });
-};
+/** Every 5 minutes: what the job keeps (lists, snapshots) is read meanwhile from the last run's output. */
+export const everyFiveMinutes = everyMinutes(5);
+
+/** Every minute: the next run is a minute away and resumes where this one stopped. */
+export const everyMinute = everyMinutes(1);
 
 /** Lets `fn` write objects under `prefix` of the bucket, and nothing else in it. */
 export const grantPrefixWrite = (bucket: IBucket, prefix: string, fn: NodejsFunction) => {

@@ -82,22 +82,15 @@ const checkAlarmDestination = (props: Pick<ServiceStackProps, 'stage' | 'alarmEm
   );
 };
 
-/** A malformed `rateLimits` stops synth with one line, not a function failing at its first request. */
-const checkedRateLimits = (setting: string): string => {
+/**
+ * A setting `parse` rejects (a malformed `rateLimits`, `keyGuessLimit` or `healthcheckThresholds`)
+ * stops synth with one line naming it and what is wrong, not a function failing at its first request.
+ */
+const checked = (name: string, setting: string, parse: (setting: string) => unknown): string => {
   try {
-    parseRateLimits(setting);
+    parse(setting);
   } catch (error) {
-    throw new StackSettingError(`-c rateLimits: ${(error as Error).message}`);
-  }
-  return setting;
-};
-
-/** A malformed `keyGuessLimit` stops synth with one line. */
-const checkedKeyGuessLimit = (setting: string): string => {
-  try {
-    parseKeyGuessLimit(setting);
-  } catch (error) {
-    throw new StackSettingError(`-c keyGuessLimit: ${(error as Error).message}`);
+    throw new StackSettingError(`-c ${name}: ${(error as Error).message}`);
   }
   return setting;
 };
@@ -108,16 +101,6 @@ const checkedReviewLimit = (limit: number): number => {
     throw new StackSettingError(`-c reviewDailyLimit: must be a whole number of at least 0, got ${limit}`);
   }
   return limit;
-};
-
-/** Healthcheck thresholds that do not parse stop synth with one line naming what is wrong. */
-const checkedThresholds = (setting: string): string => {
-  try {
-    parseStageThresholds(setting);
-  } catch (error) {
-    throw new StackSettingError(`-c healthcheckThresholds: ${(error as Error).message}`);
-  }
-  return setting;
 };
 
 /** The default stage's throttle, the ceiling of all keys together; per-key fairness is the functions' own. */
@@ -134,11 +117,15 @@ export class ServiceStack extends Stack {
       tracing: props.tracing ?? !dev,
       logLevel: props.logLevel ?? 'INFO',
       serviceName: `asset-protection-${props.stage}`,
-      ...(props.rateLimits ? { rateLimits: checkedRateLimits(props.rateLimits) } : {}),
-      ...(props.keyGuessLimit ? { keyGuessLimit: checkedKeyGuessLimit(props.keyGuessLimit) } : {}),
+      ...(props.rateLimits ? { rateLimits: checked('rateLimits', props.rateLimits, parseRateLimits) } : {}),
+      ...(props.keyGuessLimit
+        ? { keyGuessLimit: checked('keyGuessLimit', props.keyGuessLimit, parseKeyGuessLimit) }
+        : {}),
       ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
       ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
-      ...(props.healthcheckThresholds ? { healthcheckThresholds: checkedThresholds(props.healthcheckThresholds) } : {}),
+      ...(props.healthcheckThresholds
+        ? { healthcheckThresholds: checked('healthcheckThresholds', props.healthcheckThresholds, parseStageThresholds) }
+        : {}),
     };
 
     const table = props.tableName ? Table.fromTableName(this, 'Table', props.tableName) : this.#table(dev);

@@ -171,6 +171,10 @@ export const config = {
   get detectionCtRecording(): string | undefined {
     return optional('DETECTION_CT_RECORDING');
   },
+  /** Locally, a recorded static-CT log (a folder laid out as its monitoring prefix) replayed for every static log; unset in AWS. */
+  get detectionCtStaticRecording(): string | undefined {
+    return optional('DETECTION_CT_STATIC_RECORDING');
+  },
   /** JSON object of external list URLs by source name, fetched by the list sync function. */
   get listUrls(): string | undefined {
     return optional('LIST_URLS');

@@ -1,7 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { config } from './config.ts';
-import type { SyncOutcome } from './domain/check/sync.ts';
-import type { CheckResult } from './domain/check/types.ts';
+import type { CheckResult, SyncOutcome } from './domain/check/index.ts';
 import { DIMENSION, METRIC, METRICS_NAMESPACE } from './metric-names.ts';
 
 /**

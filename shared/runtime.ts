@@ -43,6 +43,7 @@ import { s3Objects } from './db/s3.ts';
 import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
 import { sqsClient } from './db/sqs.ts';
+import { httpTileClient, logListLogs, recordedTileClient, SHIPPED_CT_LOG_LIST } from './db/static-ct-sources.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
@@ -54,13 +55,12 @@ import { cachedKeyResolver } from './domain/account/api-keys.ts';
 import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { manifestIssuer } from './domain/blocklist/manifest.ts';
-import { createChecker, loadExternalSources, refreshingSources } from './domain/check/index.ts';
-import { replicatedIndex } from './domain/check/replica.ts';
-import { feedSource, PUBLISHING, verdictPublisher } from './domain/check/verdict-source.ts';
+import { createChecker, loadExternalSources, parseFeeds, refreshingSources } from './domain/check/index.ts';
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/detections.ts';
+import { feedSource, PUBLISHING, replicatedIndex, verdictPublisher } from './domain/verdict-feed/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
@@ -250,6 +250,19 @@ export const blocklistKeys = /* @__PURE__ */ once((): PublishedKeySource => {
 });
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
+/** What the verdict snapshot job reads and writes: the log, the snapshots, the blocklist's artifacts, the clock. */
+export const snapshotJob = /* @__PURE__ */ once(() => ({
+  log: verdictLog(),
+  snapshots: verdictSnapshots(),
+  artifacts: blocklistArtifacts(),
+  now,
+}));
+/** What the list sync reads and writes: the configured lists, their snapshots and the list reader. */
+export const listSync = /* @__PURE__ */ once(() => ({
+  feeds: parseFeeds(config.listUrls),
+  store: listSnapshots(),
+  read: listReader(),
+}));
 /** The platform's timers, for waits with a bound. */
 export const timer = systemTimer;
 
@@ -403,8 +416,17 @@ export const detectionPipeline = /* @__PURE__ */ once(
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined
-        ? certificateNames(httpLogClient(ctLogEgress()))
-        : certificateNames(recordedLogClient(config.detectionCtRecording), { replay: true }),
+        ? certificateNames(httpLogClient(ctLogEgress()), {
+            tiles: httpTileClient(ctLogEgress()),
+            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
+          })
+        : certificateNames(recordedLogClient(config.detectionCtRecording), {
+            replay: true,
+            ...(config.detectionCtStaticRecording === undefined
+              ? {}
+              : { tiles: recordedTileClient(config.detectionCtStaticRecording) }),
+            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
+          }),
     resolverConcurrency: RESOLVER_CONCURRENCY,
   }),
 );

@@ -1,7 +1,7 @@
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { changelogReader } from '../../shared/domain/check/changelog.ts';
 import type { Timer } from '../../shared/domain/check/index.ts';
-import type { ChangeFeed } from '../../shared/domain/check/verdicts.ts';
+import type { ChangeFeed } from '../../shared/domain/verdict-feed/index.ts';
+import { changelogReader } from '../../shared/domain/verdict-feed/index.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { changelogBody } from '../../shared/http/verdict-schemas.ts';

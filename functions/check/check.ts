@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type CheckIndexStore, createChecker, type ExternalSource } from '../../shared/domain/check/index.ts';
+import { type CheckerOptions, createChecker } from '../../shared/domain/check/index.ts';
 import type { CheckSampler } from '../../shared/domain/detections/check-samples.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -12,13 +12,8 @@ import * as runtime from '../../shared/runtime.ts';
 export const request = {
   body: v.object({ content: checkContent }, 'Request body must be an object with a content string'),
 };
-type Deps = {
-  keys: KeyResolver;
-  index: CheckIndexStore;
-  sources: () => readonly ExternalSource[] | Promise<readonly ExternalSource[]>;
-  /** Unknown content sampled for the ASSET_CHECK detection source, off the request's path. */
-  samples?: CheckSampler;
-};
+/** `samples`: unknown content sampled for the ASSET_CHECK detection source, off the request's path. */
+type Deps = Pick<CheckerOptions, 'index' | 'sources'> & { keys: KeyResolver; samples?: CheckSampler };
 
 export const createHandler = ({ keys, index, sources, samples }: Deps) => {
   const checker = createChecker({ timer: systemTimer, index, sources });

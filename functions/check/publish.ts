@@ -1,11 +1,8 @@
 import type { Context } from 'aws-lambda';
-import { PUBLISHING, runPublisher, type VerdictPublisher } from '../../shared/domain/check/verdict-source.ts';
+import { PUBLISHER_RUN, runPublisher, type VerdictPublisher } from '../../shared/domain/verdict-feed/index.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { workerHandler } from '../../shared/worker-handler.ts';
-
-/** Time a run keeps after it stops publishing, to let its lease go. */
-const STOP_MARGIN_MS = 5_000;
 
 /**
  * Scheduled every minute with a timeout a little over it: publishes the verdict feed until its
@@ -15,10 +12,9 @@ const STOP_MARGIN_MS = 5_000;
 export const createHandler =
   ({ publisher }: { publisher: () => VerdictPublisher }) =>
   async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-    const budgetMs = context?.getRemainingTimeInMillis() ?? 60_000;
+    const budgetMs = context?.getRemainingTimeInMillis() ?? PUBLISHER_RUN.defaultBudgetMs;
     const run = runPublisher(publisher(), {
-      tickMs: PUBLISHING.tickMs,
-      until: Date.now() + budgetMs - STOP_MARGIN_MS,
+      until: Date.now() + budgetMs - PUBLISHER_RUN.stopMarginMs,
       onError: (error) => logger.warn('Verdict feed not published', { error }),
     });
     await run.done;

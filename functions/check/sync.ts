@@ -1,12 +1,4 @@
-import { config } from '../../shared/config.ts';
-import {
-  type ListFeed,
-  type ListReader,
-  parseFeeds,
-  type SnapshotStore,
-  type SyncOutcome,
-  syncLists,
-} from '../../shared/domain/check/index.ts';
+import { type ListSync, type SyncOutcome, syncFailure, syncLists } from '../../shared/domain/check/index.ts';
 import { logger } from '../../shared/logger.ts';
 import { publishListSync } from '../../shared/metrics.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -19,20 +11,14 @@ const report = (outcome: SyncOutcome) => {
 
 /** Scheduled every 5 minutes: a new snapshot per changed list; fails (for alarms) if any list could not be synced. */
 export const createHandler =
-  ({ feeds, store, read }: { feeds: ListFeed[]; store: SnapshotStore; read: ListReader }) =>
+  ({ feeds, store, read }: ListSync) =>
   async () => {
     const outcomes = await syncLists(feeds, store, { read, now: () => new Date() });
     outcomes.forEach(report);
     publishListSync(outcomes, Date.now());
-    const failed = outcomes.filter((outcome) => outcome.outcome === 'failed').map((outcome) => outcome.source);
-    if (failed.length > 0) throw new Error(`List sync failed for ${failed.join(', ')}`);
+    const failure = syncFailure(outcomes);
+    if (failure !== undefined) throw failure;
     return outcomes;
   };
 
-export const handler = workerHandler(
-  createHandler({
-    feeds: parseFeeds(config.listUrls),
-    store: runtime.listSnapshots(),
-    read: runtime.listReader(),
-  }),
-);
+export const handler = workerHandler(createHandler(runtime.listSync()));

@@ -3,7 +3,7 @@ import { config } from '../../shared/config.ts';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
-import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
+import { type CheckerOptions, createChecker } from '../../shared/domain/check/index.ts';
 import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
 import { assetDetails } from '../../shared/domain/lookups/lookups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';

@@ -1,7 +1,7 @@
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { listVerdicts, type VerdictExportStore } from '../../shared/domain/check/export.ts';
 import type { CursorCodec } from '../../shared/domain/core/cursor.ts';
 import { utcDay } from '../../shared/domain/core/dates.ts';
+import { listVerdicts, type VerdictExportStore } from '../../shared/domain/verdict-feed/index.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
 import { verdictListBody } from '../../shared/http/verdict-schemas.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { type CheckerOptions, createChecker } from '../../shared/domain/check/engine.ts';
+import { type CheckerOptions, createChecker } from '../../shared/domain/check/index.ts';
 import { type SearchDeps, searchAsset } from '../../shared/domain/lookups/search.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';

@@ -1,4 +1,4 @@
-import type { CheckIndexStore } from '../../shared/domain/check/types.ts';
+import type { CheckIndexStore } from '../../shared/domain/check/index.ts';
 import { publicReport, type ReportDirectory } from '../../shared/domain/lifecycle/report-page.ts';
 import { publicHandler } from '../../shared/http/api-handler.ts';
 import { htmlResponse, notFoundHtml, reportHtml } from '../../shared/http/report-page.ts';

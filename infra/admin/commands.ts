@@ -30,6 +30,7 @@ import { DETECTION_USAGE, detectionsCommand } from './detection-commands.ts';
 import { INSIGHTS_USAGE, insightsCommand } from './insights-commands.ts';
 import { disputesCommand, INTAKE_USAGE } from './intake-commands.ts';
 import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle-commands.ts';
+import { LOG_LIST_USAGE } from './log-list-commands.ts';
 import { WEBHOOK_USAGE } from './webhook-listen.ts';
 
 export const USAGE = `Usage: npm run admin -- [--table <name>] <command>
@@ -69,6 +70,7 @@ ${INTAKE_USAGE}
 ${BLOCKLIST_USAGE}
 ${INSIGHTS_USAGE}
 ${DETECTION_USAGE}
+${LOG_LIST_USAGE}
 ${WEBHOOK_USAGE}`;
 
 /** The error first and alone, so it is what the operator sees; the commands are one flag away. */

@@ -3,8 +3,10 @@ import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { fileSigningKeys } from '../../shared/db/blocklist-signing-keys.ts';
 import { secretSigningKeys } from '../../shared/db/blocklist-signing-secret.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { systemResolver } from '../../shared/egress/index.ts';
 import { blocklistCommand, rotateKeyCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
+import { logListCommand } from '../admin/log-list-commands.ts';
 import { listenForWebhooks } from '../admin/webhook-listen.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
@@ -59,6 +61,12 @@ const main = async () => {
   if (positionals[0] === 'blocklist') {
     const base = values.base ?? `http://127.0.0.1:${LOCAL.port}/v2`;
     console.log(await blocklistCommand(positionals.slice(1), { base, key: values.key ?? DEMO_KEY }, progress));
+    return;
+  }
+  if (positionals[0] === 'detections' && positionals[1] === 'log-list') {
+    console.log(
+      await logListCommand(positionals.slice(2), { policy: { allowLoopback: false }, resolve: systemResolver }),
+    );
     return;
   }
   const message = values.table

@@ -5,7 +5,7 @@ export const trie = (await import(
   'tldts/dist/es6/src/data/trie.js' as string
 )) as typeof import('tldts/dist/types/src/data/trie.d.ts');
 
-export { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/public-suffix.ts';
+export { PUBLIC_SUFFIXES_FILE } from '../../shared/domain/check/index.ts';
 
 const { version } = JSON.parse(readFileSync('node_modules/tldts/package.json', 'utf8')) as { version: string };
 

@@ -55,4 +55,5 @@ export const applyLocalEnv = (endpoint: string): void => {
   // The demo's DNS and certificate-transparency recordings, unless a test points at its own.
   process.env.DETECTION_DNS_FIXTURE ??= resolve(import.meta.dirname, 'detections/dns-fixture.json');
   process.env.DETECTION_CT_RECORDING ??= resolve(import.meta.dirname, 'detections/ct-sample.json');
+  process.env.DETECTION_CT_STATIC_RECORDING ??= resolve(import.meta.dirname, 'detections/static-log');
 };

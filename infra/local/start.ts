@@ -15,12 +15,16 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { finishBulkAdds } from '../../shared/domain/allowlist/assets.ts';
 import { publishBlocklistSnapshot } from '../../shared/domain/blocklist/blocklist.ts';
-import { snapshotVerdicts } from '../../shared/domain/check/replica.ts';
-import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
 import { scheduleDueRuns } from '../../shared/domain/detections/detections.ts';
 import { SCHEDULE_CLASSES } from '../../shared/domain/detections/schedules.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { rollBackAbandonedReports } from '../../shared/domain/lifecycle/reports.ts';
+import {
+  PUBLISHING,
+  runPublisher,
+  snapshotVerdicts,
+  verdictPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import { detectionQueue } from '../../shared/runtime.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
@@ -39,7 +43,7 @@ const DEMO = resolve(import.meta.dirname, 'demo.json');
 
 /**
  * The demo organization's first detection configs (DNS_TWIST over its domains, CERTSTREAM over the
- * recorded log in infra/local/detections, and the push sources), created through the API once and
+ * recorded static-CT log in infra/local/detections, and the push sources), created through the API once and
  * run, so its detections are there to list; the scheduler runs them again at their cron's times.
  */
 const startDemoDetections = async (base: string, key: string) => {
@@ -53,7 +57,7 @@ const startDemoDetections = async (base: string, key: string) => {
   await post('/detection/configs/create', {
     slug: 'acme',
     source: 'CERTSTREAM',
-    config: { logs: ['https://ct.example.net/demo'] },
+    config: { logs: [{ monitoringUrl: 'https://ct.example.net/demo/', kind: 'static' }] },
   });
   // Push sources: what acme submits (EXTERNAL), and lookalikes of its brands anyone checks (ASSET_CHECK).
   await post('/detection/configs/create', { slug: 'acme', source: 'EXTERNAL', config: {} });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
-import { SOURCE_ORDER } from '../../shared/domain/check/types.ts';
+import { SOURCE_ORDER } from '../../shared/domain/check/index.ts';
 import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/lifecycle/activity.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 

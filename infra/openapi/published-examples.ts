@@ -1,5 +1,5 @@
 import { detectAssetType } from '../../shared/domain/allowlist/asset-detection.ts';
-import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { entryKeyOf } from '../../shared/domain/check/index.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 
 /**

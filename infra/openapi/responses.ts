@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ASSET_STATUSES, ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
-import { CHECK_CODES, CHECK_REASONS, SOURCE_ORDER } from '../../shared/domain/check/types.ts';
+import { CHECK_CODES, CHECK_REASONS, SOURCE_ORDER } from '../../shared/domain/check/index.ts';
 
 /** Bodies of successful responses, as clients receive them. */
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CheckIndexStore, IndexEntry } from '../domain/check/types.ts';
+import type { CheckIndexStore, IndexEntry } from '../domain/check/index.ts';
 import { batchGetAll } from './batch.ts';
 import { ATTR, key } from './keys.ts';
 import { entryCounts } from './verdict-log.ts';

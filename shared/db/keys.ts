@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { recordNumber } from '../domain/core/ids.ts';
+import { counterPartitionOf, counterSlotOf } from '../domain/insights/counters.ts';
 import type { BudgetName, ClaimName } from '../domain/lifecycle/store.ts';
 
 /**
@@ -140,7 +141,27 @@ export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 const orgPk = (orgId: string) => `ORG#${orgId}`;
 const organizationPk = (orgId: string) => `ORGANIZATION#${orgId}`;
 /** Slugs are lower case, so `#S<k>` cannot be the end of an organization's or a brand's own partition. */
-const metricsPk = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#S${shard}`);
+const metricsPk = (partition: string, shard: number) => {
+  const index = counterPartitionOf(shard);
+  return index === 0 ? partition : `${partition}#S${index}`;
+};
+/**
+ * The sort key of a counter item of one period (`DAY#<day>`, `MONTH#<month>`) in a shard's slot:
+ * slot 0 is the period's item as it was before slots; slot k sorts right after it (`DAY#<day>#k`),
+ * before the next period, so one Query of a partition reads a range of periods with all their slots.
+ */
+const slotted = (sortKey: string, shard: number) => {
+  const slot = counterSlotOf(shard);
+  return slot === 0 ? sortKey : `${sortKey}#${slot}`;
+};
+
+/** Counter items of periods: the last sort key of a period's slots, and the period of an item's sort key. */
+export const counterPeriods = {
+  /** `SK BETWEEN first.SK AND counterPeriods.through(last)` covers every slot of both periods. */
+  through: (last: Key): string => `${last.SK}#~`,
+  /** The day or month of a counter item, whichever slot it is. */
+  of: (sortKey: string): string => sortKey.split('#')[1] ?? '',
+};
 
 export const key = {
   apiKey: (hash: string): Key => ({ PK: `KEY#${hash}`, SK: 'KEY' }),
@@ -220,11 +241,6 @@ export const key = {
   /** A use counter that expires (TTL) after its period, e.g. one organization's reviews of one day. */
   budget: (name: BudgetName): Key => ({ PK: `BUDGET#${digest(`reviews#${name.orgId}`)}`, SK: 'BUDGET' }),
   /**
-   * Pre-aggregated counters of one UTC day (`YYYY-MM-DD`) in one of `COUNTER_SHARDS` shards, each
-   * its own partition; a partition's days sort chronologically. Shard 0 is the partition every
-   * record was counted in before counters were sharded.
-   */
-  /**
    * Webhooks share one partition (at most 10 per organization), so the event generator reads
    * every subscription with one Query; the sort key puts an organization's together.
    */
@@ -239,9 +255,15 @@ export const key = {
   webhookDeliveryPartition: (hookId: string): string => `WEBHOOKDLV#${hookId}`,
   webhookOpen: (hookId: string, sort: string): Key => ({ PK: `WEBHOOKOPEN#${hookId}`, SK: sort }),
   webhookOpenPartition: (hookId: string): string => `WEBHOOKOPEN#${hookId}`,
+  /**
+   * Pre-aggregated counters of one UTC day (`YYYY-MM-DD`) in one of `COUNTER_SHARDS` shards, each
+   * its own partition, and in one of its `COUNTER_SLOTS` items of the day (`slotted`); a
+   * partition's days sort chronologically. Shard 0 is the partition every record was counted in
+   * before counters were sharded.
+   */
   orgDay: (orgId: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}`, shard),
-    SK: `DAY#${day}`,
+    SK: slotted(`DAY#${day}`, shard),
   }),
   /** A dispute by its id (digits, so never a digest of the content partitions below). */
   dispute: (id: string): Key => ({ PK: `DISPUTE#${id}`, SK: 'DISPUTE' }),
@@ -305,7 +327,7 @@ export const key = {
   detectionListings: (slot: string) => `DETECT#@${slot}`,
   brandDay: (orgId: string, brandSlug: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#BRAND#${brandSlug}`, shard),
-    SK: `DAY#${day}`,
+    SK: slotted(`DAY#${day}`, shard),
   }),
   /**
    * The insight counters of one organization day (breakdowns, histograms, open work), sharded like
@@ -313,7 +335,7 @@ export const key = {
    */
   insightDay: (orgId: string, day: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS`, shard),
-    SK: `DAY#${day}`,
+    SK: slotted(`DAY#${day}`, shard),
   }),
   /**
    * The month rollup of an organization's insight day items (`YYYY-MM`) in the same shard: their
@@ -322,7 +344,7 @@ export const key = {
    */
   insightMonth: (orgId: string, month: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS#MONTHS`, shard),
-    SK: `MONTH#${month}`,
+    SK: slotted(`MONTH#${month}`, shard),
   }),
   /**
    * One histogram item of an organization month in the same shard (`item`: the histogram and group,
@@ -332,7 +354,7 @@ export const key = {
    */
   insightHistograms: (orgId: string, item: string, month: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS#H#${item}`, shard),
-    SK: `MONTH#${month}`,
+    SK: slotted(`MONTH#${month}`, shard),
   }),
   /**
    * The open-work gauges of an organization month in the same shard, by the day they were counted
@@ -342,7 +364,7 @@ export const key = {
    */
   insightGauges: (orgId: string, month: string, shard = 0): Key => ({
     PK: metricsPk(`METRICS#${orgId}#INSIGHTS#GAUGES`, shard),
-    SK: `MONTH#${month}`,
+    SK: slotted(`MONTH#${month}`, shard),
   }),
 };
 

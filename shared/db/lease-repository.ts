@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Lease } from '../domain/check/verdict-source.ts';
+import type { Lease } from '../domain/verdict-feed/index.ts';
 import { key } from './keys.ts';
 
 /**

@@ -1,8 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { EthPhishingConfig } from '../domain/check/eth-phishing-detect.ts';
-import type { ListSnapshot, SnapshotPointer, SnapshotStore } from '../domain/check/lists.ts';
-import type { ExternalSourceName } from '../domain/check/types.ts';
+import type {
+  EthPhishingConfig,
+  ExternalSourceName,
+  ListSnapshot,
+  SnapshotPointer,
+  SnapshotStore,
+} from '../domain/check/index.ts';
 import type { ObjectStore } from './s3.ts';
 
 /**

@@ -20,7 +20,7 @@ import {
 } from '../domain/insights/insight-counters.ts';
 import type { DayCounters, MetricsScope, MetricsStore } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
-import { type Key, key } from './keys.ts';
+import { counterPeriods, type Key, key } from './keys.ts';
 
 /** Day items a probe for earlier activity reads per page; all-zero days are rare (only deletions leave them). */
 const PROBE_PAGE = 32;
@@ -32,7 +32,7 @@ const dayKey = ({ orgId, brandSlug, insights }: MetricsScope, day: string, shard
   return brandSlug === undefined ? key.orgDay(orgId, day, shard) : key.brandDay(orgId, brandSlug, day, shard);
 };
 
-/** One shard's day items of the range, ascending. */
+/** One shard's day items of the range, every slot of each day, ascending. */
 const shardDays = async (
   db: DynamoDBDocumentClient,
   table: string,
@@ -48,7 +48,7 @@ const shardDays = async (
     ExpressionAttributeValues: {
       ':pk': dayKey(scope, to, shard).PK,
       ':from': dayKey(scope, from ?? '', shard).SK,
-      ':to': dayKey(scope, to, shard).SK,
+      ':to': counterPeriods.through(dayKey(scope, to, shard)),
     },
   })) {
     items.push(...page);
@@ -73,7 +73,7 @@ const nextMonth = (month: string): string => nextDay(lastDayOf(month)).slice(0, 
 /** Keys of one kind of month item (`YYYY-MM`) in a shard: the insight month items, or one histogram's items. */
 type MonthKey = (month: string, shard: number) => Key;
 
-/** One shard's month items from `from` (or the first) to `to`, ascending; only `names` of them when given. */
+/** One shard's month items from `from` (or the first) to `to`, every slot, ascending; only `names` of them when given. */
 const shardMonths = async (
   db: DynamoDBDocumentClient,
   table: string,
@@ -97,7 +97,7 @@ const shardMonths = async (
     ExpressionAttributeValues: {
       ':pk': keyOf(to, shard).PK,
       ':from': keyOf(from ?? '', shard).SK,
-      ':to': keyOf(to, shard).SK,
+      ':to': counterPeriods.through(keyOf(to, shard)),
     },
   })) {
     items.push(...page);
@@ -152,8 +152,7 @@ const planMonths = async (
   const items = byShard.flat();
   // A shard with no month item in the range has none to read again (most organizations count in one).
   const holding = SHARDS.filter((shard) => (byShard[shard]?.length ?? 0) > 0);
-  const prefix = key.insightMonth(orgId, '', 0).SK.length;
-  const monthOf = (item: Record<string, unknown>) => (item.SK as string).slice(prefix);
+  const monthOf = (item: Record<string, unknown>) => counterPeriods.of(item.SK as string);
   const toDay = Number(to.slice(8, 10));
   const ahead =
     to !== lastDayOf(lastMonth) &&
@@ -241,7 +240,7 @@ const insightMedianWindows = async (
   );
 };
 
-/** A day's counters are the sums of its items in every shard. */
+/** A day's counters are the sums of its items in every shard and slot (the item of the layout before slots among them). */
 const summedDays = async (
   db: DynamoDBDocumentClient,
   table: string,
@@ -250,10 +249,9 @@ const summedDays = async (
   to: string,
 ): Promise<DayCounters[]> => {
   const shards = await Promise.all(SHARDS.map((shard) => shardDays(db, table, scope, shard, from, to)));
-  const prefix = dayKey(scope, '', 0).SK.length;
   const byDay = new Map<string, Record<string, number>>();
   for (const item of shards.flat()) {
-    const day = (item.SK as string).slice(prefix);
+    const day = counterPeriods.of(item.SK as string);
     const counters = byDay.get(day) ?? {};
     for (const [name, value] of Object.entries(item)) {
       if (typeof value === 'number' && name !== TOTAL) counters[name] = (counters[name] ?? 0) + value;
@@ -275,7 +273,10 @@ export const metricsRepository = (db: DynamoDBDocumentClient, table: string): Me
 
   medianWindows: (orgId, from, to, histograms) => insightMedianWindows(db, table, orgId, from, to, histograms),
 
-  /** Counters never go below zero, so a day is active when any of its shards has a positive total. */
+  /**
+   * Counters never go below zero, so a day is active when any of its items has a positive total;
+   * the slots of `day` sort after `DAY#<day>`, those of earlier days before it.
+   */
   async hasActivityBefore(scope, day) {
     const probe = async (shard: number) => {
       const pages = queryPages(db, {

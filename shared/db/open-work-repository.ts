@@ -4,7 +4,7 @@ import { gaugeSlot } from '../domain/insights/insight-counters.ts';
 import type { OpenWorkStore } from '../domain/insights/insights.ts';
 import type { DayCounters } from '../domain/insights/metrics.ts';
 import { queryPages } from './batch.ts';
-import { key } from './keys.ts';
+import { counterPeriods, key } from './keys.ts';
 
 const SHARDS = [...Array(COUNTER_SHARDS).keys()];
 
@@ -27,10 +27,9 @@ export const openWorkRepository = (db: DynamoDBDocumentClient, table: string): O
       }
       return items;
     };
-    const prefix = key.insightGauges(orgId, '', 0).SK.length;
     const byDay = new Map<string, Record<string, number>>();
     for (const item of (await Promise.all(SHARDS.map(shard))).flat()) {
-      const month = (item.SK as string).slice(prefix);
+      const month = counterPeriods.of(item.SK as string);
       for (const [attribute, value] of Object.entries(item)) {
         const slot = gaugeSlot(attribute);
         if (slot === undefined || typeof value !== 'number' || value === 0 || !wanted.has(slot.gauge)) continue;

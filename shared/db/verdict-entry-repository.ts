@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { timeOf } from '../domain/check/verdicts.ts';
 import type { VerdictEntryStore } from '../domain/lookups/search.ts';
+import { timeOf } from '../domain/verdict-feed/index.ts';
 import { key } from './keys.ts';
 import { entryCounts } from './verdict-log.ts';
 

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { ExportedEntry, VerdictExportStore } from '../domain/check/export.ts';
-import { bitsOf, positionAt } from '../domain/check/verdicts.ts';
 import { mapConcurrently } from '../domain/core/concurrency.ts';
 import { INVALID_CURSOR } from '../domain/core/cursor.ts';
 import { nextDay } from '../domain/core/dates.ts';
+import type { ExportedEntry, VerdictExportStore } from '../domain/verdict-feed/index.ts';
+import { bitsOf, positionAt } from '../domain/verdict-feed/index.ts';
 import { BadRequestError } from '../errors.ts';
 import { ATTR, EXPORT_INDEX, exportPartition } from './keys.ts';
 import { decodePosition } from './position.ts';

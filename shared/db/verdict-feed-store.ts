@@ -2,7 +2,7 @@ import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { FeedDelta, FeedPointer, FeedStore } from '../domain/check/verdict-source.ts';
+import type { FeedDelta, FeedPointer, FeedStore } from '../domain/verdict-feed/index.ts';
 import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);

@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
+import { mapConcurrently } from '../domain/core/concurrency.ts';
 import {
   bitsOf,
   type ChangeFeed,
@@ -21,8 +22,7 @@ import {
   type VerdictChange,
   type VerdictLog,
   versionOf,
-} from '../domain/check/verdicts.ts';
-import { mapConcurrently } from '../domain/core/concurrency.ts';
+} from '../domain/verdict-feed/index.ts';
 import { batchGetAll } from './batch.ts';
 import {
   ATTR,

@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { IndexRebuild, VerdictSnapshot, VerdictSnapshotStore } from '../domain/check/verdicts.ts';
+import type { IndexRebuild, VerdictSnapshot, VerdictSnapshotStore } from '../domain/verdict-feed/index.ts';
 import type { ObjectStore } from './s3.ts';
 
 const zip = promisify(gzip);

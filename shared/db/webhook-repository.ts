@@ -8,8 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
-import { LOG_TIMING, positionAt, timeOf } from '../domain/check/verdicts.ts';
 import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
+import { LOG_TIMING, positionAt, timeOf } from '../domain/verdict-feed/index.ts';
 import {
   type DeliveryStatus,
   MAX_WEBHOOKS_PER_ORGANIZATION,

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
-import { EXPORT_STATUSES } from '../domain/check/export.ts';
-import { VERSION_PATTERN } from '../domain/check/verdicts.ts';
 import { metricsDate } from '../domain/insights/metrics.ts';
+import { EXPORT_STATUSES, VERSION_PATTERN } from '../domain/verdict-feed/index.ts';
 import { assetType, cursorToken, nullable } from './schemas.ts';
 
 /* The bodies of the verdict feeds clients sync from; only those routes load them. */

@@ -10,9 +10,9 @@ import type {
   WebhookStore,
 } from '../db/webhook-repository.ts';
 import type { SecretSealer } from '../db/webhook-secrets.ts';
-import { BIT, LOG_TIMING, positionAt, statusOf, timeOf } from '../domain/check/verdicts.ts';
 import type { ActivityRecord } from '../domain/lifecycle/activity.ts';
 import { assetIdOf, organizationIdOf } from '../domain/lifecycle/reports.ts';
+import { BIT, LOG_TIMING, positionAt, statusOf, timeOf } from '../domain/verdict-feed/index.ts';
 import {
   backoffMs,
   type DeliveryStatus,

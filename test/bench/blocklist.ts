@@ -16,7 +16,7 @@ import { encodeArtifact, tokenOf } from '../../shared/domain/blocklist/artifact.
 import { snapshotPrefixes } from '../../shared/domain/blocklist/blocklist.ts';
 import { ALGO_VERSION } from '../../shared/domain/blocklist/expressions.ts';
 import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
-import { BIT, pack, positionAt } from '../../shared/domain/check/verdicts.ts';
+import { BIT, pack, positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };

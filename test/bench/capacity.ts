@@ -9,7 +9,14 @@
  * are counted per poll and printed against S3's 5,500 GET/s per prefix; the one publisher's reads
  * of the log's shards are the table load the polling puts. Beside each target, the same
  * measurements re-keyed to the former layout (one log partition per hour, polled by every
- * container; one export partition per type, status and month; one group-removal partition).
+ * container; one export partition per type, status and month; one group-removal partition; one
+ * counter item per day or month in each counter shard).
+ * Transaction conflicts count as load too: every item a transaction writes is held for the
+ * transaction's latency (`TRANSACTION_MS`), so one item serializes at most 1 s / that many
+ * transactions a second; transactions writing it faster conflict (TransactionConflict, which
+ * DynamoDB Local never answers), and each conflict is retried, adding more. An item passes when its
+ * transactions a second at the target, projected as partitions' units are, keep it busy at most
+ * `HEADROOM` of the time (on average at most 0.5 other transactions in flight as one arrives).
  * Usage: npm run capacity [-- --scale <0.25..4>]
  */
 import { randomUUID } from 'node:crypto';
@@ -17,13 +24,19 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context, SQSEvent } from 'aws-lambda';
 import { key, VERDICT_LOG } from '../../shared/db/keys.ts';
 import { DELTA_PREFIXES, POINTER_COPIES } from '../../shared/db/verdict-feed-store.ts';
-import { type FeedStore, feedSource, PUBLISHING, runPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { LOG_TIMING, positionAt } from '../../shared/domain/check/verdicts.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
+import {
+  type FeedStore,
+  feedSource,
+  LOG_TIMING,
+  PUBLISHING,
+  positionAt,
+  runPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import {
   cancellations,
   conflicts,
@@ -57,6 +70,8 @@ const LIMITS = { wcu: 1_000, rcu: 3_000 };
 /** S3 serves at least this many GETs a second per prefix. */
 const S3_GETS_PER_PREFIX = 5_500;
 const HEADROOM = 0.5;
+/** How long a transaction holds the items it writes: DynamoDB transactions take ~10–20 ms; the upper end. */
+const TRANSACTION_MS = 20;
 
 type Handler = (event: never, context: Context) => Promise<APIGatewayProxyResultV2>;
 type Response = { statusCode: number; body: unknown };
@@ -97,6 +112,8 @@ type Scenario = {
   former: Map<string, { rcu: number; wcu: number }>;
   /** Object GETs a second on the busiest prefix, where the target polls the feed. */
   s3?: { perPrefix: number; note: string };
+  /** Transactions a second writing each item (`<PK> / <SK>`) at the target. */
+  items: Map<string, number>;
 };
 
 type Units = Map<string, { rcu: number; wcu: number }>;
@@ -132,6 +149,45 @@ const plus = (a: Units, b: Units): Units => {
   return sum;
 };
 const isLog = (id: string) => id.startsWith(`${TABLE}\u0000VERDICTS#`);
+
+/** Transactional writes by scenario, then by item (`<PK> / <SK>`): each attempt, committed or cancelled. */
+const transactions = new Map<string, Map<string, number>>();
+const itemOf = (entry: Record<string, { Key?: Record<string, unknown>; Item?: Record<string, unknown> }>) => {
+  const [operation] = Object.values(entry);
+  const keyed = operation?.Key ?? operation?.Item ?? {};
+  const text = (value: unknown) =>
+    typeof value === 'object' && value !== null ? String(Object.values(value)[0]) : String(value);
+  return `${text(keyed.PK)} / ${text(keyed.SK)}`;
+};
+/** Counts the items of every transaction the functions' table client sends, by the scenario sending it. */
+const countTransactions = (client: DynamoDBDocumentClient) =>
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const tag = tagged.getStore();
+      if (tag !== undefined && context.commandName === 'TransactWriteItemsCommand') {
+        const byItem = transactions.get(tag.scenario) ?? new Map<string, number>();
+        transactions.set(tag.scenario, byItem);
+        const entries = ((args.input as { TransactItems?: [] }).TransactItems ?? []) as Parameters<typeof itemOf>[0][];
+        for (const item of new Set(entries.map(itemOf))) byItem.set(item, (byItem.get(item) ?? 0) + 1);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'capacityTransactions' },
+  );
+/** Transactions a second on each item at `rate` operations a second, from `measured` (as `project`). */
+const projectItems = (scenario: string, rate: number, measured: number): Map<string, number> =>
+  new Map([...(transactions.get(scenario) ?? [])].map(([item, n]) => [item, (n * rate) / measured]));
+/** The counter items of a period's slots (`DAY#<day>#<k>`, `MONTH#<month>#<k>`) as the one item the former layout had. */
+const formerItems = (items: Map<string, number>): Map<string, number> => {
+  const former = new Map<string, number>();
+  for (const [item, rate] of items) {
+    const to = item.replace(/^(METRICS#.* \/ (?:DAY|MONTH)#[\d-]+)#\d+$/, '$1');
+    former.set(to, (former.get(to) ?? 0) + rate);
+  }
+  return former;
+};
+/** The share of the time an item is held by a transaction at `rate` transactions a second. */
+const busy = (rate: number) => (rate * TRANSACTION_MS) / 1000;
 
 /**
  * Units a second at `rate` operations a second, from `measured` operations: each partition's units
@@ -213,16 +269,18 @@ const main = async () => {
     process.env.VERDICTS_DIR = verdictsDir;
     const { verdictFeed } = await import('../../shared/db/verdict-log.ts');
     const { fileVerdictSnapshotStore } = await import('../../shared/db/verdict-snapshot-store.ts');
-    const { snapshotVerdicts } = await import('../../shared/domain/check/replica.ts');
+    const { snapshotVerdicts } = await import('../../shared/domain/verdict-feed/index.ts');
     await snapshotVerdicts(verdictFeed(raw, tableName), fileVerdictSnapshotStore(verdictsDir), Date.now);
     const runtime = await import('../../shared/runtime.ts');
     meter(runtime.tableClient(), raw, tableName, TABLE_DEFINITION as Definition);
-    const { apiEvent, call, context } = await import('../fixtures/api-event.ts');
+    countTransactions(runtime.tableClient());
+    const { apiEvent, call } = await import('../fixtures/api-event.ts');
+    const { lambdaContext } = await import('../../infra/local/lambda-context.ts');
     const { asWorker } = await import('../fixtures/workers.ts');
     const ingest = asWorker('ingest-activity', (await import('../../functions/activity/ingest.ts')).handler);
     const createReport = (await import('../../functions/reports/create.ts')).handler as unknown as Handler;
     const check = (await import('../../functions/check/check.ts')).handler as unknown as Handler;
-    const { replicatedIndex } = await import('../../shared/domain/check/replica.ts');
+    const { replicatedIndex } = await import('../../shared/domain/verdict-feed/index.ts');
     const statuses = new Map<string, number>();
     const count = (label: string) => statuses.set(label, (statuses.get(label) ?? 0) + 1);
 
@@ -230,7 +288,8 @@ const main = async () => {
     const ingestOne = (scenario: string, change: unknown) =>
       tagged.run({ scenario }, async () => {
         for (let receive = 1; receive <= 5; receive++) {
-          const result = await ingest(sqsEvent(change), context);
+          // Each receive is an invocation with a deadline of its own, not one set when the run started.
+          const result = await ingest(sqsEvent(change), lambdaContext('ingest-activity'));
           if ((result?.batchItemFailures ?? []).length === 0) return count(`${scenario}: ingest applied`);
           count(`${scenario}: ingest redelivered`);
         }
@@ -436,6 +495,7 @@ const main = async () => {
       note: `${changes} changes measured (${threats.length} threats × block + unblock), plus the publisher's reads of the log (${publishTicks} ticks measured: ${shardTick} RCU a shard a tick for ${windowSeconds} s of changes at the target rate, items of ${itemBytes.toFixed(0)} bytes; ${ticksPerSecond} ticks/s)`,
       projected: plus(bWrites, publisherLoad),
       former: rekeyed(bWrites),
+      items: projectItems('b', 1000, changes),
     });
 
     // (e) 2,000 containers poll the feed: no table read per container; the table carries the publisher.
@@ -453,6 +513,7 @@ const main = async () => {
       note: `${polls} polls measured at ${changeRate.toFixed(0)} changes/s: ${(usage.get('e')?.size ?? 0) === 0 ? 'no table read' : 'table reads below'}, ${(gets.pointer / Math.max(1, polls)).toFixed(2)} pointer + ${(gets.delta / Math.max(1, polls)).toFixed(2)} delta GETs a poll (an idle feed's poll: ${idleGets} GET); the table carries the one publisher's reads; former: every container read the log window (${formerPoll.toFixed(1)} RCU a poll) itself`,
       projected: plus(publisherLoad, ePolls),
       former: formerPolls(CONTAINERS),
+      items: projectItems('e', CONTAINERS, Math.max(1, polls)),
       s3: s3Of(CONTAINERS),
     });
 
@@ -474,6 +535,7 @@ const main = async () => {
       note: `${checks} checks measured, median ${medianMs.toFixed(2)} ms → ${containers} containers busy at 10,000/s (Little's law, at least ${MIN_INVOCATION_MS} ms an invocation: a lower bound, (e) is a fleet's); each polls the feed as in (e); the check's own reads × 10,000 / ${checks}`,
       projected: plus(checkReads, publisherLoad),
       former: plus(rekeyed(checkReads), formerPolls(containers)),
+      items: projectItems('a', CHECKS, checks),
       s3: s3Of(containers),
     });
 
@@ -505,10 +567,13 @@ const main = async () => {
       note: `${reports.length} reports measured (${reportsPerOrg} per organization)`,
       projected: project('c', (100 * 100) / 60, reports.length),
       former: rekeyed(project('c', (100 * 100) / 60, reports.length)),
+      items: projectItems('c', (100 * 100) / 60, reports.length),
     });
 
     // (d) One organization at 1,000 activity changes/s: reports, threats and takedowns, created then updated.
-    const records = Math.max(10, Math.round(100 * scale));
+    // 200 of each kind make 1,000 changes, one second of the target: each item's transactions in the
+    // run are its transactions in a second at the target, its share of the records' digests included.
+    const records = Math.max(10, Math.round(200 * scale));
     const solo = (kind: string, k: number, at: number, extra: Record<string, unknown>) => ({
       organization: SOLO,
       kind,
@@ -543,6 +608,7 @@ const main = async () => {
       note: `${soloChanges} changes measured (${records} each of report, threat, takedown created; threats and takedowns updated)`,
       projected: project('d', 1000, soloChanges),
       former: rekeyed(project('d', 1000, soloChanges)),
+      items: projectItems('d', 1000, soloChanges),
     });
 
     const partLabel = (id: string) => {
@@ -558,8 +624,24 @@ const main = async () => {
     print(
       'scaling: a partition’s units × target rate / operations measured (the run spreads its operations over the target’s organizations, so each organization’s partitions get its share)',
     );
+    print(
+      `transaction conflicts as load: an item a transaction writes is held ${TRANSACTION_MS} ms (a transaction's latency, ~10–20 ms), so it serializes at most ${1000 / TRANSACTION_MS} transactions/s; a target passes when every item is busy at most ${HEADROOM * 100}% of the time (≤ ${(HEADROOM * 1000) / TRANSACTION_MS} transactions/s: on average ≤ ${HEADROOM} others in flight as one arrives, each of them a TransactionConflict and a retry)`,
+    );
     let within = 0;
     let formerWithin = 0;
+    const itemRowsOf = (items: Map<string, number>) =>
+      [...items]
+        .map(([item, rate]) => ({
+          shape: item
+            .split(' / ')
+            .map((part) => shapeOf(part, orgs))
+            .join(' / '),
+          rate,
+          load: busy(rate),
+        }))
+        .sort((x, y) => y.load - x.load);
+    const itemLine = (row: { shape: string; rate: number; load: number }) =>
+      `${row.shape} ${row.rate.toFixed(1)} transactions/s, busy ${pct(row.load, 1)} of the time  ${row.load <= HEADROOM ? 'within 50%' : 'OVER 50%'}`;
     const rowsOf = (units: Units) =>
       [...units]
         .map(([id, u]) => ({ ...partLabel(id), ...u, load: Math.max(u.wcu / LIMITS.wcu, u.rcu / LIMITS.rcu) }))
@@ -568,14 +650,18 @@ const main = async () => {
     for (const scenario of scenarios.sort((x, y) => x.id.localeCompare(y.id))) {
       const rows = rowsOf(scenario.projected);
       const s3ok = scenario.s3 === undefined || scenario.s3.perPrefix <= HEADROOM * S3_GETS_PER_PREFIX;
-      const ok = rows.every((row) => row.load <= HEADROOM) && s3ok;
+      const itemRows = itemRowsOf(scenario.items);
+      const ok = rows.every((row) => row.load <= HEADROOM) && s3ok && itemRows.every((row) => row.load <= HEADROOM);
       if (ok) within++;
       const formerRows = rowsOf(scenario.former);
-      const formerOk = formerRows.every((row) => row.load <= HEADROOM);
+      const formerItemRows = itemRowsOf(formerItems(scenario.items));
+      const formerPartitionsOk = formerRows.every((row) => row.load <= HEADROOM);
+      const formerOk = formerPartitionsOk && formerItemRows.every((row) => row.load <= HEADROOM);
       if (formerOk) formerWithin++;
       const hottest = formerRows[0];
+      const hottestItem = formerItemRows[0];
       formerLines.push(
-        `    (${scenario.id}) ${formerOk ? 'within 50%' : 'OVER 50%'}: hottest ${hottest === undefined ? 'none' : `${hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`} ${hottest.wcu.toFixed(1)} WCU/s, ${hottest.rcu.toFixed(1)} RCU/s`}`,
+        `    (${scenario.id}) ${formerOk ? 'within 50%' : 'OVER 50%'}: hottest ${hottest === undefined ? 'none' : `${hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`} ${hottest.wcu.toFixed(1)} WCU/s, ${hottest.rcu.toFixed(1)} RCU/s`}; hottest item ${hottestItem === undefined ? 'none' : itemLine(hottestItem)}`,
       );
       print();
       print(`(${scenario.id}) ${scenario.title}`);
@@ -598,19 +684,30 @@ const main = async () => {
         if (shown.size === 5) break;
       }
       if (scenario.s3) print(`    ${scenario.s3.note}  ${s3ok ? 'within 50%' : 'OVER 50%'}`);
+      const itemsOfShape = new Map<string, number>();
+      for (const row of itemRows) itemsOfShape.set(row.shape, (itemsOfShape.get(row.shape) ?? 0) + 1);
+      const shownItems = new Set<string>();
+      for (const row of itemRows) {
+        if (shownItems.has(row.shape)) continue;
+        shownItems.add(row.shape);
+        const many = (itemsOfShape.get(row.shape) ?? 1) > 1 ? ` (hottest of ${itemsOfShape.get(row.shape)})` : '';
+        print(`    item ${itemLine(row)}${many}`);
+        if (shownItems.size === 3) break;
+      }
+      if (hottestItem) print(`    former layout (same transactions re-keyed): hottest item ${itemLine(hottestItem)}`);
       if (hottest) {
         print(
-          `    former layout (same measurements re-keyed): hottest ${(hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`).padEnd(40)} ${hottest.wcu.toFixed(1).padStart(10)} WCU/s (${pct(hottest.wcu, LIMITS.wcu).padStart(5)}) ${hottest.rcu.toFixed(1).padStart(10)} RCU/s (${pct(hottest.rcu, LIMITS.rcu).padStart(5)})  ${formerOk ? 'within 50%' : 'OVER 50%'}`,
+          `    former layout (same measurements re-keyed): hottest ${(hottest.part === TABLE ? hottest.shape : `${hottest.part}: ${hottest.shape}`).padEnd(40)} ${hottest.wcu.toFixed(1).padStart(10)} WCU/s (${pct(hottest.wcu, LIMITS.wcu).padStart(5)}) ${hottest.rcu.toFixed(1).padStart(10)} RCU/s (${pct(hottest.rcu, LIMITS.rcu).padStart(5)})  ${formerPartitionsOk ? 'within 50%' : 'OVER 50%'}`,
         );
       }
-      print(`    → ${ok ? 'within 50% of partition limits' : 'NOT within 50% of partition limits'}`);
+      print(`    → ${ok ? 'within 50% of partition and item limits' : 'NOT within 50% of partition and item limits'}`);
     }
     print();
     print(
-      'the former layout (one log partition an hour polled by every container, unsharded export and group removals), from the same run:',
+      'the former layout (one log partition an hour polled by every container, unsharded export and group removals, one counter item a day or month in each shard), from the same run:',
     );
     for (const line of formerLines) print(line);
-    print(`    former layout: ${formerWithin} of 5 targets within 50% of partition limits`);
+    print(`    former layout: ${formerWithin} of 5 targets within 50% of partition and item limits`);
     print();
     print('transaction conflicts per item (TransactionConflict in TransactionCanceledException, by item key):');
     const conflictRows = [...conflicts].sort((x, y) => y[1] - x[1]);
@@ -646,7 +743,7 @@ const main = async () => {
     }
     print(`outcomes: ${[...statuses].map(([label, n]) => `${label} ×${n}`).join(', ')}`);
     print(`run: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    print(`capacity: ${within} of 5 targets within 50% of partition limits`);
+    print(`capacity: ${within} of 5 targets within 50% of partition and item limits`);
   } finally {
     process.stdout.write = write;
     await dynamo.stop();

@@ -35,8 +35,8 @@ const run = async (endpoint: string): Promise<Row[]> => {
   const { changeWriter, verdicts } = await import('../../shared/db/change-set.ts');
   const { createDocumentClient } = await import('../../shared/db/client.ts');
   const { verdictFeed } = await import('../../shared/db/verdict-log.ts');
-  const { readChangelog } = await import('../../shared/domain/check/changelog.ts');
-  const { LOG_TIMING, positionAt } = await import('../../shared/domain/check/verdicts.ts');
+  const { readChangelog } = await import('../../shared/domain/verdict-feed/index.ts');
+  const { LOG_TIMING, positionAt } = await import('../../shared/domain/verdict-feed/index.ts');
   const { mapConcurrently } = await import('../../shared/domain/core/concurrency.ts');
 
   await ensureTable(endpoint, TABLE);

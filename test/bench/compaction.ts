@@ -7,16 +7,16 @@
  */
 import { execFileSync } from 'node:child_process';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { compactSnapshot } from '../../shared/domain/check/replica.ts';
 import {
   BIT,
+  compactSnapshot,
   pack,
   positionAt,
   seqOf,
   type VerdictChange,
   type VerdictSnapshot,
   versionOf,
-} from '../../shared/domain/check/verdicts.ts';
+} from '../../shared/domain/verdict-feed/index.ts';
 
 type Row = { name: string; value: string };
 

@@ -36,11 +36,19 @@ import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts'
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import type { EthPhishingConfig } from '../../shared/domain/check/eth-phishing-detect.ts';
 import { loadExternalSources } from '../../shared/domain/check/lists.ts';
-import { replicatedIndex, snapshotVerdicts } from '../../shared/domain/check/replica.ts';
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
-import { PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { BIT, pack, positionAt, type VerdictSnapshot } from '../../shared/domain/check/verdicts.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+import {
+  BIT,
+  PUBLISHING,
+  pack,
+  positionAt,
+  replicatedIndex,
+  runPublisher,
+  snapshotVerdicts,
+  type VerdictSnapshot,
+  verdictPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import { percentile } from './child.ts';
 
 useSuffixFile();

@@ -415,6 +415,8 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
   detections: async (endpoint) => {
     section('detections (CT prefilter and parsing, DNS_TWIST permutations; no I/O)');
     await optional<{ benchDetections: () => Promise<Row[]> }>('./detections.ts', (m) => m.benchDetections());
+    section('detections through a static-CT log (~100,000 names over loopback HTTP, read, parsed and matched)');
+    await optional<{ benchStaticCt: () => Promise<Row[]> }>('./static-ct.ts', (m) => m.benchStaticCt());
     section('detections end to end (a CERTSTREAM run through the local gateway on DynamoDB Local)');
     await optional<{ benchCtPipeline: (endpoint: string) => Promise<Row[]> }>('./ct-pipeline.ts', (m) =>
       m.benchCtPipeline(endpoint),

@@ -22,8 +22,8 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { addAssets } from '../../shared/domain/allowlist/assets.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
+import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { newWebhookId } from '../../shared/domain/webhooks/webhooks.ts';
 import { percentile } from './child.ts';
 

@@ -8,7 +8,7 @@ import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { changeLogReader } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
+import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver, verifySignature } from '../fixtures/webhook-receiver.ts';

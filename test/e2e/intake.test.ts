@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { createGateway, matchRoute } from '../../infra/local/gateway.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
+import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { assertDocumented } from '../fixtures/contract.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';

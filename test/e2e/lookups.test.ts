@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { loadRoutes, type RouteDeclaration } from '../../infra/openapi/document.ts';
-import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { eventually } from '../fixtures/eventually.ts';
 import { fieldsOf } from '../fixtures/schema-fields.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
@@ -105,7 +105,7 @@ describe('a null cursor', () => {
 
   it('asks for the first page on every listing, as no cursor does', async () => {
     // The seeded changes settle first, so both calls of the changelog read the same log.
-    await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
+    await seededChangesSettled();
     const hook = await call('POST', '/webhook/config', {
       url: 'http://127.0.0.1:9/hook',
       events: ['asset.status-updated'],
@@ -163,9 +163,13 @@ const changelog = async (first: Record<string, unknown>) => {
   }
 };
 
+/** Waits until the changelog hands out both seeded verdict changes (once no later commit can land before them). */
+const seededChangesSettled = () =>
+  eventually(async () => expect(await changelog({ type: 'URL' })).toHaveLength(2), { tries: 100, intervalMs: 100 });
+
 describe('POST /asset/changelog', () => {
   it('answers from the oldest kept change when the body holds only a type', async () => {
-    await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
+    await seededChangesSettled();
 
     const typeOnly = await changelog({ type: 'URL' });
     const empty = await changelog({});

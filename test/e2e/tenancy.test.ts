@@ -5,7 +5,7 @@ import { ROUTES } from '../../infra/routes.ts';
 import { webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
-import { LOG_TIMING } from '../../shared/domain/check/verdicts.ts';
+import { eventually } from '../fixtures/eventually.ts';
 import { seed } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
@@ -195,8 +195,11 @@ beforeAll(async () => {
     collect(found, stored?.updatedAt);
     secrets.set(status, found);
   }
-  // The changelog hands out a change once no later commit can land before it.
-  await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs + 500));
+  // The changelog hands out a change once no later commit can land before it: the approved block's.
+  await eventually(
+    async () => expect((await changelogChanges()).map((change) => change.content)).toContain(CONTENT.approved),
+    { tries: 100, intervalMs: 100 },
+  );
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -213,18 +216,22 @@ const everyPage = async (method: string, path: string, body: unknown): Promise<s
   }
 };
 
-/** The verdicts' change times: the changelog publishes them, so they are the service's, not Globex's to hide. */
-const publicVerdictTimes = async (): Promise<Set<string>> => {
-  const times = new Set<string>();
+/** Every verdict change the changelog hands out now, following its pages to the end. */
+const changelogChanges = async (): Promise<{ content: string; changedAt: string }[]> => {
+  const changes: { content: string; changedAt: string }[] = [];
   let next: unknown = null;
   do {
     const feed = await call('POST', '/asset/changelog', ACME, { type: 'URL', next_page: next });
-    const page = feed.body as { changes: { changedAt: string }[]; next_page: string | null };
-    for (const change of page.changes) times.add(change.changedAt);
+    const page = feed.body as { changes: { content: string; changedAt: string }[]; next_page: string | null };
+    changes.push(...page.changes);
     next = page.next_page;
   } while (next !== null);
-  return times;
+  return changes;
 };
+
+/** The verdicts' change times: the changelog publishes them, so they are the service's, not Globex's to hide. */
+const publicVerdictTimes = async (): Promise<Set<string>> =>
+  new Set((await changelogChanges()).map((change) => change.changedAt));
 
 describe('another organization’s reports, proposals and reviews', () => {
   it('covers every route that reads the table without writing', () => {

@@ -7,7 +7,7 @@ import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
+import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { newWebhookId } from '../../shared/domain/webhooks/webhooks.ts';
 import type { Dispatcher } from '../../shared/webhooks/local-queue.ts';
 import { seed } from '../fixtures/seed.ts';

@@ -3,8 +3,8 @@ import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { disputeRepository } from '../../shared/db/dispute-repository.ts';
 import { scanRepository } from '../../shared/db/scan-repository.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import type { Dispute } from '../../shared/domain/intake/disputes.ts';
+import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('disputes');

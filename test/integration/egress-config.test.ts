@@ -81,6 +81,22 @@ describe('a CERTSTREAM config naming a log the service may not call', () => {
     expect(await detections.listConfigs('acme')).toEqual([]);
   });
 
+  it('is refused on create when a static-CT log’s monitoring prefix is not public, naming monitoringUrl', async () => {
+    const response = await call(
+      createConfig,
+      post('/detection/configs/create', {
+        slug: 'acme',
+        source: 'CERTSTREAM',
+        config: { logs: ['https://ct.example.net/log', { monitoringUrl: 'https://127.0.0.1/tiles/', kind: 'static' }] },
+      }),
+    );
+
+    const message = 'body.config.logs.1.monitoringUrl must be a public https URL: 127.0.0.1 is not a public address';
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(issueOf(message, 'body.config.logs.1.monitoringUrl'));
+    expect(await detections.listConfigs('acme')).toEqual([]);
+  });
+
   it('is refused on update when one of its logs resolves to a private address, and the stored config stays', async () => {
     const created = await call(
       createConfig,

@@ -8,9 +8,14 @@ import { EXPORT_INDEX, key } from '../../shared/db/keys.ts';
 import { verdictExportRepository } from '../../shared/db/verdict-export-repository.ts';
 import type { VerdictDelta } from '../../shared/db/verdict-log.ts';
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
-import { EXPORT_STATUSES, MAX_PAGE_BYTES } from '../../shared/domain/check/export.ts';
-import { bitsOf, statusOf, watchStatusOf } from '../../shared/domain/check/verdicts.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
+import {
+  bitsOf,
+  EXPORT_STATUSES,
+  MAX_PAGE_BYTES,
+  statusOf,
+  watchStatusOf,
+} from '../../shared/domain/verdict-feed/index.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';

@@ -6,9 +6,8 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { reindexExport, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
-import { readWholeIndex } from '../../shared/domain/check/replica.ts';
-import { positionAt } from '../../shared/domain/check/verdicts.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+import { positionAt, readWholeIndex } from '../../shared/domain/verdict-feed/index.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 

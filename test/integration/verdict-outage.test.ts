@@ -5,8 +5,8 @@ import { changeWriter, verdicts } from '../../shared/db/change-set.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
-import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import type { CheckResult } from '../../shared/domain/check/types.ts';
+import { replicatedIndex } from '../../shared/domain/verdict-feed/index.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-outage');

@@ -8,14 +8,17 @@ import { key, VERDICT_LOG } from '../../shared/db/keys.ts';
 import { dynamoLease } from '../../shared/db/lease-repository.ts';
 import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
-import { replicatedIndex } from '../../shared/domain/check/replica.ts';
 import {
   type FeedDelta,
   feedSource,
+  LOG_TIMING,
+  positionAt,
+  replicatedIndex,
+  type VerdictChange,
+  type VerdictLog,
   type VerdictPublisher,
   verdictPublisher,
-} from '../../shared/domain/check/verdict-source.ts';
-import { LOG_TIMING, positionAt, type VerdictChange, type VerdictLog } from '../../shared/domain/check/verdicts.ts';
+} from '../../shared/domain/verdict-feed/index.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-publisher');
@@ -23,15 +26,31 @@ const feed = verdictFeed(table.db, table.tableName);
 
 const write = (checkKey: string, change: { allow?: number; block?: number }) =>
   changeWriter(table.db, table.tableName).commit(() => [verdicts([{ checkKey, type: 'URL', ...change }])]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const publisherOf = (dir: string, owner: string, leaseMs: number, log: Pick<VerdictLog, 'readFrom'> = feed) =>
-  verdictPublisher({
+/**
+ * A publisher of the feed in `dir`. `ahead()` is how far its clock runs ahead of the writers' (it
+ * sees the settle window pass without waiting for it); `leaseAhead()` how far its lease's clock
+ * runs ahead of its own (it sees another's lease run out without waiting for it).
+ */
+const publisherOf = (
+  dir: string,
+  owner: string,
+  leaseMs: number,
+  {
+    log = feed,
+    ahead = () => 0,
+    leaseAhead = () => 0,
+  }: { log?: Pick<VerdictLog, 'readFrom'>; ahead?: () => number; leaseAhead?: () => number } = {},
+) => {
+  const lease = dynamoLease(table.db, table.tableName, { name: `test-${dir}`, owner, leaseMs });
+  return verdictPublisher({
     log,
     feed: fileFeedStore(dir),
-    lease: dynamoLease(table.db, table.tableName, { name: `test-${dir}`, owner, leaseMs }),
+    lease: { hold: (at) => lease.hold(at + leaseAhead()), release: () => lease.release() },
     leaseMs,
+    now: () => Date.now() + ahead(),
   });
+};
 
 /** Writes a change as an earlier version did: in the one partition of its hour. */
 const writeLegacy = async (checkKey: string, stamp: number, hex: string) => {
@@ -176,9 +195,10 @@ describe('the verdict publisher on DynamoDB Local', () => {
     const dir = await mkdtemp(join(tmpdir(), 'feed-'));
     // Long enough that a tick's read of the log ends within the lease on a loaded machine (a
     // publisher whose lease ran out during its read steps down, as it must).
-    const LEASE_MS = 3_000;
+    const LEASE_MS = 10_000;
+    const clock = { ahead: 0, leaseAhead: 0 };
     const a = publisherOf(dir, 'a', LEASE_MS);
-    const b = publisherOf(dir, 'b', LEASE_MS);
+    const b = publisherOf(dir, 'b', LEASE_MS, { ahead: () => clock.ahead, leaseAhead: () => clock.leaseAhead });
     await a.tick();
     const start = (await fileFeedStore(dir).pointer())?.position as string;
     const roles: string[] = [];
@@ -188,16 +208,15 @@ describe('the verdict publisher on DynamoDB Local', () => {
       await write(`takeover-${n++}.example`, { block: 1 });
       roles.push(`a:${(await a.tick()).role}`, `b:${(await b.tick()).role}`);
     }
-    const crashedAt = Date.now();
-    while (Date.now() - crashedAt <= LEASE_MS + 100) {
-      await write(`takeover-${n++}.example`, { block: 1 });
-      await sleep(150);
-    }
+    for (let i = 0; i < 5; i++) await write(`takeover-${n++}.example`, { block: 1 });
+    // a's lease runs out.
+    clock.leaseAhead = LEASE_MS + 1;
     for (let round = 0; round < 4; round++) {
       await write(`takeover-${n++}.example`, { block: 1 });
       roles.push(`b:${(await b.tick()).role}`);
     }
-    await sleep(LOG_TIMING.settleMs);
+    // The last writes settle.
+    clock.ahead = LOG_TIMING.settleMs;
     roles.push(`b:${(await b.tick()).role}`);
 
     const deltas = await deltasOf(dir);
@@ -217,6 +236,7 @@ describe('the verdict publisher on DynamoDB Local', () => {
   it('publishes entries of the earlier hourly layout once, and stops reading that layout once it holds none past the position', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'feed-'));
     const { log, reads } = countingLegacyReads();
+    let ahead = 0;
     const publisher = verdictPublisher({
       log,
       feed: fileFeedStore(dir),
@@ -224,6 +244,7 @@ describe('the verdict publisher on DynamoDB Local', () => {
       leaseMs: 10_000,
       // The earlier version's writers are gone: the layout is read at the takeover and while it holds entries.
       legacyWritersMs: 0,
+      now: () => Date.now() + ahead,
     });
     await writeLegacy('earlier-layout.example', Date.now() - 500, '00000000000000bb');
     const legacyReadsOf = async (tick: VerdictPublisher['tick']) => {
@@ -234,7 +255,7 @@ describe('the verdict publisher on DynamoDB Local', () => {
 
     const whileHeld = [await legacyReadsOf(publisher.tick), await legacyReadsOf(publisher.tick)];
     // Once the position has passed the entry (the settle window later), the next read finds nothing there.
-    await sleep(LOG_TIMING.settleMs + 100);
+    ahead = LOG_TIMING.settleMs + 100;
     await legacyReadsOf(publisher.tick);
     await legacyReadsOf(publisher.tick);
     const afterwards = [await legacyReadsOf(publisher.tick), await legacyReadsOf(publisher.tick)];
@@ -248,12 +269,12 @@ describe('the verdict publisher on DynamoDB Local', () => {
   it('reads the earlier layout on every tick while its writers may run, carrying that time to a successor', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'feed-'));
     const first = countingLegacyReads();
-    const a = publisherOf(dir, 'a', 10_000, first.log);
+    const a = publisherOf(dir, 'a', 10_000, { log: first.log });
     for (let i = 0; i < 3; i++) await a.tick();
     const pointer = await fileFeedStore(dir).pointer();
     await a.stop();
     const second = countingLegacyReads();
-    const b = publisherOf(dir, 'b', 10_000, second.log);
+    const b = publisherOf(dir, 'b', 10_000, { log: second.log });
     await b.tick();
     await writeLegacy('late-earlier-writer.example', Date.now(), '00000000000000cc');
     for (let i = 0; i < 2; i++) await b.tick();

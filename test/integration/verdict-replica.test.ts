@@ -11,15 +11,20 @@ import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { logEntryKey, verdictFeed } from '../../shared/db/verdict-log.ts';
 import { fileVerdictSnapshotStore } from '../../shared/db/verdict-snapshot-store.ts';
 import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
+import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import {
+  bitsOfPacked,
+  entryOfBits,
+  feedSource,
+  PUBLISHING,
+  positionAt,
   type ReplicatedIndex,
   readWholeIndex,
   replicatedIndex,
+  runPublisher,
   snapshotVerdicts,
-} from '../../shared/domain/check/replica.ts';
-import { feedSource, PUBLISHING, runPublisher, verdictPublisher } from '../../shared/domain/check/verdict-source.ts';
-import { bitsOfPacked, entryOfBits, positionAt } from '../../shared/domain/check/verdicts.ts';
-import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+  verdictPublisher,
+} from '../../shared/domain/verdict-feed/index.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';

@@ -10,11 +10,16 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
 import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts';
 import { blocklist } from '../../shared/domain/blocklist/blocklist.ts';
-import { EXPORT_STATUSES } from '../../shared/domain/check/export.ts';
-import { readWholeIndex, replicatedIndex } from '../../shared/domain/check/replica.ts';
-import { LOG_TIMING, positionAt, statusOf } from '../../shared/domain/check/verdicts.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+import {
+  EXPORT_STATUSES,
+  LOG_TIMING,
+  positionAt,
+  readWholeIndex,
+  replicatedIndex,
+  statusOf,
+} from '../../shared/domain/verdict-feed/index.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
@@ -30,12 +35,15 @@ const assets = assetRepository(table.db, table.tableName);
 const groups = assetGroupRepository(table.db, table.tableName);
 const activity = activityRepository(table.db, table.tableName);
 const replica = replicatedIndex({ log: feed });
-/** The test's clock runs one settle window ahead, so changes are handed to clients without waiting for it. */
+/**
+ * The clients' side of the service runs one settle window ahead of the writers (every write here
+ * is awaited before a read), so changes are handed out and versions move without waiting for it.
+ */
 const later = () => Date.now() + LOG_TIMING.settleMs + 1;
 const changelog = createChangelogHandler({ keys: runtime.keys(), feed, now: later, timer: systemTimer });
 const version = createVersionHandler({
   keys: runtime.keys(),
-  blocklist: blocklist({ log: feed, artifacts: memoryArtifactStore(), pollMs: 0 }),
+  blocklist: blocklist({ log: feed, artifacts: memoryArtifactStore(), pollMs: 0, now: later }),
   cdnUrl: undefined,
 });
 const exportList = createListHandler({
@@ -179,7 +187,6 @@ describe('clients that keep the verdicts locally', () => {
 
   it('returns the version of the newest settled change and the number of live verdicts', async () => {
     const newest = (await feed.readFrom(start)).at(-1);
-    await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs));
     await replica.sync();
 
     const response = await call(
@@ -242,7 +249,6 @@ describe('clients that keep the verdicts locally', () => {
       if (watch && added?.success) await removeAsset(assets, 'globex', added.id);
     };
     for (const op of ops.slice(0, 20)) await write(op);
-    await new Promise((resolve) => setTimeout(resolve, LOG_TIMING.settleMs));
     await replica.sync();
     const read = await call(
       version,

@@ -4,8 +4,8 @@
  * Run with `npx tsx infra/local/lists/generate.ts`.
  */
 import { fileSnapshotStore } from '../../../shared/db/list-snapshot-store.ts';
-import { snapshotOf } from '../../../shared/domain/check/lists.ts';
-import type { ExternalSourceName } from '../../../shared/domain/check/types.ts';
+import type { ExternalSourceName } from '../../../shared/domain/check/index.ts';
+import { snapshotOf } from '../../../shared/domain/check/index.ts';
 
 const BRANDS = ['zentrawallet', 'lumexa', 'orbifi', 'quorvex', 'nimbuswap', 'tessaract', 'velmora', 'kryptonix'];
 const LURES = ['claim', 'airdrop', 'connect', 'verify', 'rewards', 'migrate', 'support', 'unlock', 'secure', 'bonus'];

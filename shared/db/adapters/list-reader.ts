@@ -1,4 +1,4 @@
-import type { ListReader } from '../../domain/check/sync.ts';
+import type { ListReader } from '../../domain/check/index.ts';
 import { type Egress, egressRequest } from '../../egress/index.ts';
 
 type Options = Egress & { timeoutMs?: number; maxBytes?: number };

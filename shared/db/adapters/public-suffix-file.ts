@@ -6,7 +6,7 @@ import {
   PUBLIC_SUFFIXES_FILE,
   type SuffixSource,
   useSuffixSource,
-} from '../../domain/check/public-suffix.ts';
+} from '../../domain/check/index.ts';
 
 /** The packed list shipped beside the code: the project root locally, the function's directory in Lambda. */
 export const suffixFile: SuffixSource = () =>

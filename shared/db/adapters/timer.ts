@@ -1,4 +1,4 @@
-import type { Timer } from '../../domain/check/engine.ts';
+import type { Timer } from '../../domain/check/index.ts';
 
 /** The check's timer port on the platform's timers. */
 export const systemTimer: Timer = (ms, fire) => {

@@ -1,6 +1,4 @@
-import { canonicalize } from '../check/canonical.ts';
-import { onHostingPlatform } from '../check/hosting.ts';
-import { platformRule } from '../check/platforms.ts';
+import { canonicalize, onHostingPlatform, platformRule } from '../check/index.ts';
 import type { AssetType } from './asset-types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from '../../errors.ts';
-import { entryKeyOf } from '../check/canonical.ts';
+import { entryKeyOf } from '../check/index.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import { detectAssetType, isValidFor } from './asset-detection.ts';
 import type { AssetStatus, AssetType } from './asset-types.ts';

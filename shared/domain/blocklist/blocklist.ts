@@ -1,15 +1,16 @@
 import { ConflictError } from '../../errors.ts';
-import { readWholeIndex, VerdictState } from '../check/replica.ts';
 import {
   bitsOfPacked,
   LOG_TIMING,
   positionAt,
+  readWholeIndex,
   statusOf,
   timeOf,
   type VerdictLog,
   type VerdictSnapshot,
   type VerdictSnapshotStore,
-} from '../check/verdicts.ts';
+  VerdictState,
+} from '../verdict-feed/index.ts';
 import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
 import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
 import { type ManifestIssuer, sha256Hex } from './manifest.ts';

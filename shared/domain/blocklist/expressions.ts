@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalize } from '../check/canonical.ts';
-import { type KeyLevel, LEVEL } from '../check/types.ts';
+import { canonicalize, type KeyLevel, LEVEL } from '../check/index.ts';
 
 /**
  * The hash-prefix blocklist's expressions, algorithm version 1. A client computes the expressions

@@ -5,8 +5,8 @@
  * `shared/db/adapters/` and the repositories.
  *
  * Ports:
- * - verdict source: `CheckIndexStore` (the service's own verdicts by candidate key), fed from the
- *   verdict log through `VerdictLog` and `VerdictSnapshotStore`;
+ * - verdict source: `CheckIndexStore` (the service's own verdicts by candidate key; in a check
+ *   container the verdict feed's replica, `shared/domain/verdict-feed/`);
  * - list source: `ListReader` (a list's body by URL) and `SnapshotStore` (the synced snapshots),
  *   plus the list shipped with eth-phishing-detect, passed to `loadExternalSources`;
  * - suffix data: `SuffixSource` (the packed Public Suffix List), installed with `useSuffixSource`;
@@ -14,6 +14,9 @@
  */
 export { canonicalHost, canonicalize, entryKeyOf } from './canonical.ts';
 export { type Checker, type CheckerOptions, createChecker, type Timer } from './engine.ts';
+export type { EthPhishingConfig } from './eth-phishing-detect.ts';
+export { onHostingPlatform } from './hosting.ts';
+export { hashesOf, KeyTable } from './key-table.ts';
 export {
   type ListSnapshot,
   listSource,
@@ -24,21 +27,39 @@ export {
   type SnapshotStore,
   snapshotOf,
 } from './lists.ts';
+export { platformRule } from './platforms.ts';
 export {
+  hasSuffixSource,
+  installedSuffixes,
   type PackedSuffixes,
+  PUBLIC_SUFFIXES_FILE,
   publicSuffixLength,
   type SuffixSource,
   useSuffixSource,
 } from './public-suffix.ts';
-export { type ListFeed, type ListReader, parseFeeds, type SyncOutcome, syncLists } from './sync.ts';
-export type {
-  CheckIndexStore,
-  CheckResult,
-  CheckStatus,
-  CheckTarget,
-  ExternalSource,
-  ExternalSourceName,
-  IndexEntry,
-  SourceVerdict,
+export {
+  type ListFeed,
+  type ListReader,
+  type ListSync,
+  parseFeeds,
+  type SyncOutcome,
+  syncFailure,
+  syncLists,
+} from './sync.ts';
+export {
+  CHECK_CODES,
+  CHECK_REASONS,
+  type CheckIndexStore,
+  type CheckResult,
+  type CheckStatus,
+  type CheckTarget,
+  type ExternalSource,
+  type ExternalSourceName,
+  type IndexEntry,
+  type KeyLevel,
+  type KeyTarget,
+  LEVEL,
+  SOURCE_ORDER,
+  type SourceName,
+  type SourceVerdict,
 } from './types.ts';
-export type { VerdictLog, VerdictSnapshotStore } from './verdicts.ts';

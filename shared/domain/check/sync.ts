@@ -82,3 +82,12 @@ export const syncLists = (feeds: readonly ListFeed[], store: SnapshotStore, port
       ),
     ),
   );
+
+/** What a scheduled sync reads and writes: the configured lists, their snapshots and the reader of a list. */
+export type ListSync = { feeds: ListFeed[]; store: SnapshotStore; read: ListReader };
+
+/** The error that fails a scheduled sync (for its alarm) naming the lists that could not be synced, if any. */
+export const syncFailure = (outcomes: readonly SyncOutcome[]): Error | undefined => {
+  const failed = outcomes.filter((outcome) => outcome.outcome === 'failed').map((outcome) => outcome.source);
+  return failed.length > 0 ? new Error(`List sync failed for ${failed.join(', ')}`) : undefined;
+};

@@ -1,6 +1,7 @@
-import { X509Certificate } from 'node:crypto';
 import { domainToUnicode } from 'node:url';
 import { skeletonOf } from '../threat-engine/skeleton.ts';
+import { namesOfCertificate } from './certificate-names.ts';
+import { type StaticLog, staticLogReader, type TileClient } from './static-ct.ts';
 
 const gramsOf = (text: string, n = 3): string[] => {
   const grams: string[] = [];
@@ -104,23 +105,10 @@ export const certificateOf = (entry: LogEntry): Buffer | undefined => {
   return undefined;
 };
 
-/** The DNS names of an entry's certificate: its subject alternative names, else its subject's common name. */
+/** The DNS names of an entry's certificate. */
 export const namesOf = (entry: LogEntry): string[] => {
   const der = certificateOf(entry);
-  if (der === undefined) return [];
-  let certificate: X509Certificate;
-  try {
-    certificate = new X509Certificate(der);
-  } catch {
-    return [];
-  }
-  const names = (certificate.subjectAltName ?? '')
-    .split(', ')
-    .filter((part) => part.startsWith('DNS:'))
-    .map((part) => part.slice(4));
-  if (names.length > 0) return names;
-  const cn = /(?:^|\n)CN=([^\n]+)/.exec(certificate.subject)?.[1];
-  return cn === undefined ? [] : [cn];
+  return der === undefined ? [] : namesOfCertificate(der);
 };
 
 /** The two calls of an RFC 6962 log a reader needs. */
@@ -129,32 +117,72 @@ export interface LogClient {
   entries(log: string, start: number, end: number): Promise<LogEntry[]>;
 }
 
+/** A log a config names: an RFC 6962 log's base URL, or a static-CT log read at its monitoring prefix. */
+export type LogRef = string | StaticLog;
+
 /** Logs' largest `get-entries` batch; logs may return fewer, and the reader asks again from there. */
 const BATCH = 256;
+
+export type CertificateNamesOptions = {
+  /** Read a log with no stored position from its start (a recording), not from its current size. */
+  replay?: boolean;
+  /** How static-CT logs are reached; without it a config's static logs are refused. */
+  tiles?: TileClient;
+  /** The logs a config that names none reads: the log list's. */
+  defaultLogs?: () => Promise<readonly LogRef[]>;
+  /** Tiles fetched per run at most, over all static logs (each request counts, a 404 too). */
+  maxTiles?: number;
+};
+
+/** Enough tiles for the largest entry budget of a run (1,000,000 / 256), with room for fallbacks. */
+const MAX_TILES_PER_RUN = 4096;
 
 /**
  * Reads new certificate names from each log: from the stored position (on a first run the
  * tree's current size, so history is not replayed; a recording replays from its start) up to
- * `max` entries in all.
+ * `max` entries in all. A static log's position is kept under its monitoring prefix.
  */
-export const certificateNames = (client: LogClient, { replay = false }: { replay?: boolean } = {}) => ({
-  async read(logs: readonly string[], from: (log: string) => Promise<number | undefined>, max: number) {
-    const names: string[] = [];
-    const positions: Record<string, number> = {};
-    let budget = max;
-    for (const log of logs) {
-      const size = await client.treeSize(log);
-      let position = (await from(log)) ?? (replay ? 0 : size);
-      while (position < size && budget > 0) {
-        const end = Math.min(size, position + Math.min(BATCH, budget)) - 1;
-        const batch = await client.entries(log, position, end);
-        if (batch.length === 0) break;
-        for (const entry of batch) names.push(...namesOf(entry));
-        position += batch.length;
-        budget -= batch.length;
+export const certificateNames = (client: LogClient, options: CertificateNamesOptions = {}) => {
+  const { replay = false, tiles, defaultLogs = async () => [], maxTiles = MAX_TILES_PER_RUN } = options;
+  const staticReader = tiles === undefined ? undefined : staticLogReader(tiles);
+  return {
+    async read(
+      configured: readonly LogRef[] | undefined,
+      from: (log: string) => Promise<number | undefined>,
+      max: number,
+    ) {
+      const names: string[] = [];
+      const positions: Record<string, number> = {};
+      const logs = configured ?? (await defaultLogs());
+      let budget = max;
+      const tileBudget = { left: maxTiles };
+      for (const log of logs) {
+        if (typeof log !== 'string') {
+          if (staticReader === undefined) throw new Error('Static-CT logs are not reachable here');
+          const read = await staticReader.read(log.monitoringUrl, {
+            from: await from(log.monitoringUrl),
+            replay,
+            max: budget,
+            tiles: tileBudget,
+          });
+          for (const entryNames of read.names) names.push(...entryNames);
+          budget -= read.names.length;
+          positions[log.monitoringUrl] = read.position;
+          continue;
+        }
+        const size = await client.treeSize(log);
+        let position = (await from(log)) ?? (replay ? 0 : size);
+        while (position < size && budget > 0) {
+          const end = Math.min(size, position + Math.min(BATCH, budget)) - 1;
+          const batch = await client.entries(log, position, end);
+          if (batch.length === 0) break;
+          for (const entry of batch) names.push(...namesOf(entry));
+          position += batch.length;
+          budget -= batch.length;
+        }
+        positions[log] = position;
       }
-      positions[log] = position;
-    }
-    return { names, positions };
-  },
-});
+      return { names, positions };
+    },
+  };
+};

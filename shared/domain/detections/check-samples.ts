@@ -1,4 +1,4 @@
-import type { CheckStatus } from '../check/types.ts';
+import type { CheckStatus } from '../check/index.ts';
 
 /** The message of the log line a batch of samples leaves in AWS (a subscription filter matches it). */
 export const SAMPLES_MESSAGE = 'asset check samples';

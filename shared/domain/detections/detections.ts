@@ -3,15 +3,15 @@ import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetStore } from '../allowlist/assets.ts';
-import { entryKeyOf } from '../check/canonical.ts';
-import type { Checker } from '../check/engine.ts';
+import type { Checker } from '../check/index.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { orderedBounds } from '../core/dates.ts';
 import { assetIdOf, newRecordId, stableId } from '../core/ids.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
 import { createReport, type ReportDeps } from '../lifecycle/reports.ts';
 import { brandIdOf } from '../lifecycle/reviews.ts';
 import { brandProfile, evaluateThreat } from '../threat-engine/engine.ts';
-import { matchNames } from './certstream.ts';
+import { type LogRef, matchNames } from './certstream.ts';
 import { mapBounded, permutations, type Resolver } from './dnstwist.ts';
 import { checkedCron, nextCronTime, parseCron, type ScheduleClass, scheduleClassOf } from './schedules.ts';
 import {
@@ -145,7 +145,7 @@ export type Candidate = { content: string; reason: string };
 /** Certificate-transparency names for one config: from its position on, and how far that read went. */
 export interface CertificateNames {
   read(
-    logs: readonly string[],
+    logs: readonly LogRef[] | undefined,
     from: (log: string) => Promise<number | undefined>,
     max: number,
   ): Promise<{ names: string[]; positions: Record<string, number> }>;
@@ -832,10 +832,9 @@ const candidatesOf = async (deps: PipelineDeps, config: DetectionConfig): Promis
       }));
   }
   if (config.source === 'CERTSTREAM') {
-    const settings = config.config as { logs?: string[]; maxEntriesPerRun?: number };
-    const logs = settings.logs ?? [];
+    const settings = config.config as { logs?: LogRef[]; maxEntriesPerRun?: number };
     const { names, positions } = await deps.certificates.read(
-      logs,
+      settings.logs,
       (log) => deps.store.position(config.orgId, config.id, log),
       settings.maxEntriesPerRun ?? 100_000,
     );

@@ -1,82 +1,21 @@
 import { domainToASCII } from 'node:url';
-import { publicSuffixLength } from '../check/public-suffix.ts';
+import { publicSuffixLength } from '../check/index.ts';
+import { CYRILLIC, GLYPHS, KEYBOARDS, QWERTY } from './dnstwist-tables.ts';
 import { PERMUTATION_FAMILIES, type PermutationFamily } from './sources.ts';
 
 export type Permutation = { domain: string; family: PermutationFamily };
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const VOWELS = 'aeiou';
-/** Neighbours on a QWERTY keyboard: the replacement and insertion families (dnstwist's). */
-export const KEYBOARD: Record<string, string> = {
-  '1': '2q',
-  '2': '3wq1',
-  '3': '4ew2',
-  '4': '5re3',
-  '5': '6tr4',
-  '6': '7yt5',
-  '7': '8uy6',
-  '8': '9iu7',
-  '9': '0oi8',
-  '0': 'po9',
-  q: '12wa',
-  w: '3esaq2',
-  e: '4rdsw3',
-  r: '5tfde4',
-  t: '6ygfr5',
-  y: '7uhgt6',
-  u: '8ijhy7',
-  i: '9okju8',
-  o: '0plki9',
-  p: 'lo0',
-  a: 'qwsz',
-  s: 'edxzaw',
-  d: 'rfcxse',
-  f: 'tgvcdr',
-  g: 'yhbvft',
-  h: 'ujnbgy',
-  j: 'ikmnhu',
-  k: 'olmji',
-  l: 'kop',
-  z: 'asx',
-  x: 'zsdc',
-  c: 'xdfv',
-  v: 'cfgb',
-  b: 'vghn',
-  n: 'bhjm',
-  m: 'njk',
-};
-/** Latin letters and their lookalikes (ASCII and Unicode) that registries accept in IDNs. */
-const GLYPHS: Record<string, string[]> = {
-  a: ['à', 'á', 'â', 'ã', 'ä', 'å', 'ɑ', 'а'],
-  b: ['d', 'lb', 'ḃ', 'ь'],
-  c: ['e', 'ç', 'ć', 'с'],
-  d: ['b', 'cl', 'dl', 'ď'],
-  e: ['c', 'é', 'è', 'ê', 'ë', 'е'],
-  g: ['q', 'ğ', 'ġ', 'ɡ'],
-  h: ['lh', 'ĥ', 'һ'],
-  i: ['1', 'l', 'í', 'ì', 'ï', 'і'],
-  k: ['lk', 'ik', 'lc', 'κ'],
-  l: ['1', 'i', 'ĺ', 'ł'],
-  m: ['n', 'nn', 'rn', 'rr'],
-  n: ['m', 'r', 'ń', 'ñ'],
-  o: ['0', 'ò', 'ó', 'ô', 'õ', 'ö', 'ο', 'о'],
-  p: ['ρ', 'р'],
-  q: ['g', 'ԛ'],
-  r: ['ŕ', 'ř', 'г'],
-  s: ['ś', 'š', 'ѕ'],
-  t: ['ţ', 'ť', 'τ'],
-  u: ['ú', 'ù', 'û', 'ü', 'υ'],
-  v: ['ν', 'ѵ'],
-  w: ['vv', 'ŵ', 'ѡ'],
-  x: ['х', 'ҳ'],
-  y: ['ý', 'ÿ', 'у'],
-  z: ['ź', 'ż', 'ž'],
-};
+/** Neighbours on a QWERTY keyboard (the replacement and insertion families also use QWERTZ and AZERTY). */
+export const KEYBOARD = QWERTY;
 export const DEFAULT_TLDS = ['com', 'net', 'org', 'io', 'co', 'app', 'xyz', 'info', 'online', 'site', 'dev', 'finance'];
-const SUBDOMAIN_MIN = 2;
+
+/** Every neighbour of a key on any of the layouts, each once. */
+const neighbours = (char: string): Set<string> => new Set(KEYBOARDS.flatMap((keyboard) => [...(keyboard[char] ?? '')]));
 
 /**
- * Every name made by swapping one letter for a lookalike throughout a window of the name (so
+ * Every name made by swapping one character for a lookalike throughout a window of the name (so
  * `aaa` gives `àaa`, `ààa` and `ààà`), windows of every length short of the whole name: dnstwist's
  * first homoglyph pass.
  */
@@ -85,9 +24,9 @@ const glyphSwaps = (name: string): string[] => {
   for (let width = 1; width < name.length; width++) {
     for (let start = 0; start + width <= name.length; start++) {
       const window = name.slice(start, start + width);
-      for (const letter of new Set(window)) {
-        for (const glyph of GLYPHS[letter] ?? []) {
-          out.add(name.slice(0, start) + window.replaceAll(letter, glyph) + name.slice(start + width));
+      for (const char of new Set(window)) {
+        for (const glyph of GLYPHS[char] ?? []) {
+          out.add(name.slice(0, start) + window.replaceAll(char, glyph) + name.slice(start + width));
         }
       }
     }
@@ -102,60 +41,126 @@ const doubleGlyphSwaps = (name: string): Set<string> => {
   return out;
 };
 
-const families = {
-  addition: (name) => [...LETTERS].map((char) => name + char),
-  bitsquatting: (name) => {
-    const out: string[] = [];
-    for (let i = 0; i < name.length; i++) {
-      for (let bit = 0; bit < 8; bit++) {
-        const flipped = String.fromCharCode(name.charCodeAt(i) ^ (1 << bit));
-        if (/^[a-z0-9-]$/.test(flipped)) out.push(name.slice(0, i) + flipped + name.slice(i + 1));
+/**
+ * The families, after dnstwist 20221213's fuzzers (`dnstwist -f list`, no dictionary and no TLD
+ * file, so no `dictionary` names and only our own TLD swap; that version has no plural). Each
+ * takes the label before the public suffix and the suffix, and gives whole names, Unicode allowed:
+ * - addition: a letter or digit appended; bitsquatting: one bit of one character flipped, kept
+ *   when it is still a letter, digit or hyphen; omission, repetition, transposition: one character
+ *   dropped, doubled, or swapped with the next; hyphenation, subdomain: a hyphen or a dot between
+ *   two characters; vowel-swap: one vowel for another;
+ * - insertion (a neighbour key typed before or after a character other than the first and last)
+ *   and replacement (a neighbour key instead of a character), on QWERTY, QWERTZ and AZERTY, digit
+ *   row included;
+ * - homoglyph: one lookalike swapped throughout a window, and again on top of that (the second
+ *   pass is generated last); cyrillic: every letter for its Cyrillic twin, only when each has one;
+ * - various: the suffix folded into the label (`metamaskio.io`, and `metamask-io.com` unless the
+ *   suffix is `com`; for a two-label suffix, `exampleco.uk` and `example.uk`); tld-swap: the label
+ *   under each configured TLD.
+ * dnstwist's cyrillic names are reported as homoglyphs and its various ones as TLD swaps.
+ */
+type Fuzzer = (name: string, suffix: string) => Iterable<string>;
+const under =
+  (transform: (name: string) => Iterable<string>): Fuzzer =>
+  (name, suffix) =>
+    [...transform(name)].map((variant) => `${variant}.${suffix}`);
+
+const FUZZERS: readonly { family: PermutationFamily; fuzz: Fuzzer }[] = [
+  { family: 'addition', fuzz: under((name) => [...LETTERS].map((char) => name + char)) },
+  {
+    family: 'bitsquatting',
+    fuzz: under((name) => {
+      const out: string[] = [];
+      for (let i = 0; i < name.length; i++) {
+        for (let bit = 0; bit < 8; bit++) {
+          const flipped = String.fromCharCode(name.charCodeAt(i) ^ (1 << bit));
+          if (/^[a-z0-9-]$/.test(flipped)) out.push(name.slice(0, i) + flipped + name.slice(i + 1));
+        }
       }
-    }
-    return out;
+      return out;
+    }),
   },
-  homoglyph: (name) => glyphSwaps(name),
-  hyphenation: (name) =>
-    [...Array(Math.max(0, name.length - 1)).keys()].map((i) => `${name.slice(0, i + 1)}-${name.slice(i + 1)}`),
-  insertion: (name) => {
-    const out: string[] = [];
-    for (let i = 1; i < name.length - 1; i++) {
-      for (const key of KEYBOARD[name[i] as string] ?? '') {
-        out.push(name.slice(0, i) + key + name.slice(i), name.slice(0, i + 1) + key + name.slice(i + 1));
+  { family: 'homoglyph', fuzz: under(glyphSwaps) },
+  {
+    family: 'homoglyph',
+    fuzz: under((name) => {
+      const twin = [...name].map((char) => CYRILLIC[char]);
+      return twin.every((char) => char !== undefined) ? [twin.join('')] : [];
+    }),
+  },
+  {
+    family: 'hyphenation',
+    fuzz: under((name) =>
+      [...Array(Math.max(0, name.length - 1)).keys()].map((i) => `${name.slice(0, i + 1)}-${name.slice(i + 1)}`),
+    ),
+  },
+  {
+    family: 'insertion',
+    fuzz: under((name) => {
+      const out: string[] = [];
+      for (let i = 1; i < name.length - 1; i++) {
+        for (const key of neighbours(name[i] as string)) {
+          out.push(name.slice(0, i) + key + name.slice(i), name.slice(0, i + 1) + key + name.slice(i + 1));
+        }
       }
-    }
-    return out;
+      return out;
+    }),
   },
-  omission: (name) => [...name].map((_, i) => name.slice(0, i) + name.slice(i + 1)),
-  repetition: (name) => [...name].map((char, i) => name.slice(0, i) + char + name.slice(i)),
-  replacement: (name) => {
-    const out: string[] = [];
-    for (let i = 0; i < name.length; i++) {
-      for (const key of KEYBOARD[name[i] as string] ?? '') out.push(name.slice(0, i) + key + name.slice(i + 1));
-    }
-    return out;
+  { family: 'omission', fuzz: under((name) => [...name].map((_, i) => name.slice(0, i) + name.slice(i + 1))) },
+  {
+    family: 'repetition',
+    fuzz: under((name) => [...name].map((char, i) => name.slice(0, i) + char + name.slice(i))),
   },
-  subdomain: (name) =>
-    [...Array(Math.max(0, name.length - 1)).keys()]
-      .filter((i) => i + 1 >= SUBDOMAIN_MIN - 1 && name[i] !== '-' && name[i + 1] !== '-')
-      .map((i) => `${name.slice(0, i + 1)}.${name.slice(i + 1)}`),
-  transposition: (name) =>
-    [...Array(Math.max(0, name.length - 1)).keys()]
-      .filter((i) => name[i] !== name[i + 1])
-      .map((i) => name.slice(0, i) + (name[i + 1] as string) + (name[i] as string) + name.slice(i + 2)),
-  'vowel-swap': (name) => {
-    const out: string[] = [];
-    for (let i = 0; i < name.length; i++) {
-      if (!VOWELS.includes(name[i] as string)) continue;
-      for (const vowel of VOWELS) if (vowel !== name[i]) out.push(name.slice(0, i) + vowel + name.slice(i + 1));
-    }
-    return out;
+  {
+    family: 'replacement',
+    fuzz: under((name) => {
+      const out: string[] = [];
+      for (let i = 0; i < name.length; i++) {
+        for (const key of neighbours(name[i] as string)) out.push(name.slice(0, i) + key + name.slice(i + 1));
+      }
+      return out;
+    }),
   },
-} satisfies Record<Exclude<PermutationFamily, 'tld-swap'>, (name: string) => string[]>;
+  {
+    family: 'subdomain',
+    fuzz: under((name) =>
+      [...Array(Math.max(0, name.length - 1)).keys()]
+        .filter((i) => name[i] !== '-' && name[i + 1] !== '-')
+        .map((i) => `${name.slice(0, i + 1)}.${name.slice(i + 1)}`),
+    ),
+  },
+  {
+    family: 'transposition',
+    fuzz: under((name) =>
+      [...Array(Math.max(0, name.length - 1)).keys()]
+        .filter((i) => name[i] !== name[i + 1])
+        .map((i) => name.slice(0, i) + (name[i + 1] as string) + (name[i] as string) + name.slice(i + 2)),
+    ),
+  },
+  {
+    family: 'vowel-swap',
+    fuzz: under((name) => {
+      const out: string[] = [];
+      for (let i = 0; i < name.length; i++) {
+        if (!VOWELS.includes(name[i] as string)) continue;
+        for (const vowel of VOWELS) if (vowel !== name[i]) out.push(name.slice(0, i) + vowel + name.slice(i + 1));
+      }
+      return out;
+    }),
+  },
+  {
+    family: 'tld-swap',
+    fuzz: (name, suffix) => {
+      const last = suffix.slice(suffix.lastIndexOf('.') + 1);
+      if (last !== suffix) return [`${name}.${last}`, `${name}${suffix}`];
+      return [`${name}${suffix}.${suffix}`, ...(suffix === 'com' ? [] : [`${name}-${suffix}.com`])];
+    },
+  },
+];
 
 /** A valid host in ASCII (IDNs as punycode), or undefined for a label DNS cannot hold. */
-const toHost = (name: string, suffix: string): string | undefined => {
-  const ascii = domainToASCII(`${name}.${suffix}`);
+const toHost = (name: string): string | undefined => {
+  const ascii = domainToASCII(name);
   if (ascii === '' || ascii.length > 253) return undefined;
   const labels = ascii.split('.');
   return labels.every(
@@ -189,15 +194,16 @@ export const permutations = (
   };
   for (const family of PERMUTATION_FAMILIES) {
     if (!wanted.has(family)) continue;
-    if (family === 'tld-swap') {
-      for (const tld of options.tlds ?? DEFAULT_TLDS) if (tld !== suffix) add(toHost(name, tld), family);
-      continue;
+    for (const fuzzer of FUZZERS) {
+      if (fuzzer.family === family) for (const variant of fuzzer.fuzz(name, suffix)) add(toHost(variant), family);
     }
-    for (const variant of families[family](name)) add(toHost(variant, suffix), family);
+    if (family === 'tld-swap') {
+      for (const tld of options.tlds ?? DEFAULT_TLDS) if (tld !== suffix) add(toHost(`${name}.${tld}`), family);
+    }
   }
   // Last, so that a `max` cuts these many two-lookalike names before any simpler typo.
   if (wanted.has('homoglyph') && out.length < max) {
-    for (const variant of doubleGlyphSwaps(name)) add(toHost(variant, suffix), 'homoglyph');
+    for (const variant of doubleGlyphSwaps(name)) add(toHost(`${variant}.${suffix}`), 'homoglyph');
   }
   return out;
 };

@@ -33,6 +33,7 @@ export const PERMUTATION_FAMILIES = [
 ] as const;
 export type PermutationFamily = (typeof PERMUTATION_FAMILIES)[number];
 
+const HTTPS_URL = /^https:\/\/[^\s]+$/;
 const DOMAIN_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /** Optional settings: absent ones keep their defaults at run time, so a config is stored as sent. */
@@ -77,7 +78,14 @@ export const SOURCES: readonly Source[] = [
     assetTypes: ['URL'],
     brandScoped: true,
     config: v.strictObject({
-      logs: list(text(512, /^https:\/\/[^\s]+$/), 10, 'RFC 6962 log base URLs (https) to poll.'),
+      logs: list(
+        v.union(
+          [text(512, HTTPS_URL), v.strictObject({ monitoringUrl: text(512, HTTPS_URL), kind: v.literal('static') })],
+          'must be an https URL or {monitoringUrl, kind: "static"}',
+        ),
+        10,
+        'Logs to poll: RFC 6962 log base URLs (https), or static-CT logs as {monitoringUrl, kind: "static"}; the log list’s when omitted.',
+      ),
       maxEntriesPerRun: integer(1, 1000000, 100000),
       minScore: score,
     }),
@@ -145,7 +153,11 @@ const expectation = (issue: v.BaseIssue<unknown>): string => {
  */
 export const outboundUrlsOf = (source: Source, config: Record<string, unknown>): { path: string; url: string }[] =>
   source.key === 'CERTSTREAM' && Array.isArray(config.logs)
-    ? config.logs.map((url, i) => ({ path: `config.logs.${i}`, url: String(url) }))
+    ? config.logs.map((log: unknown, i) =>
+        typeof log === 'object' && log !== null && 'monitoringUrl' in log
+          ? { path: `config.logs.${i}.monitoringUrl`, url: String(log.monitoringUrl) }
+          : { path: `config.logs.${i}`, url: String(log) },
+      )
     : [];
 
 /** Checks a config against its source's schema: 400 naming the failing path (`config.domains.0`). */

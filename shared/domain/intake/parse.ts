@@ -1,6 +1,6 @@
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import { entryKeyOf } from '../check/canonical.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { isTopLevelDomain } from './top-level-domains.ts';
 
 /** One asset found in a text: its canonical content and type, and where it stands in the text (UTF-16 offsets, `end` exclusive). */

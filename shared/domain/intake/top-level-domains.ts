@@ -1,4 +1,4 @@
-import { installedSuffixes } from '../check/public-suffix.ts';
+import { installedSuffixes } from '../check/index.ts';
 
 const CLOSE = ')';
 const OPEN = '(';

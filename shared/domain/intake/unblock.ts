@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../errors.ts';
-import { canonicalize } from '../check/canonical.ts';
-import type { CheckIndexStore } from '../check/types.ts';
+import type { CheckIndexStore } from '../check/index.ts';
+import { canonicalize } from '../check/index.ts';
 import {
   type ActivityRecord,
   type ActivityStore,

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../errors.ts';
 import { ASSET_TYPES } from '../allowlist/asset-types.ts';
-import { entryKeyOf } from '../check/canonical.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { mapConcurrently } from '../core/concurrency.ts';
 import { parseInstant } from '../core/dates.ts';
 import { assetIdOf } from '../core/ids.ts';
 import { MAX_CONTENT_LENGTH, SLUG } from '../core/limits.ts';
 import { type Backoff, retry } from '../core/retry.ts';
-import { COUNTER, COUNTER_SHARDS, threatCounter } from '../insights/counters.ts';
+import { COUNTER, COUNTER_SHARDS, spreadCounterOf, threatCounter } from '../insights/counters.ts';
 
 export const ACTIVITY_KINDS = ['report', 'threat', 'takedown'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -414,7 +414,7 @@ export const applyActivity = async (store: ActivityStore, input: ActivityChange)
     if (previous !== undefined && previous.updatedAt >= change.updatedAt) return 'ignored';
     sharded ??= await assertReferences(store, change);
     const applied = toRecord(previous, change);
-    const next = previous === undefined && sharded ? { ...applied, counterShard: spreadShardOf(change.id) } : applied;
+    const next = previous === undefined && sharded ? { ...applied, counterShard: spreadCounterOf(change.id) } : applied;
     if (await store.commit(previous, next, effectsOf(previous, next))) return 'applied';
     if (attempt >= MAX_ATTEMPTS) {
       throw new Error(`${describeRef(change)} kept changing under this write; gave up after ${attempt} attempts`);

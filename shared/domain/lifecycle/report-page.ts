@@ -1,6 +1,6 @@
 import type { AssetType } from '../allowlist/asset-types.ts';
-import { entryKeyOf } from '../check/canonical.ts';
-import type { CheckIndexStore } from '../check/types.ts';
+import type { CheckIndexStore } from '../check/index.ts';
+import { entryKeyOf } from '../check/index.ts';
 import type { ActivityRecord } from './activity.ts';
 import { publicId } from './views.ts';
 

@@ -1,7 +1,7 @@
 import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
 import type { Brand, DirectoryStore } from '../account/organizations.ts';
-import { entryKeyOf } from '../check/canonical.ts';
-import type { CheckIndexStore } from '../check/types.ts';
+import type { CheckIndexStore } from '../check/index.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { newRecordId, stableId } from '../core/ids.ts';
 import { type ActivityRecord, effectsOfAll, type RecordWrite, type ReviewStatus, toRecord } from './activity.ts';
 import { pendingClaim } from './reports.ts';

@@ -1,8 +1,8 @@
 import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
-import { entryKeyOf } from '../check/canonical.ts';
-import type { Checker } from '../check/engine.ts';
+import type { Checker } from '../check/index.ts';
+import { entryKeyOf } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import { isCountedThreat } from '../lifecycle/activity.ts';
 import type { ListStore } from '../lifecycle/lists.ts';

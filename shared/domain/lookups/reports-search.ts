@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../errors.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
-import { entryKeyOf } from '../check/canonical.ts';
+import { entryKeyOf } from '../check/index.ts';
 import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
 import { assetIdOf } from '../lifecycle/reports.ts';

@@ -2,10 +2,8 @@ import { domainToUnicode } from 'node:url';
 import { distance } from 'fastest-levenshtein';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import { canonicalize, entryKeyOf } from '../check/canonical.ts';
-import { onHostingPlatform } from '../check/hosting.ts';
-import { publicSuffixLength } from '../check/public-suffix.ts';
-import type { CheckStatus, SourceName } from '../check/types.ts';
+import type { CheckStatus, SourceName } from '../check/index.ts';
+import { canonicalize, entryKeyOf, onHostingPlatform, publicSuffixLength } from '../check/index.ts';
 import { skeletonOf } from './skeleton.ts';
 
 export const THREAT_VERDICTS = ['MALICIOUS', 'SUSPICIOUS', 'BENIGN', 'UNKNOWN'] as const;

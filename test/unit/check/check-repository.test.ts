@@ -10,7 +10,7 @@ import { fileSnapshotStore, s3SnapshotStore } from '../../../shared/db/list-snap
 import { s3Objects } from '../../../shared/db/s3.ts';
 import { s3VerdictSnapshotStore } from '../../../shared/db/verdict-snapshot-store.ts';
 import { snapshotOf } from '../../../shared/domain/check/lists.ts';
-import type { VerdictSnapshot } from '../../../shared/domain/check/verdicts.ts';
+import type { VerdictSnapshot } from '../../../shared/domain/verdict-feed/index.ts';
 import { type LoopbackAws, loopbackAws, objectsIn } from '../../fixtures/loopback-aws.ts';
 
 const ddb = mockClient(DynamoDBDocumentClient);

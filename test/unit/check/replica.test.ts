@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
-import { replicatedIndex, VerdictState } from '../../../shared/domain/check/replica.ts';
 import {
   BIT,
   pack,
+  replicatedIndex,
   type VerdictLog,
   type VerdictSnapshot,
   type VerdictSnapshotStore,
-} from '../../../shared/domain/check/verdicts.ts';
+  VerdictState,
+} from '../../../shared/domain/verdict-feed/index.ts';
 import { snapshotOf } from '../../fixtures/verdicts.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');

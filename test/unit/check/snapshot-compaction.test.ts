@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { applyLog, compactSnapshot, snapshotVerdicts, VerdictState } from '../../../shared/domain/check/replica.ts';
 import {
+  applyLog,
   BIT,
+  compactSnapshot,
   type IndexPage,
   type IndexRebuild,
   LOG_TIMING,
   pack,
   positionAt,
+  snapshotVerdicts,
   type VerdictChange,
   type VerdictLog,
   type VerdictSnapshot,
   type VerdictSnapshotStore,
+  VerdictState,
   versionOf,
-} from '../../../shared/domain/check/verdicts.ts';
+} from '../../../shared/domain/verdict-feed/index.ts';
 import { seededRandom, snapshotOf } from '../../fixtures/verdicts.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');

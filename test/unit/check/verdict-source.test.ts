@@ -1,22 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { replicatedIndex } from '../../../shared/domain/check/replica.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  BIT,
   type FeedDelta,
   type FeedPointer,
   type FeedStore,
   feedSource,
   LATE_RETRY_MS,
-  PUBLISHING,
-  runPublisher,
-  verdictPublisher,
-} from '../../../shared/domain/check/verdict-source.ts';
-import {
-  BIT,
   LOG_TIMING,
+  PUBLISHING,
   positionAt,
+  replicatedIndex,
+  runPublisher,
   type VerdictChange,
   type VerdictLog,
-} from '../../../shared/domain/check/verdicts.ts';
+  verdictPublisher,
+} from '../../../shared/domain/verdict-feed/index.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 
@@ -225,7 +223,13 @@ describe('a replica on the published verdict feed', () => {
 });
 
 describe('the verdict publisher run at a fixed cadence', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('publishes every change once, in deltas that go on from each other, when slow reads overlap the next ticks', async () => {
+    // The publisher's clock and the reads' delays move with the test, not the wall clock.
+    vi.useFakeTimers();
     const feed = memoryFeed();
     const logged: VerdictChange[] = [];
     let reading = 0;
@@ -254,10 +258,12 @@ describe('the verdict publisher run at a fixed cadence', () => {
     const run = runPublisher(publisher, { tickMs: 20 });
     for (let i = 0; i < 40; i++) {
       logged.push(change(`overlap-${i}.example`, 1, BIT.block, Date.now() - LOG_TIMING.settleMs + 50));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await vi.advanceTimersByTimeAsync(10);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await run.stop();
+    await vi.advanceTimersByTimeAsync(200);
+    const stopped = run.stop();
+    await vi.advanceTimersByTimeAsync(200);
+    await stopped;
 
     const pointer = await feed.store.pointer();
     const deltas: FeedDelta[] = [];

@@ -39,9 +39,23 @@ const BEFORE: Record<string, object> = {
     properties: {
       logs: {
         type: 'array',
-        description: 'RFC 6962 log base URLs (https) to poll.',
+        description:
+          'Logs to poll: RFC 6962 log base URLs (https), or static-CT logs as {monitoringUrl, kind: "static"}; the log list’s when omitted.',
         maxItems: 10,
-        items: { type: 'string', maxLength: 512, pattern: '^https://[^\\s]+$' },
+        items: {
+          anyOf: [
+            { type: 'string', maxLength: 512, pattern: '^https://[^\\s]+$' },
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                monitoringUrl: { type: 'string', maxLength: 512, pattern: '^https://[^\\s]+$' },
+                kind: { const: 'static' },
+              },
+              required: ['monitoringUrl', 'kind'],
+            },
+          ],
+        },
       },
       maxEntriesPerRun: { type: 'integer', minimum: 1, maximum: 1000000, default: 100000 },
       minScore,
@@ -93,6 +107,10 @@ describe('the catalogue’s config schemas', () => {
         { logs: ['https://ct.example/log/'], maxEntriesPerRun: 5, minScore: 1 },
         { logs: ['http://ct.example/'] },
         { logs: [`https://${'a'.repeat(510)}`] },
+        { logs: [{ monitoringUrl: 'https://mon.ct.example/2026h2/', kind: 'static' }] },
+        { logs: [{ monitoringUrl: 'http://mon.ct.example/', kind: 'static' }] },
+        { logs: [{ monitoringUrl: 'https://mon.ct.example/', kind: 'rfc6962' }] },
+        { logs: [{ monitoringUrl: 'https://mon.ct.example/', kind: 'static', extra: 1 }] },
         { minScore: -0.1 },
         { maxEntriesPerRun: '5' },
       ],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../../functions/lookups/list.ts';
-import type { ExportPageQuery, VerdictExportStore } from '../../../shared/domain/check/export.ts';
 import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
+import type { ExportPageQuery, VerdictExportStore } from '../../../shared/domain/verdict-feed/index.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { fakeKeys, orgKey, userKey } from '../../fixtures/fakes.ts';
 

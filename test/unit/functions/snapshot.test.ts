@@ -10,7 +10,7 @@ import {
   type VerdictLog,
   type VerdictSnapshot,
   type VerdictSnapshotStore,
-} from '../../../shared/domain/check/verdicts.ts';
+} from '../../../shared/domain/verdict-feed/index.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 

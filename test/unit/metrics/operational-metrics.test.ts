@@ -1,6 +1,6 @@
 import { QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BIT, pack, type VerdictLog, type VerdictSnapshotStore } from '../../../shared/domain/check/verdicts.ts';
+import { BIT, pack, type VerdictLog, type VerdictSnapshotStore } from '../../../shared/domain/verdict-feed/index.ts';
 import { cancelled, mockDb } from '../../fixtures/mock-db.ts';
 import { captureOutput } from '../../fixtures/output.ts';
 

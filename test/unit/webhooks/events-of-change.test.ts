@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedChange } from '../../../shared/db/webhook-repository.ts';
-import { BIT } from '../../../shared/domain/check/verdicts.ts';
 import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
 import { assetIdOf, organizationIdOf } from '../../../shared/domain/lifecycle/reports.ts';
+import { BIT } from '../../../shared/domain/verdict-feed/index.ts';
 import type { Webhook, WebhookEvent } from '../../../shared/domain/webhooks/webhooks.ts';
 import { eventsOfChange } from '../../../shared/webhooks/dispatch.ts';
 

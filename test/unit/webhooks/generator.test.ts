@@ -6,7 +6,7 @@ import type {
   LoggedChange,
   NewBatch,
 } from '../../../shared/db/webhook-repository.ts';
-import { BIT, positionAt } from '../../../shared/domain/check/verdicts.ts';
+import { BIT, positionAt } from '../../../shared/domain/verdict-feed/index.ts';
 import type { Webhook } from '../../../shared/domain/webhooks/webhooks.ts';
 import { eventGenerator } from '../../../shared/webhooks/dispatch.ts';
 

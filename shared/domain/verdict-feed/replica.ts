@@ -1,12 +1,11 @@
-import { hashesOf, KeyTable } from './key-table.ts';
-import type { CheckIndexStore, IndexEntry } from './types.ts';
+import { type CheckIndexStore, hashesOf, type IndexEntry, KeyTable, type Timer } from '../check/index.ts';
+import { LOG_TIMING, REPLICA_TIMING, SNAPSHOT_TIMING } from './timing.ts';
 import { logSource, type VerdictSource } from './verdict-source.ts';
 import {
   bitsOfPacked,
   entryOfBits,
   type IndexRebuild,
   isLive,
-  LOG_TIMING,
   pack,
   positionAt,
   seqOf,
@@ -118,8 +117,12 @@ export class VerdictState {
  * stamped more than `settleMs` before it can no longer be joined by late commits, so the
  * position moves there. Returns the number of gaps seen.
  */
-export const applyLog = (state: VerdictState, changes: readonly VerdictChange[], polledAt: number): number =>
-  applyChanges(state, changes, positionAt(polledAt - LOG_TIMING.settleMs));
+export const applyLog = (
+  state: VerdictState,
+  changes: readonly VerdictChange[],
+  polledAt: number,
+  settleMs: number = LOG_TIMING.settleMs,
+): number => applyChanges(state, changes, positionAt(polledAt - settleMs));
 
 /** Applies changes read up to `position` (every change stamped before it is among them or was applied before). */
 export const applyChanges = (state: VerdictState, changes: readonly VerdictChange[], position: string): number => {
@@ -137,7 +140,7 @@ export const applyChanges = (state: VerdictState, changes: readonly VerdictChang
  * which DynamoDB updates shortly after each commit (typically well within a second); the log
  * holds 7 days, so a generous margin costs little.
  */
-const INDEX_LAG_MS = 60_000;
+const INDEX_LAG_MS = SNAPSHOT_TIMING.indexLagMs;
 /** Shards of the index read at once by a rebuild. */
 const REBUILD_READERS = 4;
 
@@ -186,7 +189,7 @@ const rebuildDone = (rebuild: IndexRebuild): boolean => rebuild.shards.every((cu
  * changed while its shard was read can come twice; its higher sequence wins), positioned before
  * the read began by the index's lag.
  */
-const rebuiltBase = (rebuild: IndexRebuild): VerdictSnapshot => {
+const rebuiltBase = (rebuild: IndexRebuild, settleMs: number): VerdictSnapshot => {
   let chars = 0;
   for (const key of rebuild.keys) chars += key.length;
   const at = new KeyTable(rebuild.keys.length, chars);
@@ -202,7 +205,7 @@ const rebuiltBase = (rebuild: IndexRebuild): VerdictSnapshot => {
       states.push(packed);
     } else if (seqOf(packed) > seqOf(states[held] as number)) states[held] = packed;
   }
-  const position = positionAt(rebuild.startedAt - LOG_TIMING.settleMs - INDEX_LAG_MS);
+  const position = positionAt(rebuild.startedAt - settleMs - INDEX_LAG_MS);
   // A change newer than the position is not settled yet; the log replay takes it up when it is.
   const version = rebuild.newest !== undefined && rebuild.newest < position ? rebuild.newest : position;
   const scannedAt = new Date(rebuild.startedAt).toISOString();
@@ -221,6 +224,7 @@ export const compactSnapshot = (
   changes: readonly VerdictChange[],
   polledAt: number,
   createdAt: string,
+  settleMs: number = LOG_TIMING.settleMs,
 ): { snapshot: VerdictSnapshot; gaps: number } => {
   const byKey = new Map<string, VerdictChange[]>();
   for (const change of changes) {
@@ -252,7 +256,7 @@ export const compactSnapshot = (
     keys.push(key);
     states.push(advance(undefined, keyChanges) as number);
   }
-  const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
+  const horizon = positionAt(polledAt - settleMs);
   let version = previous.version;
   for (const change of changes) if (change.version < horizon && change.version > version) version = change.version;
   const position = horizon > previous.position ? horizon : previous.position;
@@ -263,17 +267,20 @@ export const compactSnapshot = (
 };
 
 /** The whole index read in one go, one entry per key, positioned to replay the log from. */
-export const readWholeIndex = async (log: VerdictLog, now: () => number = Date.now): Promise<VerdictSnapshot> =>
-  rebuiltBase(await continueRebuild(log, undefined, { now }));
+export const readWholeIndex = async (
+  log: VerdictLog,
+  now: () => number = Date.now,
+  settleMs: number = LOG_TIMING.settleMs,
+): Promise<VerdictSnapshot> => rebuiltBase(await continueRebuild(log, undefined, { now }), settleMs);
 
 /** A state read straight from the whole index (a replica without a snapshot store, locally and in tests). */
-const scanned = async (log: VerdictLog, now: () => number): Promise<VerdictState> =>
-  VerdictState.of(await readWholeIndex(log, now));
+const scanned = async (log: VerdictLog, now: () => number, settleMs: number): Promise<VerdictState> =>
+  VerdictState.of(await readWholeIndex(log, now, settleMs));
 
 const expired = (position: string, now: number) =>
   now - timeOf(position) > LOG_TIMING.retentionMs - LOG_TIMING.bucketMs;
 
-type SnapshotOptions = { now?: () => number; deadline?: number };
+type SnapshotOptions = { now?: () => number; deadline?: number; settleMs?: number };
 
 export type SnapshotStep = {
   /** The snapshot to store, if there is one to store. */
@@ -294,28 +301,37 @@ export const nextSnapshot = async (
   log: VerdictLog,
   previous: VerdictSnapshot | undefined,
   rebuild: IndexRebuild | undefined,
-  { now = Date.now, deadline = Number.POSITIVE_INFINITY }: SnapshotOptions = {},
+  { now = Date.now, deadline = Number.POSITIVE_INFINITY, settleMs = LOG_TIMING.settleMs }: SnapshotOptions = {},
 ): Promise<SnapshotStep> => {
   let compacted: VerdictSnapshot | undefined;
   let gaps = 0;
   if (previous !== undefined && !expired(previous.position, now())) {
     const polledAt = now();
     const changes = await log.readFrom(previous.position);
-    ({ snapshot: compacted, gaps } = compactSnapshot(previous, changes, polledAt, new Date(now()).toISOString()));
+    ({ snapshot: compacted, gaps } = compactSnapshot(
+      previous,
+      changes,
+      polledAt,
+      new Date(now()).toISOString(),
+      settleMs,
+    ));
   }
   if (compacted !== undefined && gaps === 0 && rebuild === undefined) return { snapshot: compacted, rebuilt: false };
   const progress = await continueRebuild(log, rebuild, { now, deadline });
   if (!rebuildDone(progress)) return { snapshot: compacted, rebuild: progress, rebuilt: false };
-  const base = rebuiltBase(progress);
+  const base = rebuiltBase(progress, settleMs);
   const polledAt = now();
   const changes = await log.readFrom(base.position);
-  return { snapshot: compactSnapshot(base, changes, polledAt, new Date(now()).toISOString()).snapshot, rebuilt: true };
+  const { snapshot } = compactSnapshot(base, changes, polledAt, new Date(now()).toISOString(), settleMs);
+  return { snapshot, rebuilt: true };
 };
 
 type ReplicaOptions = {
   log: VerdictLog;
   /** Where the changes after the snapshot come from: the log itself unless given (the published feed in AWS). */
   source?: VerdictSource;
+  /** The log's settle window, for the log read directly and a read of the whole index. */
+  settleMs?: number;
   /** Where snapshots are read from; without a store (locally, in tests) the index itself is read. */
   snapshots?: VerdictSnapshotStore;
   /** At most one poll per this interval. */
@@ -327,6 +343,8 @@ type ReplicaOptions = {
   /** After an idle spell (a frozen container), the lookup that starts a poll waits this long for it. */
   waitMs?: number;
   now?: () => number;
+  /** The waits of a poll: its timeout and a lookup's wait for it. */
+  timer?: Timer;
   onError?: (error: unknown) => void;
   onGap?: (gaps: number) => void;
   /** Told, at every answer, how old the verdicts it came from are: the ms since the replica last caught up with the log. */
@@ -344,35 +362,41 @@ export type ReplicatedIndex = CheckIndexStore & {
   stale(): boolean;
 };
 
-const settleWithin = (promise: Promise<void>, ms: number): Promise<void> =>
+const settleWithin = (timer: Timer, promise: Promise<void>, ms: number): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const cancel = timer(ms, resolve);
     void promise.finally(() => {
-      clearTimeout(timer);
+      cancel();
       resolve();
     });
   });
 
 /** `read`, abandoned (its signal aborted) and failed when it takes longer than `ms`. */
-const failAfter = <T>(read: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> =>
+const failAfter = <T>(timer: Timer, read: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> =>
   new Promise((resolve, reject) => {
     const controller = new AbortController();
     const promise = read(controller.signal);
-    const timer = setTimeout(() => {
+    const cancel = timer(ms, () => {
       controller.abort();
       reject(new Error(`Verdict log read took longer than ${ms} ms`));
-    }, ms);
+    });
     promise.then(
       (value) => {
-        clearTimeout(timer);
+        cancel();
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        cancel();
         reject(error);
       },
     );
   });
+
+/** The platform's timers. */
+const systemTimer: Timer = (ms, fire) => {
+  const handle = setTimeout(fire, ms);
+  return () => clearTimeout(handle);
+};
 
 /**
  * The check index as an in-memory replica: the newest snapshot at cold start, then the log from
@@ -384,13 +408,15 @@ const failAfter = <T>(read: (signal: AbortSignal) => Promise<T>, ms: number): Pr
  */
 export const replicatedIndex = ({
   log,
-  source = logSource(log),
+  settleMs = LOG_TIMING.settleMs,
+  source = logSource(log, { settleMs }),
   snapshots,
-  pollMs = 1_000,
-  pollTimeoutMs = 5_000,
-  staleAfterMs = 30_000,
-  waitMs = 200,
+  pollMs = REPLICA_TIMING.pollMs,
+  pollTimeoutMs = REPLICA_TIMING.pollTimeoutMs,
+  staleAfterMs = REPLICA_TIMING.staleAfterMs,
+  waitMs = REPLICA_TIMING.waitMs,
   now = Date.now,
+  timer = systemTimer,
   onError = () => {},
   onGap = () => {},
   onAnswer = () => {},
@@ -424,7 +450,7 @@ export const replicatedIndex = ({
    * with, fails, and tries again at the next lookup a poll interval later.
    */
   const start = async (): Promise<VerdictState> => {
-    if (snapshots === undefined) return scanned(log, now);
+    if (snapshots === undefined) return scanned(log, now, settleMs);
     const state = await newestSnapshot();
     if (state === undefined) throw new Error('No verdict snapshot within the log retention to start from');
     return state;
@@ -434,6 +460,7 @@ export const replicatedIndex = ({
   const catchUp = async (current: VerdictState): Promise<void> => {
     const polledAt = now();
     const read = await failAfter(
+      timer,
       (signal) => source.read({ position: current.position, cursor }, polledAt, signal),
       pollTimeoutMs,
     );
@@ -444,6 +471,7 @@ export const replicatedIndex = ({
       const candidate = await fromSnapshot();
       if (candidate && candidate.base > current.base) {
         const again = await failAfter(
+          timer,
           (signal) => source.read({ position: candidate.position }, now(), signal),
           pollTimeoutMs,
         );
@@ -513,7 +541,7 @@ export const replicatedIndex = ({
     if (polling === undefined && loading === undefined && time >= nextPollAt) {
       const started = poll(current);
       const idle = time - syncedAt >= 2 * pollMs && time - syncedAt < staleAfterMs;
-      if (idle) return settleWithin(started, waitMs).then(() => reply(state ?? current));
+      if (idle) return settleWithin(timer, started, waitMs).then(() => reply(state ?? current));
     }
     return reply(current);
   };
@@ -539,8 +567,30 @@ export const replicatedIndex = ({
   };
 };
 
-/** Time a run keeps for storing what it built after it stops reading the index. */
-const SAVE_MARGIN_MS = 90_000;
+/** One run of the snapshot job: what it stored, and its summary for the log. */
+const runSnapshotJob = async (
+  log: VerdictLog,
+  snapshots: VerdictSnapshotStore,
+  now: () => number,
+  budgetMs: number,
+  settleMs: number,
+) => {
+  const deadline = now() + budgetMs - SNAPSHOT_TIMING.saveMarginMs;
+  const [previous, pending] = await Promise.all([snapshots.latest(), snapshots.rebuild?.()]);
+  const step = await nextSnapshot(log, previous, pending, { now, deadline, settleMs });
+  if (step.snapshot !== undefined) await snapshots.save(step.snapshot);
+  if (step.rebuild !== undefined || pending !== undefined) await snapshots.saveRebuild?.(step.rebuild);
+  const summary = {
+    position: step.snapshot?.position,
+    version: step.snapshot?.version,
+    keys: step.snapshot?.keys.length,
+    rebuilt: step.rebuilt,
+    ...(step.rebuild === undefined
+      ? {}
+      : { rebuilding: step.rebuild.shards.filter((cursor) => cursor !== true).length }),
+  };
+  return { stored: step.snapshot, summary };
+};
 
 /**
  * One run of the snapshot job: the next snapshot after the stored one, stored in its place, and
@@ -551,19 +601,27 @@ export const snapshotVerdicts = async (
   snapshots: VerdictSnapshotStore,
   now: () => number,
   budgetMs = Number.POSITIVE_INFINITY,
+  settleMs: number = LOG_TIMING.settleMs,
+) => (await runSnapshotJob(log, snapshots, now, budgetMs, settleMs)).summary;
+
+/** What the scheduled snapshot job reads and writes; without a store configured it cannot run. */
+export type SnapshotJob = { log: VerdictLog; snapshots: VerdictSnapshotStore | undefined; now: () => number };
+
+/**
+ * The scheduled run of the snapshot job, which must store a snapshot: it fails (for the alarm)
+ * without a configured store, or when only a rebuild with no snapshot to carry came of it (the
+ * next run goes on with it). Returns the run's summary and the snapshot it stored.
+ */
+export const storeVerdictSnapshot = async (
+  { log, snapshots, now }: SnapshotJob,
+  budgetMs = Number.POSITIVE_INFINITY,
 ) => {
-  const deadline = now() + budgetMs - SAVE_MARGIN_MS;
-  const [previous, pending] = await Promise.all([snapshots.latest(), snapshots.rebuild?.()]);
-  const step = await nextSnapshot(log, previous, pending, { now, deadline });
-  if (step.snapshot !== undefined) await snapshots.save(step.snapshot);
-  if (step.rebuild !== undefined || pending !== undefined) await snapshots.saveRebuild?.(step.rebuild);
-  return {
-    position: step.snapshot?.position,
-    version: step.snapshot?.version,
-    keys: step.snapshot?.keys.length,
-    rebuilt: step.rebuilt,
-    ...(step.rebuild === undefined
-      ? {}
-      : { rebuilding: step.rebuild.shards.filter((cursor) => cursor !== true).length }),
-  };
+  if (snapshots === undefined) {
+    throw new Error('No verdict snapshot location is configured (VERDICTS_BUCKET or VERDICTS_DIR)');
+  }
+  const { stored, summary } = await runSnapshotJob(log, snapshots, now, budgetMs, LOG_TIMING.settleMs);
+  if (stored === undefined) {
+    throw new Error(`No verdict snapshot yet: ${String(summary.rebuilding)} index shards left to read`);
+  }
+  return { summary, stored };
 };

@@ -1,11 +1,11 @@
 import { BadRequestError, GoneError, TooManyRequestsError } from '../../errors.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
+import type { Timer } from '../check/index.ts';
 import { fairGate } from '../core/concurrency.ts';
-import type { Timer } from './engine.ts';
+import { CHANGELOG_READS, LOG_TIMING } from './timing.ts';
 import {
   type ChangeFeed,
   isVersion,
-  LOG_TIMING,
   positionAt,
   statusOf,
   timeOf,
@@ -39,7 +39,12 @@ const decodePage = (token: string): string => {
  * page reads a bounded part of the log (`ChangeFeed`): over a quiet stretch it may come back
  * short, or empty, with a `next_page` to go on from.
  */
-export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now: number) => {
+export const readChangelog = async (
+  feed: ChangeFeed,
+  query: ChangelogQuery,
+  now: number,
+  settleMs: number = LOG_TIMING.settleMs,
+) => {
   const oldest = positionAt(now - LOG_TIMING.retentionMs);
   const since = query.nextPage === undefined ? (query.since ?? oldest) : decodePage(query.nextPage);
   if (timeOf(since) < now - LOG_TIMING.retentionMs) {
@@ -47,7 +52,7 @@ export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now
       'Changes since this version are no longer kept: re-sync the full list from POST /asset/list, then follow the changelog',
     );
   }
-  const until = positionAt(now - LOG_TIMING.settleMs);
+  const until = positionAt(now - settleMs);
   if (since >= until) return { changes: [], next_page: null, version: since };
   const page = await feed.changes({ after: since, until, limit: query.perPage, type: query.type });
   return {
@@ -57,24 +62,17 @@ export const readChangelog = async (feed: ChangeFeed, query: ChangelogQuery, now
   };
 };
 
-/**
- * Changelog reads one container runs at once; a read waits for a turn at most `maxWaitMs`, behind
- * fewer than `waitingPerCaller` of its caller's, else it is answered 429. A Lambda container
- * serves one request at a time; a process serving many (the local runtime) shares its CPU and one
- * pool of connections to the table with every route, and one read at a time kept another key's
- * listing within 2× of its latency under a burst of 16 (`npm run bench -- changelog`). Waiting
- * callers take turns, so one caller's burst delays another's changelog by a turn at most, and a
- * wait leaves most of the request's 2 s for the read.
- */
-export const CHANGELOG_READS = { running: 1, waitingPerCaller: 4, maxWaitMs: 500 } as const;
-
 /** `readChangelog` under the container's bound of `CHANGELOG_READS`; `caller` names whose read it is. */
-export const changelogReader = (feed: ChangeFeed, timer: Timer) => {
+export const changelogReader = (
+  feed: ChangeFeed,
+  timer: Timer,
+  { settleMs = LOG_TIMING.settleMs }: { settleMs?: number } = {},
+) => {
   const gate = fairGate(
     CHANGELOG_READS,
     timer,
     () => new TooManyRequestsError('Too many changelog reads at once: retry shortly', { retryAfterSeconds: 1 }),
   );
   return (caller: string, query: ChangelogQuery, now: number) =>
-    gate.run(caller, () => readChangelog(feed, query, now));
+    gate.run(caller, () => readChangelog(feed, query, now, settleMs));
 };

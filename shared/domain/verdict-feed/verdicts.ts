@@ -1,5 +1,5 @@
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { CheckStatus, IndexEntry } from './types.ts';
+import type { CheckStatus, IndexEntry } from '../check/index.ts';
 
 /**
  * The service's own verdicts as a change log. Every change of a check-index entry appends one
@@ -56,22 +56,6 @@ export const VERSION_PATTERN = /^\d{13}(?:-[0-9a-f]{16}-\d{12})?$/;
 export const isVersion = (text: string): boolean => VERSION_PATTERN.test(text);
 /** The time (epoch ms) of a version or position. */
 export const timeOf = (version: string): number => Number(version.slice(0, TIME_DIGITS));
-
-/**
- * The log's timing contract. A writer stamps an entry with its clock just before it commits; a
- * transaction may commit up to `settleMs` later than its stamp. So a reader re-reads the last
- * `settleMs` of the log on every poll, and the client feed only hands out entries older than
- * `settleMs`, after which nothing can land before them.
- */
-export const LOG_TIMING = {
-  settleMs: 3_000,
-  retentionMs: 7 * 24 * 3_600_000,
-  /**
-   * One log partition per hour: a poll reads one partition (two in the seconds around the hour),
-   * and a client feed read from the start of retention visits 168.
-   */
-  bucketMs: 3_600_000,
-} as const;
 
 /** A compact, versioned copy of the whole index: every key ever indexed with its bits and sequence. */
 export type VerdictSnapshot = {

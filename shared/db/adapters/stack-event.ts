@@ -1,5 +1,5 @@
-import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
-import { logger } from '../../shared/logger.ts';
+import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse, Context } from 'aws-lambda';
+import { logger } from '../../logger.ts';
 
 /** Sends CloudFormation the answer to a custom-resource request (a PUT to its pre-signed URL). */
 export type StackAnswer = (url: string, answer: CloudFormationCustomResourceResponse) => Promise<void>;
@@ -42,3 +42,16 @@ export const answerStackEvent = async (
   }
   await answer(event.ResponseURL, { ...common, Status: 'SUCCESS' });
 };
+
+/**
+ * A worker run both by its schedule and as a custom resource: `work` gets the invocation's
+ * remaining time; a custom-resource request is answered through `answer` (answerStackEvent).
+ */
+export const scheduledOrStackEvent =
+  <R>(work: (budgetMs: number | undefined) => Promise<R>, answer: StackAnswer) =>
+  async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<R | undefined> => {
+    const budgetMs = context?.getRemainingTimeInMillis();
+    if (!isStackEvent(event)) return work(budgetMs);
+    await answerStackEvent(event, () => work(budgetMs), answer);
+    return undefined;
+  };

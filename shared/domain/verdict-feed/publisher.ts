@@ -1,144 +1,7 @@
-import { LOG_TIMING, positionAt, timeOf, type VerdictChange, type VerdictLog } from './verdicts.ts';
-
-/**
- * Where a check container's replica gets the verdict changes after its snapshot: the check's
- * verdict source. In AWS and under `npm start` it is the published feed (`feedSource`): one
- * publisher reads every shard of the log each quarter second and writes what it found as a delta
- * object, so containers poll the object store and put no read on any table partition. Tests and
- * tools without a publisher read the log itself (`logSource`).
- */
-export type SourceRead = {
-  changes: VerdictChange[];
-  /** Every change stamped before this position is in `changes` or was read before. */
-  position: string;
-  /** The last delta read (feed sources), to go on from at the next read. */
-  cursor?: number;
-  /** When the changes were current (epoch ms): the log read behind them began then. */
-  asOf: number;
-  /** When the next changes are due (epoch ms), where the source publishes on a rhythm. */
-  nextAt?: number;
-};
-
-export interface VerdictSource {
-  /** The changes after a reader's place: its position and, from a previous read, its cursor. */
-  /** `signal` abandons the read (its requests are cancelled, so a stalled store does not keep them). */
-  read(from: { position: string; cursor?: number }, polledAt: number, signal?: AbortSignal): Promise<SourceRead>;
-}
-
-/**
- * What the publisher found new in one read of the log. `from` is where that read began (the
- * previous delta's `position`, unless the publisher skipped ahead after a long stop), `position`
- * where every change stamped before it has been published.
- */
-export type FeedDelta = {
-  format: 1;
-  seq: number;
-  from: string;
-  position: string;
-  readAt: number;
-  changes: VerdictChange[];
-  /**
-   * The delta goes on from the pointer before it (`from` is that pointer's position): pointers in
-   * between moved the position without a delta because their reads found nothing new, so a reader
-   * holding the previous delta misses nothing though its own position is behind `from`. Unset after
-   * a skip ahead (and in deltas of earlier versions).
-   */
-  continues?: true;
-};
-
-/**
- * The newest delta and position, written after the delta: a reader never sees a pointer without its
- * delta. `legacyUntil` (epoch ms) is how long the chain of publishers reads the earlier hourly
- * partitions of the log on every tick (absent in pointers of earlier versions).
- */
-export type FeedPointer = {
-  format: 1;
-  seq: number;
-  position: string;
-  readAt: number;
-  publishedAt: number;
-  legacyUntil?: number;
-};
-
-export interface FeedStore {
-  pointer(): Promise<FeedPointer | undefined>;
-  delta(seq: number): Promise<FeedDelta | undefined>;
-  /** Writes delta `seq` unless one of that number exists (then false: another publisher wrote it). */
-  putDelta(delta: FeedDelta): Promise<boolean>;
-  putPointer(pointer: FeedPointer): Promise<void>;
-}
-
-/** The log read directly, for readers without a publisher: every change from the position on, re-reading the settle window. */
-export const logSource = (log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
-  async read({ position }, polledAt, signal) {
-    const changes = await log.readFrom(position, signal);
-    const horizon = positionAt(polledAt - LOG_TIMING.settleMs);
-    return { changes, position: horizon > position ? horizon : position, asOf: polledAt };
-  },
-});
-
-/** A poll aimed at the next pointer comes this long after it is due (its write takes a moment). */
-const DUE_MARGIN_MS = 50;
-/**
- * A poll that found the next pointer late (a slow read of the log) looks again this soon, for up
- * to a tick past its due time; a publisher later than that is polled at the reader's own interval.
- */
-export const LATE_RETRY_MS = 50;
-
-/** A reader further behind than this many deltas (a container frozen for a while) reads the log once instead. */
-const MAX_DELTAS_PER_READ = 40;
-
-/**
- * The published feed. A reader's first read (from a snapshot) takes the pointer, then reads the
- * log from its position once: every delta up to the pointer's was written before that read began,
- * so what they hold is in it, and the deltas after the pointer hold the rest. After that each read
- * is one GET of the pointer, and one per new delta. A delta that does not go on from where the
- * reader is (the publisher skipped ahead), or too many of them, send the reader to the log once;
- * one that goes on from the pointer before it (`continues`) does not, though the reader missed
- * the pointers that moved its position meanwhile.
- */
-export const feedSource = (feed: FeedStore, log: Pick<VerdictLog, 'readFrom'>): VerdictSource => ({
-  async read({ position, cursor }, polledAt, signal) {
-    const pointer = await feed.pointer();
-    if (pointer === undefined) throw new Error('No verdict feed has been published yet');
-    const fromLog = async (): Promise<SourceRead> => ({
-      ...(await logSource(log).read({ position }, polledAt, signal)),
-      cursor: pointer.seq,
-    });
-    if (cursor === undefined || pointer.seq - cursor > MAX_DELTAS_PER_READ) return fromLog();
-    const asOf = Math.min(polledAt, pointer.readAt);
-    // The next pointer is due a tick after this one: a poll then finds it. One not there yet at
-    // its due time is looked for again shortly, for a tick.
-    const due = pointer.publishedAt + PUBLISHING.tickMs + DUE_MARGIN_MS;
-    const late = pointer.seq <= cursor && polledAt < due + PUBLISHING.tickMs;
-    const nextAt = due > polledAt ? due : late ? polledAt + LATE_RETRY_MS : undefined;
-    // A pointer copy behind the one read last time: nothing new yet.
-    if (pointer.seq <= cursor) {
-      const at = pointer.seq === cursor && pointer.position > position ? pointer.position : position;
-      return { changes: [], position: at, cursor, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
-    }
-    const seqs = Array.from({ length: pointer.seq - cursor }, (_, i) => cursor + 1 + i);
-    const deltas = await Promise.all(seqs.map((seq) => feed.delta(seq)));
-    const changes: VerdictChange[] = [];
-    let at = position;
-    for (const delta of deltas) {
-      if (delta === undefined || (delta.from > at && delta.continues !== true)) return fromLog();
-      changes.push(...delta.changes);
-      if (delta.position > at) at = delta.position;
-    }
-    if (pointer.position > at) at = pointer.position;
-    return { changes, position: at, cursor: pointer.seq, asOf, ...(nextAt === undefined ? {} : { nextAt }) };
-  },
-});
-
-/**
- * The publisher's timing: a read of the log every quarter second, its delta written when it found
- * changes and the pointer at every tick (replicas poll the pointer just after it is due, so a
- * change reaches a check within a tick, a read of the log and a poll: under a second), and a lease
- * renewed at half its 10 s, so a stopped publisher's successor starts within 10 s (replicas keep
- * their verdicts meanwhile).
- */
-export const PUBLISHING = { tickMs: 250, leaseMs: 10_000, leaseName: 'verdict-publisher' } as const;
+import type { Timer } from '../check/index.ts';
+import { LOG_TIMING, PUBLISHER_TIMING, PUBLISHING } from './timing.ts';
+import type { FeedDelta, FeedStore } from './verdict-source.ts';
+import { positionAt, timeOf, type VerdictChange, type VerdictLog } from './verdicts.ts';
 
 /** Held by one publisher at a time: `hold` takes or renews it (false: another holds it). */
 export interface Lease {
@@ -161,15 +24,12 @@ type PublisherOptions = {
   now?: () => number;
   /** A publisher taking over a feed older than this starts from the present (readers catch up from the log). */
   maxLagMs?: number;
+  /** The log's settle window: a commit may land this long after its stamp, so every read re-reads it. */
+  settleMs?: number;
 };
 
-/** Entries may be stamped this far ahead of the publisher's clock; a delta may hold changes stamped up to then. */
-const CLOCK_SKEW_MS = 1_000;
 /** Deltas a publisher taking over reads back for the changes already published. */
 const LOOKBACK = 64;
-
-/** A function of the earlier version runs at most 15 minutes (Lambda's longest timeout) after it was replaced. */
-const LEGACY_WRITERS_MS = 15 * 60_000;
 
 type Held = {
   until: number;
@@ -223,14 +83,15 @@ export const verdictPublisher = ({
   lease,
   leaseMs,
   now = Date.now,
-  maxLagMs = 60_000,
-  legacyWritersMs = LEGACY_WRITERS_MS,
+  maxLagMs = PUBLISHER_TIMING.maxLagMs,
+  legacyWritersMs = PUBLISHER_TIMING.legacyWritersMs,
+  settleMs = LOG_TIMING.settleMs,
 }: PublisherOptions) => {
   let held: Held | undefined;
 
   const takeOver = async (at: number, until: number): Promise<Held> => {
     const pointer = await feed.pointer();
-    const present = positionAt(at - LOG_TIMING.settleMs);
+    const present = positionAt(at - settleMs);
     // A takeover reads the earlier partitions once whatever the chain's age: its predecessor's last read is not known.
     const legacy = { legacyUntil: pointer?.legacyUntil ?? at + legacyWritersMs, readLegacy: true };
     if (pointer === undefined) {
@@ -252,7 +113,7 @@ export const verdictPublisher = ({
       if (delta === undefined) break;
       for (const change of delta.changes) if (change.version >= position) published.add(change.version);
       // Older deltas were read before anything stamped at the position could be seen.
-      if (delta.readAt + CLOCK_SKEW_MS < timeOf(position)) break;
+      if (delta.readAt + PUBLISHER_TIMING.clockSkewMs < timeOf(position)) break;
     }
     return { until, seq: top, position, chainBroken: false, published, ...legacy };
   };
@@ -304,7 +165,7 @@ export const verdictPublisher = ({
     const fresh = changes
       .filter((change) => change.version >= state.position && !state.published.has(change.version))
       .map(strip);
-    const horizon = positionAt(readAt - LOG_TIMING.settleMs);
+    const horizon = positionAt(readAt - settleMs);
     const position = horizon > state.position ? horizon : state.position;
     // The lease may have run out while the log was read: then a successor may be publishing.
     if (now() >= state.until) {
@@ -356,6 +217,13 @@ export const verdictPublisher = ({
 
 export type VerdictPublisher = ReturnType<typeof verdictPublisher>;
 
+/** The platform's timers, not keeping the process alive for a tick. */
+const unrefTimer: Timer = (ms, fire) => {
+  const handle = setTimeout(fire, ms);
+  handle.unref?.();
+  return () => clearTimeout(handle);
+};
+
 /** Reads of the log a publisher has under way at once, at most. */
 const MAX_READS_IN_FLIGHT = 2;
 
@@ -369,18 +237,27 @@ const MAX_READS_IN_FLIGHT = 2;
 export const runPublisher = (
   publisher: VerdictPublisher,
   {
-    tickMs,
+    tickMs = PUBLISHING.tickMs,
     until = Number.POSITIVE_INFINITY,
     onError = () => {},
-  }: { tickMs: number; until?: number; onError?: (error: unknown) => void },
+    now = Date.now,
+    timer = unrefTimer,
+  }: {
+    tickMs?: number;
+    until?: number;
+    onError?: (error: unknown) => void;
+    now?: () => number;
+    /** The waits between ticks. */
+    timer?: Timer;
+  } = {},
 ) => {
   let stopped = false;
   let wake: (() => void) | undefined;
   const done = (async () => {
     let published: Promise<unknown> = Promise.resolve();
     let inFlight = 0;
-    while (!stopped && Date.now() < until) {
-      const started = Date.now();
+    while (!stopped && now() < until) {
+      const started = now();
       // Until it holds the lease (a takeover reads the feed), a publisher runs one tick at a time.
       if (inFlight === 0 || (inFlight < MAX_READS_IN_FLIGHT && publisher.holding())) {
         inFlight++;
@@ -396,10 +273,10 @@ export const runPublisher = (
           });
         if (!publisher.holding()) await published;
       }
-      const wait = Math.max(0, tickMs - (Date.now() - started));
+      const wait = Math.max(0, tickMs - (now() - started));
       await new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, wait).unref?.();
+        timer(wait, resolve);
       });
     }
     await published;
