@@ -46,6 +46,8 @@ export type RouteAreaProps = NestedStackProps & {
   api: HttpApi;
   table: ITable;
   cursorSecret: ISecret;
+  /** The blocklist's manifest signing keys: read by the route that signs, and by no other. */
+  blocklistSigningSecret: ISecret;
   /** The check's external lists; their bucket holds the verdict snapshots too. */
   lists: Pick<CheckLists, 'bucket' | 'grantReadLists'>;
   verdictSnapshots: Pick<VerdictSnapshots, 'grantReadSnapshots' | 'runsBefore'>;
@@ -101,6 +103,7 @@ export class RouteArea extends NestedStack {
           ...(route.queuesDetectionRuns ? { DETECTION_QUEUE_URL: props.detectionRuns.queue.queueUrl } : {}),
           ...(route.blocklistArtifacts ? { BLOCKLIST_BUCKET: props.blocklist.bucket.bucketName } : {}),
           ...(route.blocklistArtifacts === 'write' ? { BLOCKLIST_CDN_URL: props.blocklist.cdnUrl } : {}),
+          ...(route.signsBlocklist ? { BLOCKLIST_SIGNING_SECRET_ARN: props.blocklistSigningSecret.secretArn } : {}),
         },
       });
       if (route.sealsWebhookSecrets) props.webhooks.grantSeal(fn);
@@ -114,6 +117,7 @@ export class RouteArea extends NestedStack {
         props.verdictSnapshots.runsBefore(fn);
       }
       if (route.readsCursorKey) props.cursorSecret.grantRead(fn);
+      if (route.signsBlocklist) props.blocklistSigningSecret.grantRead(fn);
       if (route.readsCheckLists) props.lists.grantReadLists(fn);
       new HttpRoute(this, `${route.name}Route`, {
         httpApi: props.api,
@@ -126,7 +130,7 @@ export class RouteArea extends NestedStack {
       id: 'AwsSolutions-APIG4',
       reason:
         publicRoutes.length > 0
-          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description, the pages and the blocklist artifacts, which hold only hash prefixes). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
+          ? `Public by design, no key: ${publicRoutes.map((route) => `${route.method} ${route.path}`).join(', ')} (the API description, the pages, the blocklist artifacts, which hold only hash prefixes, and the public keys that verify them). Every other route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route; HTTP APIs have no API-key authorizer.`
           : 'Every route authenticates inside its function: X-API-KEY looked up by hash, organization and scope checked per route, with the 401/403 bodies of the spec; HTTP APIs have no API-key authorizer.',
     });
     this.#alarms(props);

@@ -79,6 +79,8 @@ export type Route = {
    * them (and names the CDN in front of the bucket).
    */
   blocklistArtifacts?: 'read' | 'write';
+  /** Signs the blocklist's manifests: the only function that reads the signing key's secret. */
+  signsBlocklist?: boolean;
   /** Puts scans on the scan queue (SCAN_QUEUE_URL) for its worker. */
   startsScans?: boolean;
   /** Creates webhooks: may encrypt (never decrypt) with the key that seals their signing secrets. */
@@ -241,6 +243,7 @@ export const ROUTES: readonly Route[] = [
     memorySize: 1024,
     readsVerdicts: true,
     blocklistArtifacts: 'write',
+    signsBlocklist: true,
     untraced: true,
   },
   {
@@ -484,6 +487,17 @@ export const ROUTES: readonly Route[] = [
     memorySize: 1024,
     readsVerdicts: true,
     blocklistArtifacts: 'write',
+  },
+  // Public: the keys that verify the version's signed manifests.
+  {
+    method: 'GET',
+    path: '/asset/blocklist/keys',
+    name: 'get-blocklist-keys',
+    area: 'pages',
+    entry: 'functions/blocklist/keys.ts',
+    access: 'none',
+    public: true,
+    blocklistArtifacts: 'read',
   },
   // Public like the pages: the local gateway's artifact URLs; in AWS the version names the CDN instead.
   {

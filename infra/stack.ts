@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { CorsHttpMethod, HttpApi, HttpStage, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, type ITable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -148,6 +148,18 @@ export class ServiceStack extends Stack {
         'Rotation adds a key version to the set (README, "Rotating the cursor key") so that outstanding cursors stay valid; a rotation schedule that replaced the value would invalidate them.',
     });
 
+    // {"keys": [...]}: `npm run admin -- blocklist rotate-key` writes the first key and each next one.
+    const blocklistSigningSecret = new Secret(this, 'BlocklistSigningSecret', {
+      description: "Ed25519 keys that sign the blocklist's manifests",
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
+      removalPolicy: dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    Validations.of(blocklistSigningSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotation is `npm run admin -- blocklist rotate-key`: it publishes the next key before it signs and keeps the previous one listed for a week; a scheduled replacement of the value would drop keys clients still verify with.',
+    });
+
     const cors = corsSettings(props.corsOrigins);
     const api = new HttpApi(this, 'Api', {
       createDefaultStage: false,
@@ -210,6 +222,7 @@ export class ServiceStack extends Stack {
         api,
         table,
         cursorSecret,
+        blocklistSigningSecret,
         lists,
         verdictSnapshots,
         blocklist,

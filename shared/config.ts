@@ -129,6 +129,15 @@ export const config = {
     if (setting === undefined) return undefined;
     return 'aws' in setting ? { bucket: setting.aws } : { dir: setting.local };
   },
+  /**
+   * Where the blocklist's manifest signing keys are: a Secrets Manager secret in AWS, a file locally
+   * (unset: `.data/blocklist-signing-keys.json` of the working directory), created on first use.
+   */
+  get blocklistSigningKeys(): { secretArn: string } | { file: string } {
+    const setting = awsOrLocal('BLOCKLIST_SIGNING_SECRET_ARN', 'BLOCKLIST_SIGNING_KEY_FILE');
+    if (setting === undefined) return { file: '.data/blocklist-signing-keys.json' };
+    return 'aws' in setting ? { secretArn: setting.aws } : { file: setting.local };
+  },
   /** The CDN address artifacts are served at in AWS (`https://<domain>`); unset, the API itself serves them. */
   get blocklistCdnUrl(): string | undefined {
     return optional('BLOCKLIST_CDN_URL');

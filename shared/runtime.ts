@@ -10,6 +10,13 @@ import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
 import { assetRepository } from './db/asset-repository.ts';
 import { fileArtifactStore, memoryArtifactStore, s3ArtifactStore } from './db/blocklist-artifact-store.ts';
+import {
+  fileSigningKeys,
+  type PublishedKeySource,
+  publicKeysOf,
+  s3PublishedKeys,
+} from './db/blocklist-signing-keys.ts';
+import { secretSigningKeys } from './db/blocklist-signing-secret.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyClient, underFailurePolicy } from './db/client.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
@@ -47,6 +54,7 @@ import { kmsSealer, localSealer, rememberingSealer } from './db/webhook-secrets.
 import { cachedKeyResolver } from './domain/account/api-keys.ts';
 import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
+import { manifestIssuer } from './domain/blocklist/manifest.ts';
 import { createChecker, loadExternalSources, parseFeeds, refreshingSources } from './domain/check/index.ts';
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
@@ -204,10 +212,42 @@ export const blocklistArtifacts = /* @__PURE__ */ once(() => {
   if (location === undefined) return memoryArtifactStore();
   return 'bucket' in location ? s3ArtifactStore(objects(), location.bucket) : fileArtifactStore(location.dir);
 });
-/** The hash-prefix blocklist: its own copy of the verdicts, from the same snapshots and log as the check's. */
-export const blocklist = /* @__PURE__ */ once(() =>
+/** In AWS the signer publishes the public keys beside the artifacts, since the key set route may not read the secret. */
+const publishedBlocklistKeys = /* @__PURE__ */ once(() => {
+  const location = config.blocklistArtifacts;
+  return location !== undefined && 'bucket' in location ? s3PublishedKeys(objects(), location.bucket) : undefined;
+});
+/** The hash-prefix blocklist's copy of the verdicts, from the same snapshots and log as the check's (one per process). */
+export const blocklistVerdicts = /* @__PURE__ */ once(() =>
   blocklistService({ log: verdictLog(), snapshots: verdictSnapshots(), artifacts: blocklistArtifacts() }),
 );
+/**
+ * The blocklist as the signing route answers it: each version with its manifest, signed with the
+ * keys of a secret only that function reads in AWS (a file locally), read at the first signature.
+ */
+export const blocklist = /* @__PURE__ */ once(() => {
+  const verdicts = blocklistVerdicts();
+  const location = config.blocklistSigningKeys;
+  const keys = 'secretArn' in location ? secretSigningKeys(location.secretArn) : fileSigningKeys(location.file);
+  const issue = manifestIssuer({
+    keys: () => keys.load(),
+    publish: (set) => publishedBlocklistKeys()?.publish(set) ?? Promise.resolve(),
+  });
+  const manifests = async (content: Parameters<typeof issue>[0]) => {
+    const manifest = await issue(content);
+    if (manifest === undefined) logger.error('No blocklist signing key: run `npm run admin -- blocklist rotate-key`');
+    return manifest;
+  };
+  return { version: () => verdicts.version(manifests), confirm: verdicts.confirm };
+});
+/** The public keys the key set route answers: as the signer published them in AWS, from the key file locally. */
+export const blocklistKeys = /* @__PURE__ */ once((): PublishedKeySource => {
+  const published = publishedBlocklistKeys();
+  if (published !== undefined) return published.read;
+  const location = config.blocklistSigningKeys;
+  if ('secretArn' in location) throw new Error('The key set route reads the published keys (BLOCKLIST_BUCKET)');
+  return publicKeysOf(fileSigningKeys(location.file));
+});
 export const blocklistCdnUrl = (): string | undefined => config.blocklistCdnUrl;
 export const now = (): number => Date.now();
 /** What the verdict snapshot job reads and writes: the log, the snapshots, the blocklist's artifacts, the clock. */

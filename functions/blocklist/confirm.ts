@@ -14,4 +14,4 @@ export const createHandler = ({ keys, blocklist }: Deps) =>
     json(200, { algoVersion: body.algoVersion, ...(await blocklist.confirm(body.algoVersion, body.prefixes)) }),
   );
 
-export const handler = createHandler({ keys: runtime.keys(), blocklist: runtime.blocklist() });
+export const handler = createHandler({ keys: runtime.keys(), blocklist: runtime.blocklistVerdicts() });

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
+import { fileSigningKeys } from '../../shared/db/blocklist-signing-keys.ts';
+import { secretSigningKeys } from '../../shared/db/blocklist-signing-secret.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { systemResolver } from '../../shared/egress/index.ts';
-import { blocklistCommand } from '../admin/blocklist-commands.ts';
+import { blocklistCommand, rotateKeyCommand } from '../admin/blocklist-commands.ts';
 import { runAdminCommand, USAGE } from '../admin/commands.ts';
 import { logListCommand } from '../admin/log-list-commands.ts';
 import { listenForWebhooks } from '../admin/webhook-listen.ts';
@@ -32,6 +34,7 @@ const main = async () => {
       key: { type: 'string' },
       port: { type: 'string' },
       secret: { type: 'string' },
+      'signing-secret': { type: 'string' },
       note: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -49,6 +52,12 @@ const main = async () => {
   }
   const flags = values as Record<string, string>;
   const progress = (line: string) => console.log(line);
+  if (positionals[0] === 'blocklist' && positionals[1] === 'rotate-key') {
+    const secret = values['signing-secret'];
+    const store = secret ? secretSigningKeys(secret) : fileSigningKeys(LOCAL.blocklistSigningKeyFile);
+    console.log(await rotateKeyCommand(store));
+    return;
+  }
   if (positionals[0] === 'blocklist') {
     const base = values.base ?? `http://127.0.0.1:${LOCAL.port}/v2`;
     console.log(await blocklistCommand(positionals.slice(1), { base, key: values.key ?? DEMO_KEY }, progress));

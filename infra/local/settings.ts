@@ -21,6 +21,9 @@ export const LOCAL = {
   healthcheckThresholds: process.env.HEALTHCHECK_THRESHOLDS,
   /** The AES-256 key that seals webhook signing secrets in the local table, created on first use. */
   webhookKeyFile: resolve(import.meta.dirname, '../../.data/webhook-secrets.key'),
+  /** The blocklist's manifest signing keys, created on first use; `npm run admin -- blocklist rotate-key` rotates them. */
+  blocklistSigningKeyFile:
+    process.env.BLOCKLIST_SIGNING_KEY_FILE ?? resolve(import.meta.dirname, '../../.data/blocklist-signing-keys.json'),
 };
 
 const CHECKOUT = resolve(import.meta.dirname, '../..');
@@ -42,6 +45,7 @@ export const applyLocalEnv = (endpoint: string): void => {
   process.env.VERDICTS_DIR = LOCAL.verdictsDir;
   process.env.BLOCKLIST_DIR = LOCAL.blocklistDir;
   process.env.WEBHOOK_SECRETS_KEY_FILE = LOCAL.webhookKeyFile;
+  process.env.BLOCKLIST_SIGNING_KEY_FILE = LOCAL.blocklistSigningKeyFile;
   process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
   if (LOCAL.healthcheckThresholds !== undefined) {
     // Refused at start, as synth refuses it, rather than at the first healthcheck.

@@ -43,7 +43,7 @@ const ACCESS =
 export const WEBHOOK_OPERATIONS: Record<string, OperationDoc> = {
   'create-webhook': {
     summary: 'Create a webhook',
-    description: `${ACCESS} The URL must be public https (its host must not resolve to a loopback, private, link-local, CGNAT, multicast or metadata address); at most 10 webhooks per organization. The answer holds \`secret\` (64 hex characters), shown this once: each delivery carries \`X-ChainPatrol-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>\`, \`X-ChainPatrol-Event-Id\` (the same on every retry) and \`X-ChainPatrol-Timestamp\` (Unix seconds). A receiver has 5 s to answer 2xx; otherwise the delivery is retried 3 times with exponential backoff, then FAILURE. The values of \`headers\` (\`X-goog-api-key\`, \`X-Webhook-Access-Key\`) are sent with every delivery, stored sealed like the secret and never shown in an answer.`,
+    description: `${ACCESS} The URL must be public https (its host must not resolve to a loopback, private, link-local, CGNAT, multicast or metadata address); at most 10 webhooks per organization. The answer holds \`secret\` (64 hex characters), shown this once: each delivery carries \`X-ChainPatrol-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>\`, \`X-ChainPatrol-Event-Id\` (the same on every retry) and \`X-ChainPatrol-Timestamp\` (Unix seconds), and the Standard Webhooks headers \`webhook-id\` (the event id), \`webhook-timestamp\` (Unix seconds of the attempt) and \`webhook-signature: v1,<base64 HMAC-SHA256(key, id.timestamp.body)>\`, the key being the UTF-8 bytes of \`secret\`; \`standardWebhooksSecret\` (\`whsec_\` + base64 of those bytes) is that key as Standard Webhooks libraries take it, which also reject a delivery whose timestamp is over 5 minutes old. A receiver has 5 s to answer 2xx; otherwise the delivery is retried 3 times with exponential backoff, then FAILURE. The values of \`headers\` (\`X-goog-api-key\`, \`X-Webhook-Access-Key\`) are sent with every delivery, stored sealed like the secret and never shown in an answer.`,
     tag: 'Webhooks',
     requestExample: {
       url: 'https://siem.example.com/chainpatrol',
@@ -53,8 +53,12 @@ export const WEBHOOK_OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: {
         description: 'The webhook, with its signing secret',
-        body: v.object({ ...webhook.entries, secret: v.string() }),
-        example: { ...EXAMPLE, secret: 'a'.repeat(64) },
+        body: v.object({ ...webhook.entries, secret: v.string(), standardWebhooksSecret: v.string() }),
+        example: {
+          ...EXAMPLE,
+          secret: 'a'.repeat(64),
+          standardWebhooksSecret: `whsec_${Buffer.from('a'.repeat(64)).toString('base64')}`,
+        },
       },
     },
   },

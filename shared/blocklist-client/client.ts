@@ -1,5 +1,14 @@
 import { decodeArtifact, holds } from '../domain/blocklist/artifact.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
+import {
+  checkArtifact,
+  entryOf,
+  type JwkSet,
+  manifestKid,
+  RefusedError,
+  type TrustedManifest,
+  verifyManifest,
+} from './verify.ts';
 
 /**
  * A reference client of the hash-prefix blocklist, with no dependencies beyond Node's own modules
@@ -17,7 +26,10 @@ export type BlocklistClientOptions = {
 };
 
 type ArtifactRef = { token: string; count: number; url: string; bytes: number };
-type Version = { algoVersion: number; version: string; snapshot: ArtifactRef; recent: ArtifactRef };
+type Version = { algoVersion: number; version: string; snapshot: ArtifactRef; recent: ArtifactRef; manifest?: unknown };
+
+/** What a sync did: `refused` says in one line why nothing of the answer was used (the last good state is kept). */
+export type SyncResult = { changed: boolean; refused?: string };
 
 export type Lookup = {
   blocked: boolean;
@@ -51,6 +63,8 @@ export class BlocklistClient {
   #recentToken = '';
   #prefixes: Uint32Array = new Uint32Array();
   readonly #confirmed = new Map<number, { hashes: Set<string>; allowed: readonly string[]; until: number }>();
+  #keys: JwkSet = { keys: [] };
+  #trusted: TrustedManifest | undefined;
 
   constructor(options: BlocklistClientOptions) {
     this.#options = {
@@ -90,37 +104,79 @@ export class BlocklistClient {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  /** Brings the local prefixes up to the service's: the version, then any artifact whose token moved. */
-  async sync(): Promise<{ changed: boolean }> {
-    const version = (await this.#api('GET', '/asset/blocklist/version')).body as Version;
-    if (version.algoVersion !== this.#algoVersion) {
-      this.#algoVersion = version.algoVersion;
-      this.#snapshot = undefined;
-      this.#recentToken = '';
-      this.#confirmed.clear();
+  /** The manifest the held state was last verified against: its key, version and issue time. */
+  get trusted(): Pick<TrustedManifest, 'kid' | 'version' | 'issuedAt'> | undefined {
+    return this.#trusted;
+  }
+
+  /** The manifest, verified under the service's key set, fetched again when it names a key not held. */
+  async #verify(manifest: unknown): Promise<TrustedManifest> {
+    const kid = manifestKid(manifest);
+    if (!this.#keys.keys.some((key) => key.kid === kid)) {
+      const response = await this.#options.fetch(`${this.#options.baseUrl}/asset/blocklist/keys`, {
+        cache: 'no-store',
+      });
+      if (response.status !== 200) throw new RefusedError(`key set answered ${response.status}`);
+      this.#keys = (await response.json()) as JwkSet;
     }
+    return verifyManifest(manifest, this.#keys, { now: this.#options.now(), lastVersion: this.#trusted?.version });
+  }
+
+  /**
+   * Brings the local prefixes up to the service's: the version, its manifest verified, then any
+   * artifact whose token moved, each checked against the manifest. Nothing is kept until all of it
+   * passed; a refusal keeps the last good state and says why.
+   */
+  async sync(): Promise<SyncResult> {
+    const version = (await this.#api('GET', '/asset/blocklist/version')).body as Version;
+    try {
+      return await this.#apply(version);
+    } catch (error) {
+      if (error instanceof RefusedError) return { changed: false, refused: error.message };
+      throw error;
+    }
+  }
+
+  async #apply(version: Version): Promise<SyncResult> {
+    const manifest = await this.#verify(version.manifest);
+    if (manifest.algoVersion !== version.algoVersion || manifest.version !== version.version) {
+      throw new RefusedError('version answer differs from its manifest');
+    }
+    const snapshotEntry = entryOf(manifest, version.snapshot.token);
+    const recentEntry = entryOf(manifest, version.recent.token);
+    const reset = version.algoVersion !== this.#algoVersion;
+    let snapshot = reset ? undefined : this.#snapshot;
+    let recentToken = reset ? '' : this.#recentToken;
+    let prefixes = this.#prefixes;
     let changed = false;
-    if (version.snapshot.token !== this.#snapshot?.token) {
-      const bytes = await this.#artifact(version.snapshot, this.#snapshot?.token);
+    if (version.snapshot.token !== snapshot?.token) {
+      const bytes = await this.#artifact(version.snapshot, snapshot?.token);
       if (bytes !== undefined) {
+        checkArtifact(bytes, snapshotEntry);
         const artifact = decodeArtifact(bytes);
         if (artifact.kind !== 'snapshot') throw new Error('The snapshot URL served another kind of artifact');
-        this.#snapshot = { token: version.snapshot.token, prefixes: artifact.prefixes };
-        this.#recentToken = '';
+        snapshot = { token: version.snapshot.token, prefixes: artifact.prefixes };
+        recentToken = '';
         changed = true;
       }
     }
-    if (version.recent.token !== this.#recentToken && this.#snapshot !== undefined) {
+    if (version.recent.token !== recentToken && snapshot !== undefined) {
       const bytes = await this.#artifact(version.recent, undefined);
       if (bytes !== undefined) {
+        checkArtifact(bytes, recentEntry);
         const artifact = decodeArtifact(bytes);
         if (artifact.kind !== 'recent') throw new Error('The recent URL served another kind of artifact');
-        this.#prefixes = applyRecent(this.#snapshot.prefixes, artifact.added, artifact.removed);
-        this.#recentToken = version.recent.token;
+        prefixes = applyRecent(snapshot.prefixes, artifact.added, artifact.removed);
+        recentToken = version.recent.token;
         changed = true;
       }
     }
-    if (changed) this.#confirmed.clear();
+    this.#algoVersion = version.algoVersion;
+    this.#snapshot = snapshot;
+    this.#recentToken = recentToken;
+    this.#prefixes = prefixes;
+    this.#trusted = manifest;
+    if (changed || reset) this.#confirmed.clear();
     return { changed };
   }
 

@@ -5,7 +5,8 @@ import type { ObjectStore } from './s3.ts';
 
 /** How an artifact is answered: by its token, so it never changes. */
 export const ARTIFACT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-export const ARTIFACT_CONTENT_TYPE = 'application/gzip';
+/** The gzip is the artifact's content, not a transfer encoding: no `Content-Encoding` lets a client unpack it first. */
+export const ARTIFACT_CONTENT_TYPE = 'application/octet-stream';
 /** Where artifacts live in the bucket; the CDN serves this prefix. */
 export const ARTIFACT_PREFIX = 'blocklist/artifacts/';
 const POINTER_KEY = 'blocklist/current.json';

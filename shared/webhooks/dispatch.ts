@@ -8,7 +8,7 @@ import {
   eventIdOf,
   MAX_RETRIES,
   type StoredHeaders,
-  signatureOf,
+  signedHeaders,
   type Webhook,
   type WebhookEventRecord,
 } from '../domain/webhooks/webhooks.ts';
@@ -109,9 +109,7 @@ export const attemptDelivery = async (
     const attempts = next === claimed.next ? event.attempts : event.attempts + 1;
     const result = await deps.send(hook.url, event.body, {
       ...fixedHeaders,
-      'X-ChainPatrol-Signature': signatureOf(secret, event.body),
-      'X-ChainPatrol-Event-Id': event.eventId,
-      'X-ChainPatrol-Timestamp': String(Math.floor(deps.now() / 1000)),
+      ...signedHeaders(secret, event.eventId, event.body, deps.now()),
     });
     onSent?.();
     const responseStatus = 'status' in result ? result.status : null;

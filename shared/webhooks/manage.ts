@@ -5,6 +5,7 @@ import {
   newWebhookId,
   newWebhookSecret,
   type StoredHeaders,
+  standardWebhooksSecretOf,
   URL_REFUSED,
   type Webhook,
   type WebhookEvent,
@@ -62,7 +63,7 @@ export const createWebhook = async (
     sealedSecret: await deps.sealer.seal(secret),
   };
   await deps.hooks.create(hook);
-  return { ...webhookView(hook), secret };
+  return { ...webhookView(hook), secret, standardWebhooksSecret: standardWebhooksSecretOf(secret) };
 };
 
 const found = async (deps: Pick<ManageDeps, 'hooks'>, orgId: string, id: string): Promise<Webhook> => {

@@ -388,6 +388,10 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
       m.benchBlocklist(endpoint),
     );
   },
+  manifest: async () => {
+    section('signed blocklist manifests (Ed25519 JWS; no I/O)');
+    await optional<{ benchManifest: () => Promise<Row[]> }>('./manifest.ts', (m) => m.benchManifest());
+  },
   cost: async (endpoint) => {
     section('cost per million requests by route class');
     await optional<{ benchCost: (endpoint: string) => Promise<Row[]> }>('./cost.ts', (m) => m.benchCost(endpoint));

@@ -233,10 +233,10 @@ describe('the hash-prefix blocklist against the asset check', () => {
     const blocked = verdicts.filter((status) => status === 'BLOCKED').length;
     expect(blocked).toBeGreaterThan(1_000);
     expect(urls.length - blocked).toBeGreaterThan(5_000);
-    // Only the version, the artifacts and confirmations of prefixes went out.
+    // Only the version, the keys that verify it, the artifacts and confirmations of prefixes went out.
     for (const line of recorded) {
       expect(line).toMatch(
-        /^(GET \/v2\/asset\/blocklist\/version |GET \/v2\/asset\/blocklist\/artifacts\/[0-9a-f]{32} |POST \/v2\/asset\/blocklist\/confirm \{"algoVersion":1,"prefixes":\["[0-9a-f]{8}"(,"[0-9a-f]{8}")*\]\})$/,
+        /^(GET \/v2\/asset\/blocklist\/version |GET \/v2\/asset\/blocklist\/keys |GET \/v2\/asset\/blocklist\/artifacts\/[0-9a-f]{32} |POST \/v2\/asset\/blocklist\/confirm \{"algoVersion":1,"prefixes":\["[0-9a-f]{8}"(,"[0-9a-f]{8}")*\]\})$/,
       );
     }
     const sent = recorded.join('\n');

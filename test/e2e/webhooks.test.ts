@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../infra/local/gateway.ts';
 import { startLocalWebhooks } from '../../infra/local/webhooks.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
@@ -72,6 +73,7 @@ const bodies = () => receiver.received.map((request) => JSON.parse(request.body)
 
 describe('webhooks through the local runtime', () => {
   let secret = '';
+  let standardSecret = '';
   let hookId = '';
 
   it('creates a webhook, showing its secret once, and lists it without the secret', async () => {
@@ -91,10 +93,12 @@ describe('webhooks through the local runtime', () => {
       enabled: true,
       createdAt: expect.any(String),
       secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      standardWebhooksSecret: `whsec_${Buffer.from(created.body.secret).toString('base64')}`,
     });
-    const { secret: shown, ...view } = created.body;
+    const { secret: shown, standardWebhooksSecret: standard, ...view } = created.body;
     expect(listed).toEqual({ status: 200, body: { webhooks: [view] } });
     secret = shown;
+    standardSecret = standard;
     hookId = created.body.id;
   });
 
@@ -117,6 +121,27 @@ describe('webhooks through the local runtime', () => {
     );
     expect(request?.headers['x-chainpatrol-event-id']).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(request?.headers['x-chainpatrol-timestamp']).toMatch(/^\d{10}$/);
+  });
+
+  it('signs the delivery as Standard Webhooks, which a receiver verifies with its library and refuses replayed 6 minutes later', () => {
+    const [request] = receiver.received;
+    const headers = Object.fromEntries(
+      Object.entries(request?.headers ?? {}).map(([name, value]) => [name, String(value)]),
+    );
+    const sentAt = Number(headers['webhook-timestamp']) * 1000;
+    const verifyAt = (ms: number) => {
+      const clock = vi.spyOn(Date, 'now').mockReturnValue(ms);
+      try {
+        return new StandardWebhook(standardSecret).verify(request?.body ?? '', headers);
+      } finally {
+        clock.mockRestore();
+      }
+    };
+
+    expect(headers['webhook-id']).toBe(headers['x-chainpatrol-event-id']);
+    expect(headers['webhook-timestamp']).toBe(headers['x-chainpatrol-timestamp']);
+    expect(verifyAt(sentAt + 1000)).toEqual({ event: 'debug.test', created_at: expect.any(String), data: {} });
+    expect(() => verifyAt(sentAt + 6 * 60_000)).toThrow('Message timestamp too old');
   });
 
   it('delivers an allowlisting, an approved proposal and an allowlist removal, each once, in order, as published', async () => {

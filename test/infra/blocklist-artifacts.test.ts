@@ -113,6 +113,7 @@ describe('the blocklist artifacts CDN', () => {
     expect(named('BLOCKLIST_BUCKET')).toEqual([
       'confirm-blocklist-prefixes',
       'get-blocklist-artifact',
+      'get-blocklist-keys',
       'get-blocklist-version',
       'snapshot job',
     ]);

@@ -50,7 +50,7 @@ const packagesOf = async (route: Route): Promise<Set<string>> => (await routeCon
 
 describe('the bundle of each route, as deployed', () => {
   it.each(ROUTES)(
-    '$name holds the S3 client only when it reads snapshots or blocklist artifacts, Secrets Manager only when it reads the cursor key, SQS only when it queues work',
+    '$name holds the S3 client only when it reads snapshots or blocklist artifacts, Secrets Manager only when it reads the cursor key or signs blocklist manifests, SQS only when it queues work',
     async (route) => {
       const packages = await packagesOf(route);
 
@@ -62,7 +62,7 @@ describe('the bundle of each route, as deployed', () => {
           .sort(),
       ).toEqual([
         ...(route.readsCheckLists || route.readsVerdicts || route.blocklistArtifacts ? ['@aws-sdk/client-s3'] : []),
-        ...(route.readsCursorKey ? ['@aws-sdk/client-secrets-manager'] : []),
+        ...(route.readsCursorKey || route.signsBlocklist ? ['@aws-sdk/client-secrets-manager'] : []),
         ...(route.queuesWebhookDeliveries || route.queuesDetectionRuns || route.startsScans
           ? ['@aws-sdk/client-sqs']
           : []),
@@ -79,7 +79,7 @@ describe('the bundle of each route, as deployed', () => {
       const held = [...packages].filter((name) => [...copies].filter((copy) => copy.endsWith(`/${name}`)).length > 1);
 
       // Powertools parameters (2.35, its newest release) depends on commons 2.35; logger and metrics use 2.36.
-      expect(held).toEqual(route.readsCursorKey ? ['@aws-lambda-powertools/commons'] : []);
+      expect(held).toEqual(route.readsCursorKey || route.signsBlocklist ? ['@aws-lambda-powertools/commons'] : []);
     },
     30_000,
   );

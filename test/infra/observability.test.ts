@@ -288,8 +288,10 @@ describe('tracing and logs', () => {
 describe('least privilege', () => {
   it('grants the cursor key set to the functions that page and to no other, and puts no key in any configuration', () => {
     const readers = service.all.flatMap((template) =>
-      Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-        JSON.stringify(policy).includes('secretsmanager:GetSecretValue'),
+      Object.values(template.findResources('AWS::IAM::Policy')).filter(
+        (policy) =>
+          JSON.stringify(policy).includes('secretsmanager:GetSecretValue') &&
+          JSON.stringify(policy).includes('CursorSecret'),
       ),
     );
     const roles = readers.flatMap((policy) => (policy as Resource).Properties.Roles as { Ref: string }[]);

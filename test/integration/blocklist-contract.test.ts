@@ -134,7 +134,7 @@ describe('GET /asset/blocklist/artifacts/{token}', () => {
     expect(full.headers).toEqual({
       etag: `"${snapshot.token}"`,
       'cache-control': 'public, max-age=31536000, immutable',
-      'content-type': 'application/gzip',
+      'content-type': 'application/octet-stream',
     });
     expect(Buffer.from(full.body as string, 'base64').length).toBe(snapshot.bytes);
   });

@@ -73,6 +73,7 @@ const PUBLIC_BY_DESIGN: Record<string, string> = {
   'get-dashboard-page': 'the dashboard page, a static file; it calls the API with the key its user enters',
   'get-static-file': 'the scripts and styles of the pages, static files',
   'get-blocklist-artifact': 'hash prefixes of the service’s public verdicts, no organization data',
+  'get-blocklist-keys': 'the public keys that verify blocklist manifests, no organization data',
   'get-report-page':
     'where reportUrl leads: a report’s status and dates, and only the assets whose proposal was approved',
 };

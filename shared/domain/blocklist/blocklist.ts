@@ -13,6 +13,7 @@ import {
 } from '../verdict-feed/index.ts';
 import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
 import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
+import { type ManifestIssuer, sha256Hex } from './manifest.ts';
 import { AllowMasks, PrefixState } from './prefix-state.ts';
 
 /** The snapshot artifact clients start from, as its builder announces it. */
@@ -36,6 +37,8 @@ export type BlocklistVersion = {
   entries: number;
   snapshot: ArtifactRef;
   recent: ArtifactRef;
+  /** The signed manifest of this answer (SPEC-EXTENSIONS §11); absent where no signing key exists yet. */
+  manifest?: string;
 };
 
 const isBlocked = (bits: number): boolean => statusOf(bits) === 'BLOCKED';
@@ -57,7 +60,7 @@ export const publishSnapshot = async (
   artifacts: ArtifactStore,
   prefixes: Uint32Array,
   position: string,
-): Promise<SnapshotPointer> => {
+): Promise<SnapshotPointer & { sha256: string }> => {
   const bytes = encodeArtifact({ kind: 'snapshot', algoVersion: ALGO_VERSION, prefixes });
   const pointer = {
     algoVersion: ALGO_VERSION,
@@ -68,7 +71,7 @@ export const publishSnapshot = async (
   };
   await artifacts.put(pointer.token, bytes);
   await artifacts.setCurrent(pointer);
-  return pointer;
+  return { ...pointer, sha256: sha256Hex(bytes) };
 };
 
 /**
@@ -98,7 +101,8 @@ export type Confirmation = {
 };
 
 export type Blocklist = {
-  version(): Promise<BlocklistVersion>;
+  /** With `manifests` (the signing route's), the answer carries its signed manifest. */
+  version(manifests?: ManifestIssuer): Promise<BlocklistVersion>;
   /** `algoVersion` must be the current one. */
   confirm(algoVersion: number, prefixes: readonly string[]): Promise<Confirmation>;
 };
@@ -118,12 +122,19 @@ export const blocklist = ({
   pollMs = 1_000,
   pointerMs = 30_000,
 }: Options): Blocklist => {
-  type Loaded = { verdicts: VerdictState; prefixes: PrefixState; masks: AllowMasks; base: SnapshotPointer };
+  type Loaded = {
+    verdicts: VerdictState;
+    prefixes: PrefixState;
+    masks: AllowMasks;
+    base: SnapshotPointer;
+    /** The SHA-256 of the base snapshot artifact's bytes. */
+    baseSha256: string;
+  };
   let loaded: Promise<Loaded> | undefined;
   let polling: Promise<void> | undefined;
   let polledAt = Number.NEGATIVE_INFINITY;
   let pointerAt = Number.NEGATIVE_INFINITY;
-  let recent: { changes: number; ref: ArtifactRef } | undefined;
+  let recent: { changes: number; ref: ArtifactRef; sha256: string } | undefined;
 
   const apply = async (state: Loaded) => {
     const startedAt = now();
@@ -149,7 +160,9 @@ export const blocklist = ({
     const pointer = await artifacts.current();
     if (pointer === undefined || pointer.algoVersion !== ALGO_VERSION) {
       const prefixes = state.prefixes.prefixes();
-      state.base = await publishSnapshot(artifacts, prefixes, state.verdicts.position);
+      const { sha256, ...pointer } = await publishSnapshot(artifacts, prefixes, state.verdicts.position);
+      state.base = pointer;
+      state.baseSha256 = sha256;
       state.prefixes.rebase(prefixes);
       return;
     }
@@ -160,6 +173,7 @@ export const blocklist = ({
     if (artifact.kind !== 'snapshot') return;
     state.prefixes.rebase(artifact.prefixes);
     state.base = pointer;
+    state.baseSha256 = sha256Hex(bytes);
   };
 
   const load = async (): Promise<Loaded> => {
@@ -178,6 +192,7 @@ export const blocklist = ({
       prefixes,
       masks,
       base: { algoVersion: ALGO_VERSION, token: '', count: 0, bytes: 0, position: snapshot.position },
+      baseSha256: sha256Hex(new Uint8Array()),
     };
     await apply(state);
     await followPointer(state);
@@ -202,29 +217,40 @@ export const blocklist = ({
     return state;
   };
 
-  const recentRef = async (state: Loaded): Promise<ArtifactRef> => {
-    if (recent?.changes === state.prefixes.changes) return recent.ref;
+  const recentArtifact = async (state: Loaded): Promise<{ ref: ArtifactRef; sha256: string }> => {
+    if (recent?.changes === state.prefixes.changes) return recent;
     const changes = state.prefixes.changes;
     const { added, removed } = state.prefixes.recent();
     const bytes = encodeArtifact({ kind: 'recent', algoVersion: ALGO_VERSION, added, removed });
     const ref = { token: tokenOf(bytes), count: added.length + removed.length, bytes: bytes.length };
     await artifacts.put(ref.token, bytes);
-    recent = { changes, ref };
-    return ref;
+    recent = { changes, ref, sha256: sha256Hex(bytes) };
+    return recent;
   };
 
   return {
-    async version() {
+    async version(manifests) {
       const state = await current();
       const { token, count, bytes } = state.base;
-      return {
+      const baseSha256 = state.baseSha256;
+      const changes = await recentArtifact(state);
+      const answer = {
         algoVersion: ALGO_VERSION,
         version: state.verdicts.version,
         updatedAt: new Date(timeOf(state.verdicts.version)).toISOString(),
         entries: state.verdicts.live,
         snapshot: { token, count, bytes },
-        recent: await recentRef(state),
+        recent: changes.ref,
       };
+      const manifest = await manifests?.({
+        algoVersion: answer.algoVersion,
+        version: answer.version,
+        artifacts: [
+          { token, sha256: baseSha256, bytes },
+          { token: changes.ref.token, sha256: changes.sha256, bytes: changes.ref.bytes },
+        ],
+      });
+      return manifest === undefined ? answer : { ...answer, manifest };
     },
     async confirm(algoVersion, prefixes) {
       if (algoVersion !== ALGO_VERSION) {

@@ -111,6 +111,29 @@ export const threatDetectionAddedBody = (
 export const signatureOf = (secret: string, body: string): string =>
   `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 
+/** The Standard Webhooks signing key: the same bytes as the published signature's, the UTF-8 of the secret as shown. */
+export const standardWebhooksSecretOf = (secret: string): string =>
+  `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+
+/**
+ * The signature headers of one attempt: the published ones, and Standard Webhooks' (`webhook-id` the
+ * event id, which has no `.`; `v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`), both timed now.
+ */
+export const signedHeaders = (secret: string, eventId: string, body: string, nowMs: number): Record<string, string> => {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const standard = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${eventId}.${timestamp}.${body}`, 'utf8')
+    .digest('base64');
+  return {
+    'X-ChainPatrol-Signature': signatureOf(secret, body),
+    'X-ChainPatrol-Event-Id': eventId,
+    'X-ChainPatrol-Timestamp': timestamp,
+    'webhook-id': eventId,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${standard}`,
+  };
+};
+
 /** Retries after the first attempt; a delivery is attempted at most this many times plus one. */
 export const MAX_RETRIES = 3;
 
