@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import type { ManifestArtifact, ManifestPayload } from '../domain/blocklist/manifest.ts';
 
 /** What the client checks a version answer against before it uses anything of it (SPEC-EXTENSIONS §11). */
 export type JwkSet = { keys: (JWK & { kid?: string })[] };
-export type ManifestArtifact = { token: string; sha256: string; bytes: number };
-export type TrustedManifest = {
-  kid: string;
-  algoVersion: number;
-  version: string;
-  issuedAt: string;
-  expiresAt: string;
-  artifacts: ManifestArtifact[];
-};
+export type { ManifestArtifact };
+/** A manifest the client verified, with the id of the key that signed it. */
+export type TrustedManifest = ManifestPayload & { kid: string };
 
 /** Why the client refused a version or an artifact: one line, said as the client's answer. */
 export class RefusedError extends Error {}

@@ -34,28 +34,22 @@ export const toBrandProfile = (brand: { orgId: string; slug: string }, input: Br
   const { legalDocuments, trademarkRegistrations, ...rest } = input;
   const idOf = (what: string, given: number | undefined, content: string) =>
     given ?? stableId(`${what}:${brand.orgId}/${brand.slug}:${content}`);
+  const documents = legalDocuments?.map((doc) => ({
+    id: idOf('legal-document', doc.id, `${doc.name}\u0000${doc.url}`),
+    name: doc.name,
+    url: doc.url,
+  }));
+  const marks = trademarkRegistrations?.map((mark) => ({
+    id: idOf('trademark', mark.id, `${mark.jurisdiction}\u0000${mark.registrationNumber}`),
+    mark: mark.mark,
+    registrationNumber: mark.registrationNumber,
+    jurisdiction: mark.jurisdiction,
+    url: mark.url ?? null,
+  }));
   return {
     ...rest,
-    ...(legalDocuments === undefined
-      ? {}
-      : {
-          legalDocuments: legalDocuments.map((doc) => ({
-            id: idOf('legal-document', doc.id, `${doc.name}\u0000${doc.url}`),
-            name: doc.name,
-            url: doc.url,
-          })),
-        }),
-    ...(trademarkRegistrations === undefined
-      ? {}
-      : {
-          trademarkRegistrations: trademarkRegistrations.map((mark) => ({
-            id: idOf('trademark', mark.id, `${mark.jurisdiction}\u0000${mark.registrationNumber}`),
-            mark: mark.mark,
-            registrationNumber: mark.registrationNumber,
-            jurisdiction: mark.jurisdiction,
-            url: mark.url ?? null,
-          })),
-        }),
+    ...(documents === undefined ? {} : { legalDocuments: documents }),
+    ...(marks === undefined ? {} : { trademarkRegistrations: marks }),
   };
 };
 

@@ -46,20 +46,4 @@ export {
   syncFailure,
   syncLists,
 } from './sync.ts';
-export {
-  CHECK_CODES,
-  CHECK_REASONS,
-  type CheckIndexStore,
-  type CheckResult,
-  type CheckStatus,
-  type CheckTarget,
-  type ExternalSource,
-  type ExternalSourceName,
-  type IndexEntry,
-  type KeyLevel,
-  type KeyTarget,
-  LEVEL,
-  SOURCE_ORDER,
-  type SourceName,
-  type SourceVerdict,
-} from './types.ts';
+export * from './types.ts';

@@ -32,12 +32,7 @@ export type InsightsStores = { metrics: MetricsStore; directory: InsightsDirecto
  * must be it); a user key must send `slug` and be an ACTIVE member. Anything else is 403, with
  * the same message whether or not the organization exists.
  */
-export const insightsOrganization = async (
-  directory: Pick<DirectoryStore, 'findMembership'>,
-  caller: Caller,
-  slug: string | undefined,
-  resource: string,
-): Promise<string> => {
+export const insightsOrganization: typeof actingOrganization = async (directory, caller, slug, resource) => {
   if (caller.kind === 'user' && slug === undefined) {
     throw new ForbiddenError(`You do not have permission to access ${resource} for this organization`);
   }

@@ -20,20 +20,16 @@ export {
   type VerdictExportStore,
 } from './export.ts';
 export { type Lease, type PublishOutcome, runPublisher, type VerdictPublisher, verdictPublisher } from './publisher.ts';
+export { type ReplicaStatus, type ReplicatedIndex, replicatedIndex } from './replica.ts';
 export {
-  applyChanges,
-  applyLog,
   compactSnapshot,
   nextSnapshot,
-  type ReplicaStatus,
-  type ReplicatedIndex,
   readWholeIndex,
-  replicatedIndex,
   type SnapshotJob,
   snapshotVerdicts,
   storeVerdictSnapshot,
-  VerdictState,
-} from './replica.ts';
+} from './snapshots.ts';
+export { applyChanges, applyLog, VerdictState } from './state.ts';
 export {
   CHANGELOG_READS,
   FEED_POLLING,
