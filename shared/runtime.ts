@@ -360,19 +360,41 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   },
 }));
 /**
- * Where no scan queue is configured (the local runtime), scans run in this process: the local
- * gateway sets `run` (to the worker's own module, held to the worker's declared writes).
+ * The local runtime's in-process workers (`infra/local/local-workers.ts`), where AWS has a queue or
+ * a log subscription: the module `LOCAL_WORKERS` names, which the local gateway sets. Unset (AWS, a
+ * bundle run by hand), the work stays queued.
  */
-export const localScans: { run: (scanIds: readonly number[]) => Promise<void> } = {
-  // A bundle run by hand without SCAN_QUEUE_URL: its scans stay PENDING, as with a queue nobody reads.
-  run: async (scanIds) => logger.info('Scans left PENDING: no scan queue is configured here', { scanIds }),
+export type LocalWorkers = {
+  runScans(scanIds: readonly number[]): Promise<void>;
+  runDetections(runs: readonly DetectionRun[]): Promise<void>;
+  feedCheckSamples(contents: string[]): void;
+};
+const importedWorkers = new Map<string, Promise<LocalWorkers>>();
+/** The workers once imported, so that a batch of samples is handed over in the same turn it is flushed in. */
+const loadedWorkers = new WeakMap<Promise<LocalWorkers>, LocalWorkers>();
+const localWorkers = (): Promise<LocalWorkers> | undefined => {
+  const module = config.localWorkers;
+  if (module === undefined) return undefined;
+  let workers = importedWorkers.get(module);
+  if (workers === undefined) {
+    const imported = import(module) as Promise<LocalWorkers>;
+    workers = imported;
+    void imported.then((local) => loadedWorkers.set(imported, local));
+    importedWorkers.set(module, imported);
+  }
+  return workers;
 };
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;
   if (url !== undefined) return sqsScanQueue(sqsClient('scan queue'), url);
-  return inProcessScanQueue((scanIds) =>
-    localScans.run(scanIds).catch((error: unknown) => logger.error('Scans not run', { error, scanIds })),
-  );
+  return inProcessScanQueue(async (scanIds) => {
+    const workers = localWorkers();
+    // A bundle run by hand without SCAN_QUEUE_URL: its scans stay PENDING, as with a queue nobody reads.
+    if (workers === undefined) return logger.info('Scans left PENDING: no scan queue is configured here', { scanIds });
+    await (await workers)
+      .runScans(scanIds)
+      .catch((error: unknown) => logger.error('Scans not run', { error, scanIds }));
+  });
 });
 
 export const detections = /* @__PURE__ */ table(detectionRepository);
@@ -440,40 +462,44 @@ export const runDetections = async (runs: readonly DetectionRun[]) => {
     );
   }
 };
-/**
- * Where no run queue is configured (the local runtime), runs go through an in-process queue: the
- * local gateway sets `run` (to the run worker's module, held to the worker's declared writes).
- */
-export const localDetections: { run: (runs: readonly DetectionRun[]) => Promise<void> } = {
-  run: async (runs) =>
-    logger.info('Detection runs left QUEUED: no run queue is configured here', {
-      runIds: runs.map((run) => run.runId),
-    }),
-};
 /** The queue of detection runs: SQS in AWS, the local runtime's in-process queue otherwise; the request never waits for a run. */
 export const detectionQueue = /* @__PURE__ */ once(() => {
   const url = config.detectionQueueUrl;
   if (url !== undefined) return sqsRunQueue(sqsClient('detection run queue'), url);
-  return inProcessRunQueue((runs) =>
-    localDetections.run(runs).catch((error: unknown) => logger.error('Detection runs not run', { error })),
-  );
+  return inProcessRunQueue(async (runs) => {
+    const workers = localWorkers();
+    if (workers === undefined) {
+      return logger.info('Detection runs left QUEUED: no run queue is configured here', {
+        runIds: runs.map((run) => run.runId),
+      });
+    }
+    await (await workers)
+      .runDetections(runs)
+      .catch((error: unknown) => logger.error('Detection runs not run', { error }));
+  });
 });
 
 /**
- * Where the check's sampled unknown content goes: the local gateway sets `feed` (the in-process
- * ASSET_CHECK feed); in AWS each batch is one log line, which a subscription filter on the check's
- * log group hands to the sample worker.
+ * Where the check's sampled unknown content goes: in AWS each batch is one log line, which a
+ * subscription filter on the check's log group hands to the sample worker; locally, the in-process
+ * ASSET_CHECK feed of `LOCAL_WORKERS`.
  */
-export const localCheckSamples: { feed?: (contents: string[]) => void } = {};
-export const checkSamples = /* @__PURE__ */ once(() =>
-  checkSampler({
+export const checkSamples = /* @__PURE__ */ once(() => {
+  // Locally, the feed is imported before the first batch, so a flush hands the batch over at once.
+  void localWorkers();
+  return checkSampler({
     rate: config.checkSampleRate,
     batch: 25,
     maxWaitMs: 10_000,
     seenLimit: 10_000,
     emit: (contents) => {
-      if (localCheckSamples.feed) localCheckSamples.feed(contents);
-      else logger.info(SAMPLES_MESSAGE, { samples: contents });
+      const workers = localWorkers();
+      if (workers === undefined) logger.info(SAMPLES_MESSAGE, { samples: contents });
+      else {
+        const loaded = loadedWorkers.get(workers);
+        if (loaded) loaded.feedCheckSamples(contents);
+        else void workers.then((local) => local.feedCheckSamples(contents));
+      }
     },
-  }),
-);
+  });
+});

@@ -5,11 +5,11 @@ import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { DetectionRun } from '../../shared/domain/detections/index.ts';
-import { localCheckSamples, localDetections, localScans, tableClient } from '../../shared/runtime.ts';
+import { tableClient } from '../../shared/runtime.ts';
 import { allowedOrigin, type CorsSettings, corsSettings } from '../cors.ts';
-import { BASE_PATHS, ROUTES, type Route, WORKER_WRITES, WORKERS } from '../routes.ts';
+import { BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { LOCAL_WORKERS_MODULE } from './local-workers.ts';
 import { guardWrites, runAs } from './write-guard.ts';
 
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -199,12 +199,7 @@ const answerUnparsable = (_error: Error, socket: Duplex): void => {
   );
 };
 
-/** Batches of check samples being fed in this process. */
-const feeding = new Set<Promise<void>>();
-/** Resolves once every batch of check samples handed to the local feed so far is fed. */
-export const checkSamplesSettled = async (): Promise<void> => {
-  while (feeding.size > 0) await Promise.all(feeding);
-};
+export { checkSamplesSettled } from './local-workers.ts';
 
 /**
  * Serves every route of the route table under each base path, turning requests into HTTP API 2.0
@@ -219,33 +214,8 @@ export const createGateway = ({
   cors?: CorsSettings;
   routes?: readonly Route[];
 } = {}): Server => {
-  // Scans run in this process after their request answered: held to the scan worker's writes, not the route's.
-  localScans.run = (scanIds) =>
-    runAs({ name: 'run-scans', writes: WORKER_WRITES['run-scans'] }, async () => {
-      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['run-scans'])).href)) as {
-        runScans: (ids: readonly number[]) => Promise<void>;
-      };
-      await worker.runScans(scanIds);
-    });
-  // Detection runs too, held to the run worker's writes.
-  localDetections.run = (runs) =>
-    runAs({ name: 'run-detections', writes: WORKER_WRITES['run-detections'] }, async () => {
-      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['run-detections'])).href)) as {
-        runLocally: (queued: readonly DetectionRun[]) => Promise<void>;
-      };
-      await worker.runLocally(runs);
-    });
-  // The check's samples feed ASSET_CHECK in this process, after the checks answered, as the sample worker.
-  localCheckSamples.feed = (contents) => {
-    const fed = runAs({ name: 'feed-check-samples', writes: WORKER_WRITES['feed-check-samples'] }, async () => {
-      const worker = (await import(pathToFileURL(resolve(ROOT, WORKERS['feed-check-samples'])).href)) as {
-        feedLocally: (samples: readonly string[]) => Promise<number>;
-      };
-      await worker.feedLocally(contents);
-    }).catch((error: unknown) => console.error(`Check samples not fed: ${String(error)}`));
-    feeding.add(fed);
-    void fed.finally(() => feeding.delete(fed));
-  };
+  // Scans, detection runs and the check's samples run in this process, each as its own worker.
+  process.env.LOCAL_WORKERS = LOCAL_WORKERS_MODULE;
   const server = createServer(async (request, response) => {
     const receivedAt = Date.now();
     try {
