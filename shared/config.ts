@@ -161,14 +161,12 @@ export const config = {
   get detectionQueueUrl(): string | undefined {
     return optional('DETECTION_QUEUE_URL');
   },
-  /** Locally, the module of the workers run in this process where AWS has a queue (the local gateway sets it); unset in AWS. */
-  get localWorkers(): string | undefined {
-    return optional('LOCAL_WORKERS');
-  },
   /** Locally, the file of registered names the DNS_TWIST resolver answers from; unset in AWS (real DNS). */
   get detectionDnsFixture(): string | undefined {
     return optional('DETECTION_DNS_FIXTURE');
   },
+  /** Locally, the module of the workers run in this process where AWS has a queue (the local gateway sets it); unset in AWS. */
+  localWorkers: (): string | undefined => optional('LOCAL_WORKERS'),
   /** Locally, a recorded certificate-transparency log replayed for every CERTSTREAM log; unset in AWS. */
   get detectionCtRecording(): string | undefined {
     return optional('DETECTION_CT_RECORDING');

@@ -62,6 +62,7 @@ import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples
 import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/index.ts';
 import { feedSource, PUBLISHING, replicatedIndex, verdictPublisher } from './domain/verdict-feed/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
+import { feedCheckSamplesLocally, localWorkers } from './local-workers.ts';
 import { logger } from './logger.ts';
 import { recordReplicaAge } from './metrics.ts';
 import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatch.ts';
@@ -359,31 +360,6 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
     lists: lists(),
   },
 }));
-/**
- * The local runtime's in-process workers (`infra/local/local-workers.ts`), where AWS has a queue or
- * a log subscription: the module `LOCAL_WORKERS` names, which the local gateway sets. Unset (AWS, a
- * bundle run by hand), the work stays queued.
- */
-export type LocalWorkers = {
-  runScans(scanIds: readonly number[]): Promise<void>;
-  runDetections(runs: readonly DetectionRun[]): Promise<void>;
-  feedCheckSamples(contents: string[]): void;
-};
-const importedWorkers = new Map<string, Promise<LocalWorkers>>();
-/** The workers once imported, so that a batch of samples is handed over in the same turn it is flushed in. */
-const loadedWorkers = new WeakMap<Promise<LocalWorkers>, LocalWorkers>();
-const localWorkers = (): Promise<LocalWorkers> | undefined => {
-  const module = config.localWorkers;
-  if (module === undefined) return undefined;
-  let workers = importedWorkers.get(module);
-  if (workers === undefined) {
-    const imported = import(module) as Promise<LocalWorkers>;
-    workers = imported;
-    void imported.then((local) => loadedWorkers.set(imported, local));
-    importedWorkers.set(module, imported);
-  }
-  return workers;
-};
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;
   if (url !== undefined) return sqsScanQueue(sqsClient('scan queue'), url);
@@ -493,13 +469,7 @@ export const checkSamples = /* @__PURE__ */ once(() => {
     maxWaitMs: 10_000,
     seenLimit: 10_000,
     emit: (contents) => {
-      const workers = localWorkers();
-      if (workers === undefined) logger.info(SAMPLES_MESSAGE, { samples: contents });
-      else {
-        const loaded = loadedWorkers.get(workers);
-        if (loaded) loaded.feedCheckSamples(contents);
-        else void workers.then((local) => local.feedCheckSamples(contents));
-      }
+      if (!feedCheckSamplesLocally(contents)) logger.info(SAMPLES_MESSAGE, { samples: contents });
     },
   });
 });

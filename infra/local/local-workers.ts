@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DetectionRun } from '../../shared/domain/detections/index.ts';
-import type { LocalWorkers } from '../../shared/runtime.ts';
+import type { LocalWorkers } from '../../shared/local-workers.ts';
 import { WORKER_WRITES, WORKERS, type Worker } from '../routes.ts';
 import { runAs } from './write-guard.ts';
 
