@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import type { ManifestArtifact, ManifestPayload } from '../domain/blocklist/manifest.ts';
 
-/** What the client checks a version answer against before it uses anything of it (SPEC-EXTENSIONS §11). */
+/** What the client checks a version answer against before it uses anything of it: a listed key's signature, expiry, no rollback, each artifact's SHA-256 and size. */
 export type JwkSet = { keys: (JWK & { kid?: string })[] };
 export type { ManifestArtifact };
 /** A manifest the client verified, with the id of the key that signed it. */

@@ -157,7 +157,7 @@ export const rateLimiter = (options: { now?: () => number; maxBuckets?: number }
 };
 
 /**
- * Failed key lookups per source address (SPEC-EXTENSIONS §4b): a burst of `DEFAULT_KEY_GUESS_LIMIT.burst`
+ * Failed key lookups per source address: a burst of `DEFAULT_KEY_GUESS_LIMIT.burst`
  * unknown keys, then one a second; apart from the per-key budgets.
  */
 export const DEFAULT_KEY_GUESS_LIMIT: Budget = { perSecond: 1, burst: 50 };

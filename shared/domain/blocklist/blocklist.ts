@@ -37,7 +37,7 @@ export type BlocklistVersion = {
   entries: number;
   snapshot: ArtifactRef;
   recent: ArtifactRef;
-  /** The signed manifest of this answer (SPEC-EXTENSIONS §11); absent where no signing key exists yet. */
+  /** The signed manifest of this answer (compact JWS, EdDSA, over each artifact's SHA-256 and size); absent where no signing key exists yet. */
   manifest?: string;
 };
 

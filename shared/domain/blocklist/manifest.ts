@@ -14,7 +14,7 @@ export type ManifestPayload = {
 export type ManifestContent = Pick<ManifestPayload, 'algoVersion' | 'version' | 'artifacts'>;
 
 export const MANIFEST = {
-  /** A manifest is valid this long after it is issued (at most 24 h, §11). */
+  /** A manifest is valid this long after it is issued (at most 24 h). */
   lifetimeMs: 24 * 3_600_000,
   /** A manifest with less than this left is issued again at the next answer, even when nothing changed. */
   renewWithinMs: 12 * 3_600_000,
