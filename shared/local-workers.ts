@@ -11,27 +11,32 @@ export type LocalWorkers = {
   runDetections(runs: readonly DetectionRun[]): Promise<void>;
   feedCheckSamples(contents: string[]): void;
 };
-const importedWorkers = new Map<string, Promise<LocalWorkers>>();
-/** The workers once imported, so that a batch of samples is handed over in the same turn it is flushed in. */
-const loadedWorkers = new WeakMap<Promise<LocalWorkers>, LocalWorkers>();
+/** Each module's import, and the workers once it is done (so a batch of samples is handed over in the turn it is flushed in). */
+const imports = new Map<string, { workers: Promise<LocalWorkers>; loaded?: LocalWorkers }>();
+const importOf = (module: string) => {
+  let entry = imports.get(module);
+  if (entry === undefined) {
+    const loading: { workers: Promise<LocalWorkers>; loaded?: LocalWorkers } = {
+      workers: import(module) as Promise<LocalWorkers>,
+    };
+    void loading.workers.then((local) => {
+      loading.loaded = local;
+    });
+    entry = loading;
+    imports.set(module, entry);
+  }
+  return entry;
+};
 export const localWorkers = (): Promise<LocalWorkers> | undefined => {
   const module = config.localWorkers();
-  if (module === undefined) return undefined;
-  let workers = importedWorkers.get(module);
-  if (workers === undefined) {
-    const imported = import(module) as Promise<LocalWorkers>;
-    workers = imported;
-    void imported.then((local) => loadedWorkers.set(imported, local));
-    importedWorkers.set(module, imported);
-  }
-  return workers;
+  return module === undefined ? undefined : importOf(module).workers;
 };
 
 /** Hands a batch of check samples to the local feed, in this turn once the workers are imported; false where there is none. */
 export const feedCheckSamplesLocally = (contents: string[]): boolean => {
-  const workers = localWorkers();
-  if (workers === undefined) return false;
-  const loaded = loadedWorkers.get(workers);
+  const module = config.localWorkers();
+  if (module === undefined) return false;
+  const { workers, loaded } = importOf(module);
   if (loaded) loaded.feedCheckSamples(contents);
   else void workers.then((local) => local.feedCheckSamples(contents));
   return true;
