@@ -11,8 +11,8 @@ import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
  */
 export type ExampleDoc = {
   summary: string;
-  /** Path and query parameters by name, as the client sends them. */
-  parameters?: Record<string, string | number | boolean>;
+  /** Path and query parameters by name, as the client sends them (strings, as on the wire). */
+  parameters?: Record<string, string>;
   body?: unknown;
   /** Sent without an API key (`x-without-key` on the response example). */
   withoutKey?: boolean;
@@ -237,7 +237,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'list-reports': {
     firstPage: {
       summary: 'The newest reports (ids are numbers; `cursor` and `nextCursor` carry the same cursor)',
-      parameters: { limit: 1 },
+      parameters: { limit: '1' },
       status: 200,
       response: {
         reports: [
@@ -279,7 +279,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'review-proposal': {
     approve: {
       summary: 'Approve: the content becomes BLOCKED',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'APPROVE', label: 'General Phishing' },
       status: 200,
       response: {
@@ -306,7 +306,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     watchlist: {
       summary: 'Watchlist: answered as a rejection with the content watchlisted',
-      parameters: { proposalId: 4322 },
+      parameters: { proposalId: '4322' },
       body: {
         assetId: reportedAssetId('https://parked-domain.com'),
         decision: 'WATCHLIST',
@@ -338,21 +338,21 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     labelMissing: {
       summary: 'An approval without a label',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'APPROVE' },
       status: 400,
       response: failure('BAD_REQUEST', '`label` is required when approving a proposal'),
     },
     unknownProposal: {
       summary: 'A proposal that is not the organization’s',
-      parameters: { proposalId: 999999 },
+      parameters: { proposalId: '999999' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'REJECT', rejectReason: 'irrelevant' },
       status: 404,
       response: failure('NOT_FOUND', 'Proposal not found'),
     },
     assetMismatch: {
       summary: 'An `assetId` that is not the proposal’s asset',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: 1, decision: 'REJECT', rejectReason: 'irrelevant' },
       status: 409,
       response: failure('CONFLICT', "assetId does not match the proposal's asset"),
@@ -464,14 +464,14 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'update-asset': {
     nothingToChange: {
       summary: 'None of name, description or groupId',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345 },
       status: 400,
       response: failure('BAD_REQUEST', 'At least one field (name, description, or groupId) must be provided'),
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345, name: 'Updated Name' },
       withoutKey: true,
       status: 401,
@@ -479,7 +479,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     unknownAsset: {
       summary: 'An asset id the service does not have',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345, name: 'Updated Name', description: 'Updated description', groupId: 2 },
       status: 404,
       response: failure('NOT_FOUND', 'Asset with ID 12345 not found'),
@@ -488,28 +488,28 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'update-asset-group': {
     renamed: {
       summary: 'A new name',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Renamed Group' },
       status: 200,
       response: { id: 4, name: 'Renamed Group' },
     },
     nameMissing: {
       summary: 'No name',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       status: 400,
       response: failure('BAD_REQUEST', 'Group name is required'),
     },
     nameTooLong: {
       summary: 'A name of 256 characters',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'n'.repeat(256) },
       status: 400,
       response: failure('BAD_REQUEST', 'Group name must be between 1 and 255 characters'),
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Renamed Group' },
       withoutKey: true,
       status: 401,
@@ -517,14 +517,14 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     unknownGroup: {
       summary: 'A group id the organization does not have',
-      parameters: { groupId: 44 },
+      parameters: { groupId: '44' },
       body: { groupId: 44, name: 'Renamed Group' },
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
     },
     nameTaken: {
       summary: 'The name of another group of the organization',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Wallets' },
       status: 409,
       response: failure('CONFLICT', 'A group with this name already exists'),
@@ -533,14 +533,14 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'delete-asset-group': {
     deleted: {
       summary: 'Its five assets become ungrouped',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       status: 200,
       response: { success: true, id: 4, unassignedAssetCount: 5 },
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       withoutKey: true,
       status: 401,
@@ -548,7 +548,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     unknownGroup: {
       summary: 'A group id the organization does not have (or no longer has)',
-      parameters: { groupId: 44 },
+      parameters: { groupId: '44' },
       body: { groupId: 44 },
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),

@@ -21,7 +21,13 @@ import { createTestTable } from '../fixtures/table.ts';
  */
 const KNOWN_DIVERGENCES = new Set<string>([]);
 
-type Example = { summary?: string; value: unknown; 'x-without-key'?: boolean };
+type Example = {
+  summary?: string;
+  value: unknown;
+  'x-without-key'?: boolean;
+  /** The request of an answer to invalid input, which the description does not offer as a request. */
+  'x-request'?: { parameters?: Record<string, string>; body?: unknown };
+};
 type Media = { schema?: unknown; example?: unknown; examples?: Record<string, Example> };
 type Parameter = {
   name: string;
@@ -63,8 +69,9 @@ const examplesOf = (): Case[] =>
     return answers.map(([name, { status, example }]) => {
       let path = route.path;
       const query = new URLSearchParams();
+      const invalid = example['x-request'];
       for (const parameter of operation.parameters ?? []) {
-        const value = parameter.examples?.[name]?.value;
+        const value = invalid ? invalid.parameters?.[parameter.name] : parameter.examples?.[name]?.value;
         if (value === undefined) continue;
         if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
         else query.set(parameter.name, String(value));
@@ -76,7 +83,7 @@ const examplesOf = (): Case[] =>
         summary: example.summary ?? name,
         path,
         query,
-        body: operation.requestBody?.content['application/json']?.examples?.[name]?.value,
+        body: invalid ? invalid.body : operation.requestBody?.content['application/json']?.examples?.[name]?.value,
         withoutKey: example['x-without-key'] === true,
         status,
         response: example.value,
