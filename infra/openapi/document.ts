@@ -13,6 +13,7 @@ import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-ha
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { findTwins, type Json, toDocumentSchema } from './convert.ts';
+import { EXTRA_FIELDS } from './extra-fields.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 import { OPERATIONS } from './operations.ts';
 import { type ExampleDoc, PUBLISHED_EXAMPLES } from './published-examples.ts';
@@ -263,13 +264,18 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
   const body = requestBody(request, doc);
   const params = parameters(route.path, request);
+  const extra = EXTRA_FIELDS[route.name];
+  const description = extra
+    ? `${doc.description}\n\nDeliberately answers more than the published page shows (\`x-extra-fields\`: ${extra.fields.map((field) => `\`${field}\``).join(', ')}): ${extra.why}`
+    : doc.description;
   const built: Json = {
     operationId: operationId(route.name),
     summary: doc.summary,
     description: declaration
-      ? `${doc.description}\n\nRate class: \`${declaration.rateClass}\` (default ${defaultBudget(declaration.rateClass)}).`
-      : doc.description,
+      ? `${description}\n\nRate class: \`${declaration.rateClass}\` (default ${defaultBudget(declaration.rateClass)}).`
+      : description,
     ...(declaration ? { 'x-rate-class': declaration.rateClass } : {}),
+    ...(extra ? { 'x-extra-fields': extra.fields } : {}),
     tags: [doc.tag],
     ...(route.public ? { security: [] } : {}),
     ...(declaration?.deprecation ? { deprecated: true } : {}),

@@ -186,6 +186,25 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
         blockedBy: [],
       },
     },
+    blockedBy: {
+      summary: 'Blocked content with the channels that distribute its verdict, asked by the reporting organization',
+      body: { content: 'https://reported-scam.example' },
+      status: 200,
+      response: {
+        asset: {
+          id: reportedAssetId('https://reported-scam.example'),
+          content: 'https://reported-scam.example',
+          type: 'URL',
+          status: 'BLOCKED',
+          watchStatus: 'DISABLED',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          updatedAt: '2026-03-01T10:00:00.000Z',
+        },
+        reports: [{ id: 1234, title: 'Reported scam', status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
+        takedown: null,
+        blockedBy: [{ consumer: 'blocklist', name: 'Prefix sync', consumedAt: '2026-03-01T10:05:00.000Z' }],
+      },
+    },
   },
   'get-changelog': {
     typeOnly: {
@@ -546,12 +565,244 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       status: 401,
       response: ORG_KEY_REQUIRED,
     },
+    mismatchedBody: {
+      summary: 'A body that names another group than the path',
+      parameters: { groupId: '4' },
+      body: { groupId: 3 },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Path parameter groupId does not match body'),
+    },
     unknownGroup: {
       summary: 'A group id the organization does not have (or no longer has)',
       parameters: { groupId: '44' },
       body: { groupId: 44 },
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
+    },
+  },
+
+  'check-asset': {
+    proxyTest: {
+      summary: 'The call the published proxy guide tests with: a popular domain',
+      body: { type: 'URL', content: 'google.com' },
+      status: 200,
+      response: { status: 'ALLOWED', source: 'service', sources: [{ source: 'service', status: 'ALLOWED' }] },
+    },
+  },
+  'submit-assets': {
+    sdkExample: {
+      summary: 'An address, a domain and a URL submitted for scanning; `scanId` only where a scan started at once',
+      body: {
+        assets: ['0x1234567890abcdef1234567890abcdef12345678', 'suspicious-domain.com', 'https://fake-exchange.net'],
+      },
+      status: 200,
+      response: {
+        submittedAssets: [
+          { asset: '0x1234567890abcdef1234567890abcdef12345678', assetId: 12346 },
+          { asset: 'suspicious-domain.com', assetId: 12345, scanId: 67890 },
+          { asset: 'https://fake-exchange.net', assetId: 12347, scanId: 67891 },
+        ],
+      },
+    },
+  },
+  'create-dispute': {
+    published: {
+      summary: 'A dispute of blocked content, with a contact email',
+      body: {
+        content: 'https://reported-scam.example',
+        email: 'owner@reported-scam.example',
+        description: 'This is our own site',
+      },
+      status: 200,
+      response: { id: '12345', content: 'https://reported-scam.example' },
+    },
+  },
+  'search-reports': {
+    byContents: {
+      summary: 'Whether the organization reported some contents already, before it reports them',
+      body: { assetContents: ['https://reported-scam.example', 'phishing.example'] },
+      status: 200,
+      response: {
+        results: [
+          {
+            asset: 'https://reported-scam.example',
+            reports: [{ id: 1234, status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
+          },
+          { asset: 'phishing.example', reports: [] },
+        ],
+        reports: [{ id: 1234, status: 'TODO', assets: ['https://reported-scam.example'] }],
+        totalCount: 1,
+      },
+    },
+  },
+  'parse-assets': {
+    published: {
+      summary: 'Content normalized to its asset: a URL loses its scheme, query and the case of its host',
+      body: { content: 'https://WWW.Example.com/login?next=1' },
+      status: 200,
+      response: {
+        content: 'www.example.com/login',
+        submittedContent: 'https://WWW.Example.com/login?next=1',
+        type: 'URL',
+      },
+    },
+  },
+  'list-healthchecks': {
+    registry: {
+      summary: 'The registry of healthchecks: a client calls the implemented ones by their path',
+      body: {},
+      status: 200,
+      response: {
+        checks: [
+          {
+            id: 'reviewing.backlog',
+            title: 'Reviewing backlog',
+            path: '/healthchecks/reviewing/backlog',
+            implemented: true,
+          },
+        ],
+      },
+    },
+  },
+  'healthcheck-reviewing-backlog': {
+    published: {
+      summary: 'The pending proposals graded against the thresholds',
+      body: {},
+      status: 200,
+      response: {
+        id: 'reviewing.backlog',
+        severity: 'ok',
+        observed: 2,
+        threshold: { warn: 50, fail: 200 },
+        findings: [],
+        suggestedAction: 'No action needed',
+      },
+    },
+  },
+  'get-queues-snapshot': {
+    buckets: {
+      summary: 'The review and takedown queues with their age buckets',
+      body: { windowHours: 168 },
+      status: 200,
+      response: {
+        queues: [
+          {
+            name: 'review',
+            size: 2,
+            oldestAgeSeconds: 86400,
+            p50AgeSeconds: 86400,
+            slaSeconds: 86400,
+            breaching: true,
+            buckets: [
+              { label: '<1d', count: 0 },
+              { label: '1-3d', count: 0 },
+              { label: '3-7d', count: 0 },
+              { label: '7-14d', count: 0 },
+              { label: '>14d', count: 2 },
+            ],
+          },
+        ],
+      },
+    },
+  },
+  'list-detection-sources': {
+    scopes: {
+      summary: 'The sources an organization can configure, each with the scopes it supports',
+      status: 200,
+      response: {
+        sources: [
+          {
+            key: 'CERTSTREAM',
+            name: 'Certificate transparency',
+            description: 'New certificates whose names look like the organization’s brands',
+            mode: 'push',
+            assetTypes: ['URL'],
+            brandScoped: true,
+            configSchema: { type: 'object' },
+            defaultCron: null,
+            enabledByDefault: true,
+            scopes: ['organization', 'global'],
+          },
+        ],
+      },
+    },
+  },
+  'list-user-organizations': {
+    published: {
+      summary: 'The key’s organization with its services, integrations and documents',
+      body: {},
+      status: 200,
+      response: {
+        organizations: [
+          {
+            id: 42,
+            name: 'Acme Protocol',
+            slug: 'acme',
+            role: 'ORGANIZATION',
+            avatarUrl: 'https://acme.example/avatar.png',
+            subscriptionStatus: 'ACTIVE',
+            services: {
+              reporting: { active: true },
+              reviewing: { active: true },
+              protection: { active: true },
+              takedowns: { active: true, automated: false },
+              detection: { active: true },
+              darkWebMonitoring: { active: false },
+            },
+            obligatoryAdminApproval: false,
+            integrations: {
+              slack: true,
+              discord: false,
+              telegram: { connected: true, groupCount: 2 },
+              vercel: false,
+              intercom: false,
+              moderation: true,
+            },
+            legalDocuments: {
+              letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
+              powerOfAttorney: { present: false, fileName: null, fileUrl: null },
+            },
+            trademarkRegistrations: [],
+          },
+        ],
+      },
+    },
+  },
+  'get-user-organization': {
+    published: {
+      summary: 'One organization by its own slug, asked with its key',
+      parameters: { slug: 'acme' },
+      status: 200,
+      response: {
+        id: 42,
+        name: 'Acme Protocol',
+        slug: 'acme',
+        role: 'ORGANIZATION',
+        avatarUrl: 'https://acme.example/avatar.png',
+        subscriptionStatus: 'ACTIVE',
+        services: {
+          reporting: { active: true },
+          reviewing: { active: true },
+          protection: { active: true },
+          takedowns: { active: true, automated: true },
+          detection: { active: true },
+          darkWebMonitoring: { active: false },
+        },
+        obligatoryAdminApproval: true,
+        integrations: {
+          slack: true,
+          discord: true,
+          telegram: { connected: false, groupCount: 0 },
+          vercel: false,
+          intercom: false,
+          moderation: false,
+        },
+        legalDocuments: {
+          letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
+          powerOfAttorney: { present: true, fileName: 'poa.pdf', fileUrl: 'https://acme.example/poa.pdf' },
+        },
+        trademarkRegistrations: [],
+      },
     },
   },
 };
