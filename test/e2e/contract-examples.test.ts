@@ -144,6 +144,16 @@ const shapeDifferences = (expected: unknown, actual: unknown, path = '$'): strin
 };
 
 /** The fields `actual` has beyond `expected`, as `results[].asset`: arrays are compared by their first item. */
+/** Every field of `value` in the notation of `extraFields`. */
+const fieldPaths = (value: unknown, path = ''): string[] => {
+  if (Array.isArray(value)) return value.length > 0 ? fieldPaths(value[0], `${path}[]`) : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([field, inner]) => {
+    const at = path ? `${path}.${field}` : field;
+    return [at, ...fieldPaths(inner, at)];
+  });
+};
+
 const extraFields = (expected: unknown, actual: unknown, path = ''): string[] => {
   if (Array.isArray(expected) && Array.isArray(actual)) {
     return expected.length > 0 && actual.length > 0 ? extraFields(expected[0], actual[0], `${path}[]`) : [];
@@ -252,10 +262,16 @@ describe.each(BASE_PATHS)('the examples replayed under %s', (base) => {
       expect(shapeDifferences(example.response, body)).toEqual([]);
       // A success may answer more than the page shows only where the description says so.
       const extra = example.status < 300 ? extraFields(example.response, body) : [];
-      const undeclared = extra.filter(
-        (field) => !(operationOf(example.route)?.['x-extra-fields'] ?? []).includes(field),
-      );
+      const declared = operationOf(example.route)?.['x-extra-fields'] ?? [];
+      const undeclared = extra.filter((field) => !declared.includes(field));
       expect(undeclared, 'fields beyond the published example, not listed in x-extra-fields').toEqual([]);
+      if (example.status < 300) {
+        const answered = fieldPaths(body);
+        expect(
+          declared.filter((field) => !answered.includes(field)),
+          'x-extra-fields the answer does not have',
+        ).toEqual([]);
+      }
       if (example.status >= 400) {
         const { code, message } = example.response as { code: string; message: string };
         expect(body).toMatchObject({ code, message });
