@@ -68,6 +68,9 @@ const reportedAssetId = (content: string): number => {
  * Published examples that need a state no request can set up are left out: the 500 bodies, the
  * 429 of a spent review budget, and 403s for records of another organization, whose ids are
  * assigned at run time; so is the 400 of 1,001 assets, whose body would be most of this description.
+ * Also left out: the success of an asset update (asset ids are assigned at run time), the
+ * `reporterKind`/`reviewerKind` body of the deprecated reports list (unmerged pages only), and the
+ * detections list, whose published answer needs detections no request creates.
  */
 export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'create-report': {
