@@ -553,5 +553,18 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
     },
+    bodyMismatch: {
+      summary: 'A body naming another group than the path',
+      parameters: { groupId: 4 },
+      body: { groupId: 3 },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Path parameter groupId does not match body'),
+    },
+    malformedId: {
+      summary: 'A group id that is not a positive integer',
+      parameters: { groupId: 'four' },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Invalid group ID'),
+    },
   },
 };

@@ -26,7 +26,19 @@ export const metricsBreakdownBody = v.object(
   },
   'by and metric are required',
 );
-export const organizationBody = optionalBody(organization);
+const WINDOW_HOURS = 'windowHours must be an integer between 1 and 8760';
+/** The queue snapshot's body: the organization, and the staleness window in hours (default 168). */
+export const queuesSnapshotBody = optionalBody({
+  ...organization,
+  windowHours: nullable(
+    v.pipe(
+      v.number(WINDOW_HOURS),
+      v.safeInteger(WINDOW_HOURS),
+      v.minValue(1, WINDOW_HOURS),
+      v.maxValue(8760, WINDOW_HOURS),
+    ),
+  ),
+});
 
 /** A healthcheck's body: the organization, and the silent-configs check's minimum and window (as the config check's). */
 export const healthcheckBody = optionalBody({
