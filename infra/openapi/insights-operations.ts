@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
+import { HEALTHCHECK_KEYS, SUBSCRIPTION_STATUSES } from '../../shared/domain/account/organization-settings.ts';
 import { healthcheckRegistry } from '../../shared/domain/insights/healthcheck-registry.ts';
 import { MAX_FINDINGS } from '../../shared/domain/insights/healthchecks.ts';
 import { AGE_BUCKETS } from '../../shared/domain/insights/insights.ts';
@@ -55,20 +55,73 @@ const queue = v.object({
   staleCount: count,
 });
 const service = v.object({ active: v.boolean() });
+const legalDocument = v.object({
+  present: v.boolean(),
+  fileName: v.nullable(v.string()),
+  fileUrl: v.nullable(v.string()),
+});
 const organization = v.object({
   id,
-  slug: v.string(),
   name: v.string(),
+  slug: v.string(),
   avatarUrl: v.nullable(v.string()),
-  role: v.string(),
+  subscriptionStatus: v.picklist(SUBSCRIPTION_STATUSES),
   services: v.object({
     reporting: service,
     reviewing: service,
     protection: service,
     takedowns: v.object({ active: v.boolean(), automated: v.boolean() }),
     detection: service,
+    darkWebMonitoring: service,
   }),
+  obligatoryAdminApproval: v.boolean(),
+  integrations: v.object({
+    slack: v.boolean(),
+    discord: v.boolean(),
+    telegram: v.object({ connected: v.boolean(), groupCount: count }),
+    vercel: v.boolean(),
+    intercom: v.boolean(),
+    moderation: v.boolean(),
+  }),
+  legalDocuments: v.object({ letterOfAuthorization: legalDocument, powerOfAttorney: legalDocument }),
+  trademarkRegistrations: v.array(
+    v.object({ issuingOffice: v.string(), registrationNumber: v.string(), certificateUrl: v.nullable(v.string()) }),
+  ),
+  role: v.string(),
 });
+/** The published example, without the portal fields only an unmerged page shows; `role` is this service's addition. */
+const ORGANIZATION_EXAMPLE = {
+  id: 42,
+  name: 'Acme Protocol',
+  slug: 'acme',
+  avatarUrl: 'https://cdn.acme.example/acme.png',
+  subscriptionStatus: 'ACTIVE',
+  services: {
+    reporting: { active: true },
+    reviewing: { active: true },
+    protection: { active: true },
+    takedowns: { active: true, automated: false },
+    detection: { active: true },
+    darkWebMonitoring: { active: false },
+  },
+  obligatoryAdminApproval: false,
+  integrations: {
+    slack: true,
+    discord: false,
+    telegram: { connected: true, groupCount: 2 },
+    vercel: false,
+    intercom: false,
+    moderation: true,
+  },
+  legalDocuments: {
+    letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://cdn.acme.example/loa.pdf' },
+    powerOfAttorney: { present: false, fileName: null, fileUrl: null },
+  },
+  trademarkRegistrations: [],
+  role: 'ORGANIZATION',
+};
+const ORGANIZATION_FIELDS =
+  'Each organization answers the published fields from its record (`npm run admin -- org settings`, or the fixture): `avatarUrl`, `subscriptionStatus` (default `ACTIVE`), `services` (every one with `active`, `takedowns` also with `automated`), `obligatoryAdminApproval`, `integrations` (`telegram` as `{connected, groupCount}`), `legalDocuments` (`letterOfAuthorization` and `powerOfAttorney`, each `{present, fileName, fileUrl}`) and `trademarkRegistrations` (**Decision:** each `{issuingOffice, registrationNumber, certificateUrl}`), plus the caller’s `role`.';
 const user = v.object({
   id: v.string(),
   email: v.nullable(v.string()),
@@ -388,15 +441,26 @@ export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
   },
   'list-user-organizations': {
     summary: 'List the caller’s organizations',
-    description: 'A user key: the organizations it is an ACTIVE member of; an organization key: its own.',
+    description: `A user key: the organizations it is an ACTIVE member of; an organization key: its own. INACTIVE organizations are never listed. The optional filters are ANDed: \`subscriptionStatus\` (an array of ${SUBSCRIPTION_STATUSES.filter((status) => status !== 'INACTIVE').join(', ')}), \`services\` (an array of service keys, each of which must be active, or an object such as \`{"takedowns": {"active": true, "automated": false}}\`; \`automated\` only for \`takedowns\`), \`obligatoryAdminApproval\` (boolean) and \`query\` (a case-insensitive substring of the name, at most 256 characters); any other value is 400 naming the field. ${ORGANIZATION_FIELDS}`,
     tag: 'Account',
-    responses: { 200: { description: 'The organizations', body: v.object({ organizations: v.array(organization) }) } },
+    requestExample: { subscriptionStatus: ['ACTIVE', 'POC'], services: ['takedowns'], query: 'acme' },
+    responses: {
+      200: {
+        description: 'The organizations',
+        body: v.object({ organizations: v.array(organization) }),
+        example: { organizations: [ORGANIZATION_EXAMPLE] },
+      },
+      400: error('A filter of the wrong shape or an unknown value (the issue names the field)'),
+    },
   },
   'get-user-organization': {
     summary: 'One of the caller’s organizations',
-    description: 'As in the list; any organization the caller cannot reach is not found.',
+    description: `As in the list, unwrapped; any organization the caller cannot reach is not found. ${ORGANIZATION_FIELDS}`,
     tag: 'Account',
-    responses: { 200: { description: 'The organization', body: organization }, 404: error('Organization not found') },
+    responses: {
+      200: { description: 'The organization', body: organization, example: ORGANIZATION_EXAMPLE },
+      404: error('Organization not found'),
+    },
   },
   'validate-key': {
     summary: 'Validate the key',

@@ -709,19 +709,36 @@ describe('the account routes', () => {
     const organization = await account(orgs, 'POST', '/user/orgs', KEYS.acme);
     const stranger = await account(orgs, 'POST', '/user/orgs', KEYS.stranger);
 
+    // The defaults of every published field the organization's record does not set.
     const acme = {
       id: expect.any(Number),
-      slug: 'acme',
       name: 'Acme',
+      slug: 'acme',
       avatarUrl: null,
-      role: 'MEMBER',
+      subscriptionStatus: 'ACTIVE',
       services: {
         reporting: { active: true },
         reviewing: { active: true },
         protection: { active: true },
         takedowns: { active: true, automated: false },
         detection: { active: false },
+        darkWebMonitoring: { active: false },
       },
+      obligatoryAdminApproval: false,
+      integrations: {
+        slack: false,
+        discord: false,
+        telegram: { connected: false, groupCount: 0 },
+        vercel: false,
+        intercom: false,
+        moderation: false,
+      },
+      legalDocuments: {
+        letterOfAuthorization: { present: false, fileName: null, fileUrl: null },
+        powerOfAttorney: { present: false, fileName: null, fileUrl: null },
+      },
+      trademarkRegistrations: [],
+      role: 'MEMBER',
     };
     expect(user.body).toEqual({ organizations: [acme] });
     expect(organization.body).toEqual({ organizations: [{ ...acme, role: 'ORGANIZATION' }] });
