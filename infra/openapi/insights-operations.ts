@@ -455,7 +455,7 @@ export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
   },
   'get-user-organization': {
     summary: 'One of the caller’s organizations',
-    description: `As in the list, unwrapped; any organization the caller cannot reach is not found. ${ORGANIZATION_FIELDS}`,
+    description: `As in the list, unwrapped; any organization the caller cannot reach is not found. **Decision:** an INACTIVE organization the caller belongs to is answered here (the published page leaves it out of the list only). ${ORGANIZATION_FIELDS}`,
     tag: 'Account',
     responses: {
       200: { description: 'The organization', body: organization, example: ORGANIZATION_EXAMPLE },

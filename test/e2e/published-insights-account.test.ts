@@ -328,6 +328,13 @@ describe.each(BASE_PATHS)('the caller’s organizations under %s', (base) => {
     expect(own.body).toEqual({ organizations: [{ ...ACME_VIEW, role: 'ORGANIZATION' }] });
   });
 
+  it('answers an INACTIVE organization of the caller alone, though the list leaves it out', async () => {
+    const response = await call(base, 'GET', '/user/orgs/gamma', undefined, MEMBER);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ slug: 'gamma', subscriptionStatus: 'INACTIVE' });
+  });
+
   it('never lists an INACTIVE organization, and ANDs the filters', async () => {
     expect(await slugs({})).toEqual(['acme', 'beta', 'delta']);
     expect(await slugs({ subscriptionStatus: ['POC', 'PROSPECT'] })).toEqual(['beta', 'delta']);
