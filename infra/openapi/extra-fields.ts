@@ -41,6 +41,10 @@ export const EXTRA_FIELDS: Record<string, { fields: string[]; why: string }> = {
     fields: ['role'],
     why: 'the caller’s role in the organization.',
   },
+  'healthcheck-reviewing-backlog': {
+    fields: ['key', 'status', 'value', 'detail'],
+    why: 'the names of the previous version (`key` = `id`, `status` = `severity`, `value` = `observed`, and a sentence), deprecated and answered for one more version.',
+  },
   'check-asset': {
     fields: ['source', 'sources', 'reason'],
     why: 'the published answer is `{status}` (with `reason` when blocked); this one also names the source that decided, every source consulted with its own verdict, and a `reason` for verdicts that are not a plain listing (`not-found`, `parent-domain`, `timeout`, …).',

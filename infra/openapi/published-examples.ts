@@ -582,6 +582,12 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
     },
+    malformedId: {
+      summary: 'A group id that is not a positive integer',
+      parameters: { groupId: 'four' },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Invalid group ID'),
+    },
   },
 
   'check-asset': {
@@ -703,8 +709,10 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
               { label: '7-14d', count: 0 },
               { label: '>14d', count: 2 },
             ],
+            staleCount: 2,
           },
         ],
+        windowHours: 168,
       },
     },
   },
