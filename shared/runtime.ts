@@ -57,6 +57,7 @@ import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { manifestIssuer } from './domain/blocklist/manifest.ts';
 import {
   createChecker,
+  externalListsVersion,
   loadExternalLists,
   loadExternalSources,
   parseFeeds,
@@ -232,10 +233,13 @@ export const blocklistVerdicts = /* @__PURE__ */ once(() =>
     artifacts: blocklistArtifacts(),
     ...(config.blocklistExternalLists
       ? {
-          lists: () =>
-            loadExternalLists(listSnapshots(), readShippedEthList, {
-              onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
-            }),
+          lists: {
+            version: () => externalListsVersion(listSnapshots()),
+            load: () =>
+              loadExternalLists(listSnapshots(), readShippedEthList, {
+                onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
+              }),
+          },
           onListsError: (error: unknown) => logger.error('External lists not published', { error }),
         }
       : {}),

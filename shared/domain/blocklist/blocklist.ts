@@ -105,8 +105,8 @@ type Options = {
    * The lists the check consults, published beside the service's verdicts so a client reaches the
    * check's verdict on list-blocked content too; without it only the service's verdicts are.
    */
-  lists?: () => Promise<ExternalLists>;
-  /** At most one lists load per this interval (a load that finds the same version changes nothing). */
+  lists?: { version(): Promise<string>; load(): Promise<ExternalLists> };
+  /** At most one look at the lists' version per this interval; they are loaded only when it moved. */
   listsMs?: number;
   /** A lists load that failed (the lists loaded before stay published). */
   onListsError?: (error: unknown) => void;
@@ -207,13 +207,16 @@ export const blocklist = ({
     listsAt = now();
     let next: ExternalLists | undefined;
     try {
-      next = lists === undefined ? undefined : await lists();
+      if (lists !== undefined) {
+        const version = await lists.version();
+        if (version === state.lists.version && state.lists.artifact.token !== '') return;
+        next = await lists.load();
+      }
     } catch (error) {
       onListsError(error);
       return;
     }
-    const version = next?.version ?? '';
-    if (version === state.lists.version && state.lists.artifact.token !== '') return;
+    if (lists === undefined && state.lists.artifact.token !== '') return;
     const index = listIndexOf(next);
     await artifacts.put(index.artifact.token, index.artifact.content);
     state.lists = index;

@@ -19,6 +19,7 @@ export { onHostingPlatform } from './hosting.ts';
 export { hashesOf, KeyTable } from './key-table.ts';
 export {
   type ExternalLists,
+  externalListsVersion,
   type KeyListEntries,
   type ListSnapshot,
   listSource,

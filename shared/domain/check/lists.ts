@@ -178,6 +178,8 @@ export type ExternalLists = { version: string; eth: EthPhishingLists; keyLists: 
  * The lists from the latest snapshots: eth-phishing-detect from its snapshot when one was synced,
  * else from the list the npm package ships (read only then); the other lists only when a snapshot
  * exists (a source without data is not consulted). The check and the blocklist load them alike.
+ * A snapshot that fails to load counts as none (its digest is missing from the version), so a
+ * reader comparing the version with `externalListsVersion` loads again.
  */
 export const loadExternalLists = async (
   store: SnapshotStore | undefined,
@@ -200,9 +202,16 @@ export const loadExternalLists = async (
       ? []
       : [{ name, allow: snapshot.allow, deny: snapshot.deny }];
   });
-  const version = snapshots.map((snapshot, i) => `${EXTERNAL_SOURCES[i]}:${snapshot?.sha256 ?? '-'}`).join(',');
-  return { version: ethSnapshot ? version : `${version},shipped:${digest(eth)}`, eth, keyLists };
+  return { version: versionOf(snapshots.map((snapshot) => snapshot?.sha256)), eth, keyLists };
 };
+
+/** The lists' version from each source's snapshot digest, in the order of EXTERNAL_SOURCES (the shipped list never changes). */
+const versionOf = (digests: readonly (string | undefined)[]): string =>
+  digests.map((sha256, i) => `${EXTERNAL_SOURCES[i]}:${sha256 ?? '-'}`).join(',');
+
+/** The version `loadExternalLists` would answer, from the snapshots' pointers alone (no list is read). */
+export const externalListsVersion = async (store: SnapshotStore | undefined): Promise<string> =>
+  versionOf(await Promise.all(EXTERNAL_SOURCES.map(async (source) => (await store?.pointer(source))?.sha256)));
 
 /** The in-memory external sources, from the latest snapshots (see `loadExternalLists`). */
 export const loadExternalSources = async (
