@@ -14,8 +14,10 @@ import {
 
 /**
  * A reference client of the hash-prefix blocklist, with no dependencies beyond Node's own modules
- * and the service's expression and artifact code: it keeps the prefixes of every BLOCKED
- * expression locally and sends the service nothing but the prefixes of a local match.
+ * and the service's expression, artifact and look-alike code: it keeps the prefixes of every
+ * BLOCKED expression (the service's and the external lists') locally and sends the service nothing
+ * but the prefixes of a local match, and of content a list blocks or that looks like a protected
+ * domain, the prefixes of its other expressions, any of which may be allowlisted.
  */
 export type BlocklistClientOptions = {
   /** The API base, e.g. `https://api.example.com/v2`. */
@@ -275,7 +277,10 @@ export class BlocklistClient {
       return { expression, hash, prefix: prefixOf(hash) };
     };
     const keyed = keys.map(hashed);
-    const domained = domains.map(hashed);
+    // A host is often both a key's and a domain's expression: hashed once.
+    const domained = domains.map(
+      (expression) => keyed.find((key) => key.expression === expression) ?? hashed(expression),
+    );
     const lists = this.#lists;
     const held = (prefix: number) =>
       holds(this.#prefixes, prefix) || (lists !== undefined && holds(lists.prefixes, prefix));

@@ -160,6 +160,7 @@ export const blocklist = ({
   let polledAt = Number.NEGATIVE_INFINITY;
   let pointerAt = Number.NEGATIVE_INFINITY;
   let listsAt = Number.NEGATIVE_INFINITY;
+  let listing: Promise<void> | undefined;
   let recent: { changes: number; ref: ArtifactRef; sha256: string } | undefined;
 
   const apply = async (state: Loaded) => {
@@ -202,24 +203,25 @@ export const blocklist = ({
     state.baseSha256 = sha256Hex(bytes);
   };
 
-  /** Rebuilds the lists' index when their content moved, and stores its artifact. */
+  /**
+   * Rebuilds the lists' index when their content moved, and stores its artifact; answers keep the
+   * index they had until the new one is stored, so each answer's artifacts and manifest agree.
+   */
   const followLists = async (state: Loaded) => {
     listsAt = now();
-    let next: ExternalLists | undefined;
     try {
+      let next: ExternalLists | undefined;
       if (lists !== undefined) {
         const version = await lists.version();
         if (version === state.lists.version && state.lists.artifact.token !== '') return;
         next = await lists.load();
-      }
+      } else if (state.lists.artifact.token !== '') return;
+      const index = listIndexOf(next);
+      await artifacts.put(index.artifact.token, index.artifact.content);
+      state.lists = index;
     } catch (error) {
       onListsError(error);
-      return;
     }
-    if (lists === undefined && state.lists.artifact.token !== '') return;
-    const index = listIndexOf(next);
-    await artifacts.put(index.artifact.token, index.artifact.content);
-    state.lists = index;
   };
 
   const load = async (): Promise<Loaded> => {
@@ -257,9 +259,14 @@ export const blocklist = ({
       polling = (async () => {
         await apply(state);
         if (now() - pointerAt >= pointerMs) await followPointer(state);
-        if (now() - listsAt >= listsMs) await followLists(state);
       })().finally(() => {
         polling = undefined;
+      });
+    }
+    // In the background: a list's new snapshot (a large list takes a while to index) never holds up an answer.
+    if (listing === undefined && now() - listsAt >= listsMs) {
+      listing = followLists(state).finally(() => {
+        listing = undefined;
       });
     }
     if (polling) await polling;
