@@ -19,7 +19,9 @@ import { encodeArtifact, tokenOf } from '../../shared/domain/blocklist/artifact.
 import { snapshotPrefixes } from '../../shared/domain/blocklist/blocklist.ts';
 import { ALGO_VERSION } from '../../shared/domain/blocklist/expressions.ts';
 import { listIndexOf } from '../../shared/domain/blocklist/list-index.ts';
+import { manifestIssuer, sha256Hex } from '../../shared/domain/blocklist/manifest.ts';
 import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
+import { newSigningKey, publishedKeys, SIGNING_KEYS } from '../../shared/domain/blocklist/signing-keys.ts';
 import { loadExternalLists } from '../../shared/domain/check/index.ts';
 import { BIT, pack, positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { percentile } from './child.ts';
@@ -87,6 +89,14 @@ const offline = async (): Promise<Row[]> => {
     [tokenOf(recent), recent],
     [lists.token, Buffer.from(lists.content)],
   ]);
+  // Signed as the service signs it: the client trusts nothing else.
+  const keySet = { keys: [await newSigningKey(Date.now() - 2 * SIGNING_KEYS.leadMs)] };
+  const entryOf = (bytes: Uint8Array) => ({ token: tokenOf(bytes), sha256: sha256Hex(bytes), bytes: bytes.length });
+  const manifest = await manifestIssuer({ keys: async () => keySet })({
+    algoVersion: ALGO_VERSION,
+    version: positionAt(0),
+    artifacts: [entryOf(snapshot), entryOf(recent), entryOf(lists.content)],
+  });
   let confirms = 0;
   const fakeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
@@ -103,8 +113,10 @@ const offline = async (): Promise<Row[]> => {
         snapshot: ref(snapshot, prefixes.length),
         recent: ref(recent, 0),
         lists: ref(lists.content, lists.count),
+        manifest,
       });
     }
+    if (url.endsWith('/asset/blocklist/keys')) return Response.json(publishedKeys(keySet, Date.now()));
     if (url.startsWith('artifact:')) return new Response(served.get(url.slice(9)));
     confirms++;
     const body = JSON.parse(String(init?.body)) as { prefixes: string[] };
@@ -121,7 +133,8 @@ const offline = async (): Promise<Row[]> => {
     });
   }) as typeof fetch;
   const client = new BlocklistClient({ baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
-  await client.sync();
+  const synced = await client.sync();
+  if (synced.refused !== undefined) throw new Error(`The bench client refused its sync: ${synced.refused}`);
 
   const unknown = Array.from({ length: CHANGES }, (_, i) => `https://www.unknown-${i}.example.org/path/${i}?q=${i}`);
   const before = confirms;
