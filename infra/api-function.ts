@@ -38,6 +38,8 @@ export type FunctionSettings = {
   reportUrlBase?: string;
   /** `HEALTHCHECK_THRESHOLDS` of the insights functions: the stage's healthcheck thresholds, JSON (checked at synth). */
   healthcheckThresholds?: string;
+  /** `BLOCKLIST_EXTERNAL_LISTS=off` of the route functions when false: prefix sync publishes only the service's verdicts. */
+  blocklistExternalLists?: boolean;
 };
 
 export type ServiceFunctionProps = {
@@ -232,6 +234,7 @@ export class ApiFunction extends Construct {
         ? {}
         : { REVIEW_DAILY_LIMIT: String(props.settings.reviewDailyLimit) }),
       ...(props.settings.reportUrlBase ? { REPORT_URL_BASE: props.settings.reportUrlBase } : {}),
+      ...(props.settings.blocklistExternalLists === false ? { BLOCKLIST_EXTERNAL_LISTS: 'off' } : {}),
       ...(props.settings.healthcheckThresholds && props.area === 'insights'
         ? { HEALTHCHECK_THRESHOLDS: props.settings.healthcheckThresholds }
         : {}),

@@ -27,6 +27,7 @@ try {
     alarmTopicArn: context('alarmTopicArn'),
     tableName: context('tableName'),
     tracing: flag('tracing'),
+    blocklistExternalLists: flag('blocklistExternalLists'),
     logLevel: context('logLevel'),
     rateLimits: context('rateLimits'),
     keyGuessLimit: context('keyGuessLimit'),

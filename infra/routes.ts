@@ -242,6 +242,8 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
     blocklistArtifacts: 'write',
     signsBlocklist: true,
     untraced: true,
@@ -486,6 +488,8 @@ export const ROUTES: readonly Route[] = [
     rateClass: 'check',
     memorySize: 1024,
     readsVerdicts: true,
+    readsCheckLists: true,
+    files: [SHIPPED_ETH_LIST],
     blocklistArtifacts: 'write',
   },
   // Public: the keys that verify the version's signed manifests.

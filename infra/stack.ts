@@ -55,6 +55,8 @@ export type ServiceStackProps = StackProps & {
   reportUrlBase?: string;
   /** The stage's healthcheck thresholds, JSON by healthcheck key (`-c healthcheckThresholds=…`); an organization's own override them. */
   healthcheckThresholds?: string;
+  /** Whether prefix sync publishes the external lists the check consults (`-c blocklistExternalLists=false` turns it off; default on). */
+  blocklistExternalLists?: boolean;
   /**
    * An existing table the stack uses instead of its own: a table restored from a point-in-time
    * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
@@ -123,6 +125,7 @@ export class ServiceStack extends Stack {
         : {}),
       ...(props.reviewDailyLimit === undefined ? {} : { reviewDailyLimit: checkedReviewLimit(props.reviewDailyLimit) }),
       ...(props.reportUrlBase ? { reportUrlBase: props.reportUrlBase } : {}),
+      ...(props.blocklistExternalLists === false ? { blocklistExternalLists: false } : {}),
       ...(props.healthcheckThresholds
         ? { healthcheckThresholds: checked('healthcheckThresholds', props.healthcheckThresholds, parseStageThresholds) }
         : {}),

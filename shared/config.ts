@@ -139,6 +139,15 @@ export const config = {
     return 'aws' in setting ? { secretArn: setting.aws } : { file: setting.local };
   },
   /** The CDN address artifacts are served at in AWS (`https://<domain>`); unset, the API itself serves them. */
+  /**
+   * Whether prefix sync also publishes the external lists the check consults (`BLOCKLIST_EXTERNAL_LISTS`
+   * `on`, the default, or `off`), so a synced client reaches the check's verdict on list-blocked content.
+   */
+  get blocklistExternalLists(): boolean {
+    const value = (optional('BLOCKLIST_EXTERNAL_LISTS') ?? 'on').toLowerCase();
+    if (value !== 'on' && value !== 'off') throw new Error('BLOCKLIST_EXTERNAL_LISTS must be on or off');
+    return value === 'on';
+  },
   get blocklistCdnUrl(): string | undefined {
     return optional('BLOCKLIST_CDN_URL');
   },

@@ -56,7 +56,14 @@ import { cachedKeyResolver } from './domain/account/api-keys.ts';
 import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { manifestIssuer } from './domain/blocklist/manifest.ts';
-import { createChecker, loadExternalSources, parseFeeds, refreshingSources } from './domain/check/index.ts';
+import {
+  createChecker,
+  externalListsVersion,
+  loadExternalLists,
+  loadExternalSources,
+  parseFeeds,
+  refreshingSources,
+} from './domain/check/index.ts';
 import { cursorCodec } from './domain/core/cursor.ts';
 import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
@@ -222,7 +229,23 @@ const publishedBlocklistKeys = /* @__PURE__ */ once(() => {
 });
 /** The hash-prefix blocklist's copy of the verdicts, from the same snapshots and log as the check's (one per process). */
 export const blocklistVerdicts = /* @__PURE__ */ once(() =>
-  blocklistService({ log: verdictLog(), snapshots: verdictSnapshots(), artifacts: blocklistArtifacts() }),
+  blocklistService({
+    log: verdictLog(),
+    snapshots: verdictSnapshots(),
+    artifacts: blocklistArtifacts(),
+    ...(config.blocklistExternalLists
+      ? {
+          lists: {
+            version: () => externalListsVersion(listSnapshots()),
+            load: () =>
+              loadExternalLists(listSnapshots(), readShippedEthList, {
+                onError: (source, error) => logger.warn('List snapshot not loaded', { source, error }),
+              }),
+          },
+          onListsError: (error: unknown) => logger.error('External lists not published', { error }),
+        }
+      : {}),
+  }),
 );
 /**
  * The blocklist as the signing route answers it: each version with its manifest, signed with the

@@ -8,7 +8,7 @@ import * as runtime from '../../shared/runtime.ts';
 export const request = { body: confirmBody };
 type Deps = { keys: KeyResolver; blocklist: Pick<Blocklist, 'confirm'> };
 
-/** The full hashes of the BLOCKED expressions under each prefix a client matched locally, and of the ALLOWED ones that mask them. */
+/** The full hashes of the BLOCKED expressions under each prefix a client matched locally, of the ALLOWED ones that mask them, and what the service and each list say of every listed one. */
 export const createHandler = ({ keys, blocklist }: Deps) =>
   apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'check', keys }, async ({ body }) =>
     json(200, { algoVersion: body.algoVersion, ...(await blocklist.confirm(body.algoVersion, body.prefixes)) }),

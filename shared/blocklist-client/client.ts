@@ -1,5 +1,7 @@
-import { decodeArtifact, holds } from '../domain/blocklist/artifact.ts';
-import { expressionsOf, fullHash, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
+import { decodeArtifact, holds, type Lookalikes } from '../domain/blocklist/artifact.ts';
+import { fullHash, lookupExpressionsOf, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
+import type { Verdicts } from '../domain/blocklist/list-index.ts';
+import { EXTERNAL_SOURCES, type ExternalSource, ethPhishingSource, type SourceVerdict } from '../domain/check/index.ts';
 import {
   checkArtifact,
   entryOf,
@@ -12,8 +14,10 @@ import {
 
 /**
  * A reference client of the hash-prefix blocklist, with no dependencies beyond Node's own modules
- * and the service's expression and artifact code: it keeps the prefixes of every BLOCKED
- * expression locally and sends the service nothing but the prefixes of a local match.
+ * and the service's expression, artifact and look-alike code: it keeps the prefixes of every
+ * BLOCKED expression (the service's and the external lists') locally and sends the service nothing
+ * but the prefixes of a local match, and of content a list blocks or that looks like a protected
+ * domain, the prefixes of its other expressions, any of which may be allowlisted.
  */
 export type BlocklistClientOptions = {
   /** The API base, e.g. `https://api.example.com/v2`. */
@@ -26,7 +30,15 @@ export type BlocklistClientOptions = {
 };
 
 type ArtifactRef = { token: string; count: number; url: string; bytes: number };
-type Version = { algoVersion: number; version: string; snapshot: ArtifactRef; recent: ArtifactRef; manifest?: unknown };
+type Version = {
+  algoVersion: number;
+  version: string;
+  snapshot: ArtifactRef;
+  recent: ArtifactRef;
+  /** Absent from services that publish only their own verdicts. */
+  lists?: ArtifactRef;
+  manifest?: unknown;
+};
 
 /** What a sync did: `refused` says in one line why nothing of the answer was used (the last good state is kept). */
 export type SyncResult = { changed: boolean; refused?: string };
@@ -56,13 +68,37 @@ const applyRecent = (base: Uint32Array, added: Uint32Array, removed: Uint32Array
   return out.slice(0, n);
 };
 
+type Confirmed = {
+  /** The full hashes of the ALLOWED expressions consulted before one under the prefix. */
+  allowed: readonly string[];
+  /** What the service and each list say of every listed expression under the prefix. */
+  verdicts: Map<string, Verdicts>;
+  until: number;
+};
+
+type Hashed = { expression: string; hash: string; prefix: number };
+type Plan = { keyed: Hashed[]; domained: Hashed[]; matched: Hashed[]; lookalike: boolean };
+const MAX_CONFIRM = 1_000;
+
+type ListName = Exclude<keyof Verdicts, 'service'>;
+const ETH = 'eth-phishing-detect';
+/** The lists that judge the check's keys, each on its own most specific listed key. */
+const KEY_LISTS: readonly ListName[] = EXTERNAL_SOURCES.filter((source) => source !== ETH);
+const NONE: Verdicts = Object.freeze({});
+
+/** eth-phishing-detect's look-alike rule alone: the check's own source, with no listed domains. */
+const lookalikeRule = ({ tolerance, domains }: Lookalikes): ExternalSource | undefined =>
+  domains.length === 0 ? undefined : ethPhishingSource({ allow: [], block: [], fuzzy: domains, tolerance });
+
 export class BlocklistClient {
   readonly #options: Required<Omit<BlocklistClientOptions, 'fetch'>> & { fetch: typeof fetch };
   #algoVersion = 0;
   #snapshot: { token: string; prefixes: Uint32Array } | undefined;
   #recentToken = '';
   #prefixes: Uint32Array = new Uint32Array();
-  readonly #confirmed = new Map<number, { hashes: Set<string>; allowed: readonly string[]; until: number }>();
+  /** The external lists' BLOCKED prefixes and eth-phishing-detect's look-alike rule. */
+  #lists: { token: string; prefixes: Uint32Array; lookalike: ExternalSource | undefined } | undefined;
+  readonly #confirmed = new Map<number, Confirmed>();
   #keys: JwkSet = { keys: [] };
   #trusted: TrustedManifest | undefined;
 
@@ -78,7 +114,7 @@ export class BlocklistClient {
 
   /** Prefixes held locally. */
   get size(): number {
-    return this.#prefixes.length;
+    return this.#prefixes.length + (this.#lists?.prefixes.length ?? 0);
   }
 
   async #api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -144,6 +180,7 @@ export class BlocklistClient {
     }
     const snapshotEntry = entryOf(manifest, version.snapshot.token);
     const recentEntry = entryOf(manifest, version.recent.token);
+    const listsEntry = version.lists === undefined ? undefined : entryOf(manifest, version.lists.token);
     const reset = version.algoVersion !== this.#algoVersion;
     let snapshot = reset ? undefined : this.#snapshot;
     let recentToken = reset ? '' : this.#recentToken;
@@ -171,6 +208,23 @@ export class BlocklistClient {
         changed = true;
       }
     }
+    let lists = reset ? undefined : this.#lists;
+    if (version.lists === undefined || listsEntry === undefined) lists = undefined;
+    else if (version.lists.token !== lists?.token) {
+      const bytes = await this.#artifact(version.lists, lists?.token);
+      if (bytes !== undefined) {
+        checkArtifact(bytes, listsEntry);
+        const artifact = decodeArtifact(bytes);
+        if (artifact.kind !== 'lists') throw new Error('The lists URL served another kind of artifact');
+        lists = {
+          token: version.lists.token,
+          prefixes: artifact.prefixes,
+          lookalike: lookalikeRule(artifact.lookalikes),
+        };
+        changed = true;
+      }
+    }
+    this.#lists = lists;
     this.#algoVersion = version.algoVersion;
     this.#snapshot = snapshot;
     this.#recentToken = recentToken;
@@ -180,45 +234,143 @@ export class BlocklistClient {
     return { changed };
   }
 
-  /** Whether content is blocked: decided locally unless one of its prefixes is held, then confirmed. */
-  async lookup(content: string): Promise<Lookup> {
-    const hashes = expressionsOf(content).map((expression) => ({ expression, hash: fullHash(expression) }));
-    const matched = hashes.filter(({ hash }) => holds(this.#prefixes, prefixOf(hash)));
-    if (matched.length === 0) return { blocked: false, sent: 0 };
+  /**
+   * Asks the service about the prefixes not confirmed (or expired), at most 1,000 a request; the
+   * prefixes of `fresh` were confirmed by this call. False when it named another algorithm version.
+   */
+  async #confirm(prefixes: Iterable<number>): Promise<{ fresh: Set<number> } | false> {
     const now = this.#options.now();
-    const ask = [
-      ...new Set(
-        matched.map(({ hash }) => prefixOf(hash)).filter((prefix) => (this.#confirmed.get(prefix)?.until ?? 0) <= now),
-      ),
-    ];
-    if (ask.length > 0) {
+    const ask = [...new Set(prefixes)].filter((prefix) => (this.#confirmed.get(prefix)?.until ?? 0) <= now);
+    for (let start = 0; start < ask.length; start += MAX_CONFIRM) {
+      const chunk = ask.slice(start, start + MAX_CONFIRM);
       const answer = await this.#api('POST', '/asset/blocklist/confirm', {
         algoVersion: this.#algoVersion,
-        prefixes: ask.map(prefixHex),
+        prefixes: chunk.map(prefixHex),
       });
-      if (answer.status === 409) {
-        await this.sync();
-        return this.lookup(content);
-      }
-      const { matches, allowed = {} } = answer.body as {
-        matches: Record<string, string[]>;
+      if (answer.status === 409) return false;
+      const { allowed = {}, verdicts = {} } = answer.body as {
         allowed?: Record<string, string[]>;
+        verdicts?: Record<string, Verdicts>;
       };
-      for (const prefix of ask) {
+      for (const prefix of chunk) {
         this.#confirmed.set(prefix, {
-          hashes: new Set(matches[prefixHex(prefix)] ?? []),
           allowed: allowed[prefixHex(prefix)] ?? [],
+          verdicts: new Map(),
           until: now + this.#options.confirmTtlMs,
         });
       }
+      for (const [hash, said] of Object.entries(verdicts))
+        this.#confirmed.get(prefixOf(hash))?.verdicts.set(hash, said);
     }
-    // As the check: the most specific expression with a verdict decides, and an allowlisted one
-    // (listed with the prefixes it masks) keeps its URLs unblocked under a blocked parent.
-    const allowedHere = new Set(matched.flatMap(({ hash }) => this.#confirmed.get(prefixOf(hash))?.allowed ?? []));
-    for (const { expression, hash } of hashes) {
-      if (allowedHere.has(hash)) return { blocked: false, sent: ask.length };
-      if (this.#confirmed.get(prefixOf(hash))?.hashes.has(hash)) return { blocked: true, expression, sent: ask.length };
+    return { fresh: new Set(ask) };
+  }
+
+  #verdicts(hash: string): Verdicts {
+    return this.#confirmed.get(prefixOf(hash))?.verdicts.get(hash) ?? NONE;
+  }
+
+  /** Content's expressions with their hashes, those held locally, and whether its domain is a look-alike. */
+  #plan(content: string): Plan {
+    const { keys, domains, target } = lookupExpressionsOf(content);
+    const hashed = (expression: string) => {
+      const hash = fullHash(expression);
+      return { expression, hash, prefix: prefixOf(hash) };
+    };
+    const keyed = keys.map(hashed);
+    // A host is often both a key's and a domain's expression: hashed once.
+    const domained = domains.map(
+      (expression) => keyed.find((key) => key.expression === expression) ?? hashed(expression),
+    );
+    const lists = this.#lists;
+    const held = (prefix: number) =>
+      holds(this.#prefixes, prefix) || (lists !== undefined && holds(lists.prefixes, prefix));
+    const lookalike =
+      target !== undefined &&
+      domained.length > 0 &&
+      (lists?.lookalike?.check(target) as SourceVerdict | undefined)?.status === 'BLOCKED';
+    return { keyed, domained, matched: [...keyed, ...domained].filter(({ prefix }) => held(prefix)), lookalike };
+  }
+
+  /**
+   * The decision from the matched prefixes' confirmations: the service's verdict where it has one
+   * (every BLOCKED expression is held, and an ALLOWED one comes with the blocked prefixes it masks),
+   * not blocked where no list blocks either; `undefined` where a list blocks, which every
+   * expression's confirmation must settle.
+   */
+  #decideMatched({ keyed, domained, matched, lookalike }: Plan): Omit<Lookup, 'sent'> | undefined {
+    if (matched.length === 0 && !lookalike) return { blocked: false };
+    const allowedHere = new Set(matched.flatMap(({ prefix }) => this.#confirmed.get(prefix)?.allowed ?? []));
+    for (const { expression, hash } of keyed) {
+      const service = this.#verdicts(hash).service;
+      if (allowedHere.has(hash) || service === 'ALLOWED') return { blocked: false };
+      if (service === 'BLOCKED') return { blocked: true, expression };
     }
-    return { blocked: false, sent: ask.length };
+    const listBlocked = (hash: string, sources: readonly ListName[]) =>
+      sources.some((source) => this.#verdicts(hash)[source] === 'BLOCKED');
+    const blocking =
+      lookalike ||
+      keyed.some(({ hash }) => listBlocked(hash, KEY_LISTS)) ||
+      domained.some(({ hash }) => listBlocked(hash, [ETH]));
+    return blocking ? undefined : { blocked: false };
+  }
+
+  /** The decision with every expression confirmed, as the check makes it. */
+  #decideAll({ keyed, domained, lookalike }: Plan): Omit<Lookup, 'sent'> {
+    for (const { expression, hash } of keyed) {
+      const service = this.#verdicts(hash).service;
+      if (service !== undefined) return service === 'BLOCKED' ? { blocked: true, expression } : { blocked: false };
+    }
+    let allowed = domained.some(({ hash }) => this.#verdicts(hash)[ETH] === 'ALLOWED');
+    let blockedBy = allowed
+      ? undefined
+      : (domained.find(({ hash }) => this.#verdicts(hash)[ETH] === 'BLOCKED')?.expression ??
+        (lookalike ? domained[0]?.expression : undefined));
+    for (const source of KEY_LISTS) {
+      const decisive = keyed.find(({ hash }) => this.#verdicts(hash)[source] !== undefined);
+      if (decisive === undefined) continue;
+      if (this.#verdicts(decisive.hash)[source] === 'ALLOWED') allowed = true;
+      else blockedBy ??= decisive.expression;
+    }
+    return !allowed && blockedBy !== undefined ? { blocked: true, expression: blockedBy } : { blocked: false };
+  }
+
+  /**
+   * Whether content is blocked, as the check decides it: decided locally unless one of its prefixes
+   * is held (or its domain looks like a protected one), then confirmed. The service's own verdict
+   * wins (the most specific expression with one decides); otherwise a list's allowlisting wins over
+   * any list's block. A list block is settled only once every expression of the content is
+   * confirmed, since an allowlisting anywhere among them overrides it: that second request is made
+   * only for content some list blocks.
+   */
+  async lookup(content: string): Promise<Lookup> {
+    return (await this.lookupAll([content]))[0] as Lookup;
+  }
+
+  /**
+   * `lookup` of many contents at once (the links of a page, a wallet's history), with the
+   * confirmations they need sent together: at most two rounds of requests of up to 1,000 prefixes.
+   */
+  async lookupAll(contents: readonly string[]): Promise<Lookup[]> {
+    const plans = contents.map((content) => this.#plan(content));
+    const first = await this.#confirm(plans.flatMap(({ matched }) => matched.map(({ prefix }) => prefix)));
+    if (first === false) {
+      await this.sync();
+      return this.lookupAll(contents);
+    }
+    const decided = plans.map((plan) => this.#decideMatched(plan));
+    const open = plans.filter((_, i) => decided[i] === undefined);
+    const second = await this.#confirm(
+      open.flatMap(({ keyed, domained }) => [...keyed, ...domained].map(({ prefix }) => prefix)),
+    );
+    if (second === false) {
+      await this.sync();
+      return this.lookupAll(contents);
+    }
+    return plans.map((plan, i) => {
+      const sent = [...plan.keyed, ...plan.domained].filter(
+        ({ prefix }) => first.fresh.has(prefix) || second.fresh.has(prefix),
+      ).length;
+      return { ...(decided[i] ?? this.#decideAll(plan)), sent };
+    });
   }
 }

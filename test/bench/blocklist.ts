@@ -3,7 +3,9 @@
  * - the snapshot artifact of 1,000,000 BLOCKED entries: bytes per prefix (Rice coded, beside what
  *   a varint of the same gaps would take) and its build time from a verdict snapshot;
  * - the recent feed of 10,000 changes on top of it, kept change by change, and its encoding;
- * - the reference client holding those prefixes: µs per lookup for a miss (decided locally) and a
+ * - the lists artifact of the external lists the check consults (the list eth-phishing-detect ships and
+ *   the local sample lists): its size and build time;
+ * - the reference client holding those prefixes and the lists': µs per lookup for a miss (decided locally) and a
  *   local hit whose full hash is already confirmed, and how many of 10,000 random unknown URLs need
  *   a confirm request (the false positives of 32-bit prefixes);
  * - freshness through the local gateway on DynamoDB Local: from a threat's approval (or its
@@ -12,10 +14,15 @@
 import type { AddressInfo } from 'node:net';
 import { BlocklistClient } from '../../shared/blocklist-client/client.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
+import { fileSnapshotStore, readShippedEthList } from '../../shared/db/list-snapshot-store.ts';
 import { encodeArtifact, tokenOf } from '../../shared/domain/blocklist/artifact.ts';
 import { snapshotPrefixes } from '../../shared/domain/blocklist/blocklist.ts';
 import { ALGO_VERSION } from '../../shared/domain/blocklist/expressions.ts';
+import { listIndexOf } from '../../shared/domain/blocklist/list-index.ts';
+import { manifestIssuer, sha256Hex } from '../../shared/domain/blocklist/manifest.ts';
 import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
+import { newSigningKey, publishedKeys, SIGNING_KEYS } from '../../shared/domain/blocklist/signing-keys.ts';
+import { loadExternalLists } from '../../shared/domain/check/index.ts';
 import { BIT, pack, positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { percentile } from './child.ts';
 
@@ -26,6 +33,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CHANGES = 10_000;
 const KEY = 'bench-blocklist-key-0123456789';
 
+const timedAsync = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+};
 const timed = <T>(work: () => T): [T, number] => {
   const started = performance.now();
   const result = work();
@@ -65,12 +77,26 @@ const offline = async (): Promise<Row[]> => {
     return encodeArtifact({ kind: 'recent', algoVersion: ALGO_VERSION, added, removed });
   });
 
-  // A client holding the snapshot and the recent feed, its confirmations answered from memory.
-  const current = state.prefixes();
+  // The external lists the check consults locally: the list eth-phishing-detect ships and the sample lists.
+  const [listed, listsMs] = await timedAsync(async () =>
+    listIndexOf(await loadExternalLists(fileSnapshotStore('infra/local/lists'), readShippedEthList)),
+  );
+  const lists = listed.artifact;
+
+  // A client holding the snapshot, the recent feed and the lists, its confirmations answered from memory.
   const served = new Map([
     [tokenOf(snapshot), snapshot],
     [tokenOf(recent), recent],
+    [lists.token, Buffer.from(lists.content)],
   ]);
+  // Signed as the service signs it: the client trusts nothing else.
+  const keySet = { keys: [await newSigningKey(Date.now() - 2 * SIGNING_KEYS.leadMs)] };
+  const entryOf = (bytes: Uint8Array) => ({ token: tokenOf(bytes), sha256: sha256Hex(bytes), bytes: bytes.length });
+  const manifest = await manifestIssuer({ keys: async () => keySet })({
+    algoVersion: ALGO_VERSION,
+    version: positionAt(0),
+    artifacts: [entryOf(snapshot), entryOf(recent), entryOf(lists.content)],
+  });
   let confirms = 0;
   const fakeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
@@ -86,20 +112,29 @@ const offline = async (): Promise<Row[]> => {
         version: positionAt(0),
         snapshot: ref(snapshot, prefixes.length),
         recent: ref(recent, 0),
+        lists: ref(lists.content, lists.count),
+        manifest,
       });
     }
+    if (url.endsWith('/asset/blocklist/keys')) return Response.json(publishedKeys(keySet, Date.now()));
     if (url.startsWith('artifact:')) return new Response(served.get(url.slice(9)));
     confirms++;
     const body = JSON.parse(String(init?.body)) as { prefixes: string[] };
+    const values = body.prefixes.map((prefix) => Number.parseInt(prefix, 16));
     return Response.json({
       algoVersion: ALGO_VERSION,
-      matches: Object.fromEntries(
-        body.prefixes.map((prefix) => [prefix, [...state.hashesOf(Number.parseInt(prefix, 16))]]),
+      matches: Object.fromEntries(body.prefixes.map((prefix, i) => [prefix, [...state.hashesOf(values[i] as number)]])),
+      verdicts: Object.fromEntries(
+        values.flatMap((prefix) => [
+          ...state.hashesOf(prefix).map((hash) => [hash, { service: 'BLOCKED' }]),
+          ...listed.under(prefix),
+        ]),
       ),
     });
   }) as typeof fetch;
   const client = new BlocklistClient({ baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
-  await client.sync();
+  const synced = await client.sync();
+  if (synced.refused !== undefined) throw new Error(`The bench client refused its sync: ${synced.refused}`);
 
   const unknown = Array.from({ length: CHANGES }, (_, i) => `https://www.unknown-${i}.example.org/path/${i}?q=${i}`);
   const before = confirms;
@@ -131,7 +166,11 @@ const offline = async (): Promise<Row[]> => {
       value: `applied change by change in ${applyMs.toFixed(0)} ms, coded in ${recentMs.toFixed(1)} ms: ${recent.length.toLocaleString('en')} bytes (prefix state loaded in ${loadMs.toFixed(0)} ms)`,
     },
     {
-      name: `client lookup, ${current.length.toLocaleString('en')} prefixes held`,
+      name: `lists artifact of the shipped eth-phishing-detect list and the local sample lists (${lists.count.toLocaleString('en')} prefixes)`,
+      value: `${lists.bytes.toLocaleString('en')} bytes = ${(lists.bytes / Math.max(1, lists.count)).toFixed(2)} bytes/prefix, built in ${listsMs.toFixed(0)} ms (load, hash every entry, Rice-code, gzip)`,
+    },
+    {
+      name: `client lookup, ${client.size.toLocaleString('en')} prefixes held (${lists.count.toLocaleString('en')} of them the lists')`,
       value: `miss ${missUs.toFixed(2)} µs, local hit (full hash confirmed, cached) ${hitUs.toFixed(2)} µs; the hit blocks: ${blocked}`,
     },
     {

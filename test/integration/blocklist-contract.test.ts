@@ -43,7 +43,15 @@ const hexOf = (expression: string) => fullHash(expression);
 const prefixOfExpression = (expression: string) => prefixHex(prefixOf(fullHash(expression)));
 
 type Ref = { token: string; count: number; url: string; bytes: number };
-type Version = { algoVersion: number; version: string; updatedAt: string; entries: number; snapshot: Ref; recent: Ref };
+type Version = {
+  algoVersion: number;
+  version: string;
+  updatedAt: string;
+  entries: number;
+  snapshot: Ref;
+  recent: Ref;
+  lists: Ref;
+};
 
 const readVersion = async (path = '/v2/asset/blocklist/version', handler = version) =>
   call(handler, apiEvent({ method: 'GET', path, apiKey: ACME_KEY, headers: { host: 'api.test:3000' } }));
@@ -82,6 +90,12 @@ describe('GET /asset/blocklist/version', () => {
         token: expect.stringMatching(/^[0-9a-f]{32}$/),
         count: 0,
         url: `http://api.test:3000/api/v2/asset/blocklist/artifacts/${body.recent.token}`,
+        bytes: expect.any(Number),
+      },
+      lists: {
+        token: expect.stringMatching(/^[0-9a-f]{32}$/),
+        count: 0,
+        url: `http://api.test:3000/api/v2/asset/blocklist/artifacts/${body.lists.token}`,
         bytes: expect.any(Number),
       },
     });
@@ -168,6 +182,10 @@ describe('POST /asset/blocklist/confirm', () => {
         [nothing]: [],
       },
       allowed: {},
+      verdicts: {
+        [hexOf('contract-drainer.xyz/')]: { service: 'BLOCKED' },
+        [hexOf('contract-pages.org/claim/')]: { service: 'BLOCKED' },
+      },
     });
   });
 

@@ -33,7 +33,7 @@ const artifact = createArtifactHandler({ artifacts });
 const keys = createKeysHandler({ keys: publicKeysOf(signingKeys) });
 
 type Ref = { token: string; bytes: number };
-type Answer = { algoVersion: number; version: string; snapshot: Ref; recent: Ref; manifest: string };
+type Answer = { algoVersion: number; version: string; snapshot: Ref; recent: Ref; lists: Ref; manifest: string };
 
 const readVersion = async () =>
   (await call(version, apiEvent({ method: 'GET', path: '/v2/asset/blocklist/version', apiKey: ACME_KEY })))
@@ -61,7 +61,7 @@ beforeAll(async () => {
 });
 
 describe('the signed manifest of GET /asset/blocklist/version', () => {
-  it('is an EdDSA JWS, by a key GET /asset/blocklist/keys lists, over the SHA-256 and size of both artifacts as served', async () => {
+  it('is an EdDSA JWS, by a key GET /asset/blocklist/keys lists, over the SHA-256 and size of every artifact as served', async () => {
     const answer = await readVersion();
     const jwks = JSON.parse((await served('/v2/asset/blocklist/keys', keys)).body) as JwkSet;
     const header = decodeProtectedHeader(answer.manifest);
@@ -70,7 +70,11 @@ describe('the signed manifest of GET /asset/blocklist/version', () => {
     const manifest = JSON.parse(new TextDecoder().decode(payload));
     const bytesOf = async ({ token }: Ref) =>
       Buffer.from((await served(`/v2/asset/blocklist/artifacts/${token}`, artifact, { token })).body, 'base64');
-    const [snapshot, recent] = [await bytesOf(answer.snapshot), await bytesOf(answer.recent)];
+    const [snapshot, recent, lists] = [
+      await bytesOf(answer.snapshot),
+      await bytesOf(answer.recent),
+      await bytesOf(answer.lists),
+    ];
 
     expect(header).toEqual({ alg: 'EdDSA', kid: expect.any(String) });
     expect(manifest).toEqual({
@@ -81,6 +85,7 @@ describe('the signed manifest of GET /asset/blocklist/version', () => {
       artifacts: [
         { token: answer.snapshot.token, sha256: sha256Hex(snapshot), bytes: snapshot.length },
         { token: answer.recent.token, sha256: sha256Hex(recent), bytes: recent.length },
+        { token: answer.lists.token, sha256: sha256Hex(lists), bytes: lists.length },
       ],
     });
     expect(Date.parse(manifest.expiresAt) - Date.parse(manifest.issuedAt)).toBe(24 * 3_600_000);

@@ -6,7 +6,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
  *
  *   magic    4 bytes  ASCII `APBL`
  *   algo     1 byte   the expression algorithm (`algoVersion`)
- *   kind     1 byte   1 = snapshot (one list), 2 = recent (two lists: added, then removed)
+ *   kind     1 byte   1 = snapshot (one list), 2 = recent (two lists: added, then removed),
+ *                     3 = lists (one list: the external lists' blocking prefixes, then the look-alike rule)
  *   lists, each:
  *     count  4 bytes  big-endian, the number of prefixes
  *     k      1 byte   the Rice parameter
@@ -17,16 +18,56 @@ import { gunzipSync, gzipSync } from 'node:zlib';
  *            0 bit), then the low k bits of d, most significant first; bits fill each byte from
  *            its most significant bit, the last byte padded with 0 bits.
  *
+ *   look-alike rule (kind 3 only):
+ *     tolerance 1 byte  eth-phishing-detect's edit distance
+ *     count  4 bytes  big-endian, the number of protected domains
+ *     each   2 bytes big-endian length, then the domain (ASCII: canonical, punycode)
+ *
  * Rice coding spends about log2(mean gap) + 1.5 bits a prefix (under 2 bytes at a million
  * prefixes); a varint spends whole bytes per gap.
  */
 export const MAGIC = 'APBL';
-export const KIND = { snapshot: 1, recent: 2 } as const;
+export const KIND = { snapshot: 1, recent: 2, lists: 3 } as const;
 export type ArtifactKind = keyof typeof KIND;
 
 export type Artifact =
   | { kind: 'snapshot'; algoVersion: number; prefixes: Uint32Array }
-  | { kind: 'recent'; algoVersion: number; added: Uint32Array; removed: Uint32Array };
+  | { kind: 'recent'; algoVersion: number; added: Uint32Array; removed: Uint32Array }
+  | { kind: 'lists'; algoVersion: number; prefixes: Uint32Array; lookalikes: Lookalikes };
+
+/** eth-phishing-detect's look-alike rule: a domain within `tolerance` edits of a protected one's form is blocked. */
+export type Lookalikes = { tolerance: number; domains: readonly string[] };
+
+const encodeLookalikes = ({ tolerance, domains }: Lookalikes): Buffer => {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(tolerance, 0);
+  head.writeUInt32BE(domains.length, 1);
+  return Buffer.concat([
+    head,
+    ...domains.map((domain) => {
+      const bytes = Buffer.from(domain, 'latin1');
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(bytes.length, 0);
+      return Buffer.concat([length, bytes]);
+    }),
+  ]);
+};
+
+const decodeLookalikes = (bytes: Buffer, at: number): Lookalikes => {
+  check(bytes.length >= at + 5, 'truncated look-alike rule');
+  const tolerance = bytes.readUInt8(at);
+  const count = bytes.readUInt32BE(at + 1);
+  const domains: string[] = [];
+  let next = at + 5;
+  for (let i = 0; i < count; i++) {
+    check(bytes.length >= next + 2, 'truncated look-alike domain');
+    const length = bytes.readUInt16BE(next);
+    check(bytes.length >= next + 2 + length, 'truncated look-alike domain');
+    domains.push(bytes.toString('latin1', next + 2, next + 2 + length));
+    next += 2 + length;
+  }
+  return { tolerance, domains };
+};
 
 /** The Rice parameter that codes these gaps in the fewest bits (near log2 of the mean gap). */
 const riceParameter = (sorted: Uint32Array): number => {
@@ -132,8 +173,11 @@ export const encodeArtifact = (artifact: Artifact): Buffer => {
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt8(artifact.algoVersion, 4);
   head.writeUInt8(KIND[artifact.kind], 5);
-  const lists = artifact.kind === 'snapshot' ? [artifact.prefixes] : [artifact.added, artifact.removed];
-  return gzipSync(Buffer.concat([head, ...lists.map(encodeList)]), { level: 9 });
+  const parts =
+    artifact.kind === 'recent'
+      ? [encodeList(artifact.added), encodeList(artifact.removed)]
+      : [encodeList(artifact.prefixes), ...(artifact.kind === 'lists' ? [encodeLookalikes(artifact.lookalikes)] : [])];
+  return gzipSync(Buffer.concat([head, ...parts]), { level: 9 });
 };
 
 export const decodeArtifact = (served: Uint8Array): Artifact => {
@@ -143,6 +187,9 @@ export const decodeArtifact = (served: Uint8Array): Artifact => {
   const kind = bytes.readUInt8(5);
   const first = decodeList(bytes, 6);
   if (kind === KIND.snapshot) return { kind: 'snapshot', algoVersion, prefixes: first.prefixes };
+  if (kind === KIND.lists) {
+    return { kind: 'lists', algoVersion, prefixes: first.prefixes, lookalikes: decodeLookalikes(bytes, first.end) };
+  }
   check(kind === KIND.recent, `unknown kind ${kind}`);
   const second = decodeList(bytes, first.end);
   return { kind: 'recent', algoVersion, added: first.prefixes, removed: second.prefixes };

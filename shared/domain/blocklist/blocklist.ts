@@ -1,4 +1,5 @@
 import { ConflictError } from '../../errors.ts';
+import type { ExternalLists } from '../check/index.ts';
 import {
   bitsOfPacked,
   LOG_TIMING,
@@ -13,6 +14,7 @@ import {
 } from '../verdict-feed/index.ts';
 import { decodeArtifact, encodeArtifact, sortedUnique, tokenOf } from './artifact.ts';
 import { ALGO_VERSION, entryExpressions, fullHash, prefixOf } from './expressions.ts';
+import { type ListIndex, listIndexOf, type Verdicts } from './list-index.ts';
 import { type ManifestIssuer, sha256Hex } from './manifest.ts';
 import { AllowMasks, PrefixState } from './prefix-state.ts';
 
@@ -37,8 +39,16 @@ export type BlocklistVersion = {
   entries: number;
   snapshot: ArtifactRef;
   recent: ArtifactRef;
+  /** The external lists' BLOCKED prefixes and look-alike rule (empty where the stage publishes only the service's verdicts). */
+  lists: ArtifactRef;
   /** The signed manifest of this answer (compact JWS, EdDSA, over each artifact's SHA-256 and size); absent where no signing key exists yet. */
   manifest?: string;
+};
+
+const EMPTY_LISTS: ListIndex = {
+  version: '',
+  artifact: { token: '', count: 0, bytes: 0, sha256: '', content: new Uint8Array() },
+  under: () => [],
 };
 
 const isBlocked = (bits: number): boolean => statusOf(bits) === 'BLOCKED';
@@ -91,6 +101,15 @@ type Options = {
   pollMs?: number;
   /** How often the current snapshot artifact is looked up (the compaction job replaces it). */
   pointerMs?: number;
+  /**
+   * The lists the check consults, published beside the service's verdicts so a client reaches the
+   * check's verdict on list-blocked content too; without it only the service's verdicts are.
+   */
+  lists?: { version(): Promise<string>; load(): Promise<ExternalLists> };
+  /** At most one look at the lists' version per this interval; they are loaded only when it moved. */
+  listsMs?: number;
+  /** A lists load that failed (the lists loaded before stay published). */
+  onListsError?: (error: unknown) => void;
 };
 
 export type Confirmation = {
@@ -98,6 +117,8 @@ export type Confirmation = {
   matches: Record<string, string[]>;
   /** Per requested prefix that has any, the full hashes of ALLOWED expressions that mask an expression under it. */
   allowed: Record<string, string[]>;
+  /** Every listed expression under the requested prefixes, by full hash: what the service and each list say of it. */
+  verdicts: Record<string, Verdicts>;
 };
 
 export type Blocklist = {
@@ -121,6 +142,9 @@ export const blocklist = ({
   now = Date.now,
   pollMs = 1_000,
   pointerMs = 30_000,
+  lists,
+  listsMs = 60_000,
+  onListsError = () => {},
 }: Options): Blocklist => {
   type Loaded = {
     verdicts: VerdictState;
@@ -129,11 +153,14 @@ export const blocklist = ({
     base: SnapshotPointer;
     /** The SHA-256 of the base snapshot artifact's bytes. */
     baseSha256: string;
+    lists: ListIndex;
   };
   let loaded: Promise<Loaded> | undefined;
   let polling: Promise<void> | undefined;
   let polledAt = Number.NEGATIVE_INFINITY;
   let pointerAt = Number.NEGATIVE_INFINITY;
+  let listsAt = Number.NEGATIVE_INFINITY;
+  let listing: Promise<void> | undefined;
   let recent: { changes: number; ref: ArtifactRef; sha256: string } | undefined;
 
   const apply = async (state: Loaded) => {
@@ -176,6 +203,27 @@ export const blocklist = ({
     state.baseSha256 = sha256Hex(bytes);
   };
 
+  /**
+   * Rebuilds the lists' index when their content moved, and stores its artifact; answers keep the
+   * index they had until the new one is stored, so each answer's artifacts and manifest agree.
+   */
+  const followLists = async (state: Loaded) => {
+    listsAt = now();
+    try {
+      let next: ExternalLists | undefined;
+      if (lists !== undefined) {
+        const version = await lists.version();
+        if (version === state.lists.version && state.lists.artifact.token !== '') return;
+        next = await lists.load();
+      } else if (state.lists.artifact.token !== '') return;
+      const index = listIndexOf(next);
+      await artifacts.put(index.artifact.token, index.artifact.content);
+      state.lists = index;
+    } catch (error) {
+      onListsError(error);
+    }
+  };
+
   const load = async (): Promise<Loaded> => {
     const snapshot = snapshots === undefined ? await readWholeIndex(log, now) : await snapshots.latest();
     if (snapshot === undefined) throw new Error('No verdict snapshot to start the blocklist from');
@@ -193,9 +241,11 @@ export const blocklist = ({
       masks,
       base: { algoVersion: ALGO_VERSION, token: '', count: 0, bytes: 0, position: snapshot.position },
       baseSha256: sha256Hex(new Uint8Array()),
+      lists: EMPTY_LISTS,
     };
     await apply(state);
     await followPointer(state);
+    await followLists(state);
     return state;
   };
 
@@ -211,6 +261,12 @@ export const blocklist = ({
         if (now() - pointerAt >= pointerMs) await followPointer(state);
       })().finally(() => {
         polling = undefined;
+      });
+    }
+    // In the background: a list's new snapshot (a large list takes a while to index) never holds up an answer.
+    if (listing === undefined && now() - listsAt >= listsMs) {
+      listing = followLists(state).finally(() => {
+        listing = undefined;
       });
     }
     if (polling) await polling;
@@ -241,6 +297,11 @@ export const blocklist = ({
         entries: state.verdicts.live,
         snapshot: { token, count, bytes },
         recent: changes.ref,
+        lists: {
+          token: state.lists.artifact.token,
+          count: state.lists.artifact.count,
+          bytes: state.lists.artifact.bytes,
+        },
       };
       const manifest = await manifests?.({
         algoVersion: answer.algoVersion,
@@ -248,6 +309,7 @@ export const blocklist = ({
         artifacts: [
           { token, sha256: baseSha256, bytes },
           { token: changes.ref.token, sha256: changes.sha256, bytes: changes.ref.bytes },
+          { token: answer.lists.token, sha256: state.lists.artifact.sha256, bytes: answer.lists.bytes },
         ],
       });
       return manifest === undefined ? answer : { ...answer, manifest };
@@ -261,13 +323,25 @@ export const blocklist = ({
       const state = await current();
       const matches: Record<string, string[]> = {};
       const allowed: Record<string, string[]> = {};
+      const verdicts: Record<string, Verdicts> = {};
+      const say = (hash: string, said: Verdicts) => {
+        verdicts[hash] = { ...verdicts[hash], ...said };
+      };
       for (const prefix of prefixes) {
         const value = Number.parseInt(prefix, 16);
-        matches[prefix] = [...state.prefixes.hashesOf(value)];
+        const blocked = state.prefixes.hashesOf(value);
+        for (const hash of blocked) say(hash, { service: 'BLOCKED' });
+        for (const hash of state.masks.own(value)) say(hash, { service: 'ALLOWED' });
+        const listed = state.lists.under(value);
+        for (const [hash, said] of listed) say(hash, said);
+        const listBlocked = listed.flatMap(([hash, said]) =>
+          Object.values(said).includes('BLOCKED') && !blocked.includes(hash) ? [hash] : [],
+        );
+        matches[prefix] = [...blocked, ...listBlocked];
         const masking = state.masks.under(value);
         if (masking.length > 0) allowed[prefix] = [...masking];
       }
-      return { matches, allowed };
+      return { matches, allowed, verdicts };
     },
   };
 };

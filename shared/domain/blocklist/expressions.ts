@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalize, type KeyLevel, LEVEL } from '../check/index.ts';
+import { canonicalize, type KeyLevel, type KeyTarget, LEVEL } from '../check/index.ts';
 
 /**
  * The hash-prefix blocklist's expressions, algorithm version 1. A client computes the expressions
@@ -51,3 +51,26 @@ export const prefixOf = (hash: string): number => Number.parseInt(hash.slice(0, 
 export const prefixHex = (prefix: number): string => prefix.toString(16).padStart(8, '0');
 
 export const PREFIX_PATTERN = /^[0-9a-f]{8}$/;
+
+/**
+ * What a client looks up for content: the expressions of its check keys (most specific first), as
+ * `expressionsOf`, and, where the check judges the whole domain (eth-phishing-detect, whose listed
+ * domains cover their subdomains), the expressions of every suffix of that domain (`www.` kept,
+ * down to the last label), `target` for the look-alike rule.
+ */
+export type LookupExpressions = { keys: string[]; domains: string[]; target: KeyTarget | undefined };
+
+export const lookupExpressionsOf = (content: string): LookupExpressions => {
+  const target = canonicalize(content);
+  if (target.kind !== 'keys') return { keys: [], domains: [], target: undefined };
+  const keys = target.keys.map((key, i) => expressionAt(key, target.levels[i] as KeyLevel));
+  return { keys, domains: target.domain === undefined ? [] : domainExpressions(target.domain), target };
+};
+
+/** The expressions of a domain's suffixes, the domain first, as eth-phishing-detect walks them. */
+export const domainExpressions = (domain: string): string[] => {
+  const out = [`${domain}/`];
+  for (let dot = domain.indexOf('.'); dot >= 0; dot = domain.indexOf('.', dot + 1))
+    out.push(`${domain.slice(dot + 1)}/`);
+  return out;
+};

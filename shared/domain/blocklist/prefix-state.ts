@@ -94,9 +94,22 @@ export class PrefixState {
  */
 export class AllowMasks {
   readonly #under = new Map<number, Set<string>>();
+  /** The ALLOWED expressions' full hashes under their own prefixes. */
+  readonly #own = new Map<number, Set<string>>();
 
   set(key: string, allowed: boolean): void {
     const own = entryExpressions(key).map((expression) => fullHash(expression));
+    for (const hash of own) {
+      const prefix = prefixOf(hash);
+      const held = this.#own.get(prefix);
+      if (allowed) {
+        if (held === undefined) this.#own.set(prefix, new Set([hash]));
+        else held.add(hash);
+      } else if (held !== undefined) {
+        held.delete(hash);
+        if (held.size === 0) this.#own.delete(prefix);
+      }
+    }
     for (const expression of expressionsOf(key).slice(1)) {
       const prefix = prefixOf(fullHash(expression));
       const held = this.#under.get(prefix);
@@ -108,6 +121,12 @@ export class AllowMasks {
         if (held.size === 0) this.#under.delete(prefix);
       }
     }
+  }
+
+  /** Full hashes of ALLOWED expressions of this prefix. */
+  own(prefix: number): readonly string[] {
+    const held = this.#own.get(prefix);
+    return held === undefined ? [] : [...held];
   }
 
   /** Full hashes of ALLOWED expressions consulted before an expression of this prefix. */

@@ -14,13 +14,17 @@
  */
 export { canonicalHost, canonicalize, entryKeyOf } from './canonical.ts';
 export { type Checker, type CheckerOptions, createChecker, type Timer } from './engine.ts';
-export type { EthPhishingConfig } from './eth-phishing-detect.ts';
+export { type EthPhishingConfig, type EthPhishingLists, ethPhishingSource } from './eth-phishing-detect.ts';
 export { onHostingPlatform } from './hosting.ts';
 export { hashesOf, KeyTable } from './key-table.ts';
 export {
+  type ExternalLists,
+  externalListsVersion,
+  type KeyListEntries,
   type ListSnapshot,
   listSource,
   listSources,
+  loadExternalLists,
   loadExternalSources,
   refreshingSources,
   type SnapshotPointer,

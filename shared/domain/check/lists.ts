@@ -164,16 +164,28 @@ const ethListsOfSnapshot = (snapshot: ListSnapshot): EthPhishingLists => ({
 
 type SourceBudgets = Partial<Record<ExternalSourceName, number>>;
 
+/** A key-based list's entries (check-index keys). */
+export type KeyListEntries = { name: ExternalSourceName; allow: readonly string[]; deny: readonly string[] };
+
 /**
- * The in-memory external sources, from the latest snapshots: eth-phishing-detect from its
- * snapshot when one was synced, else from the list the npm package ships (read only then); the other lists
- * only when a snapshot exists (a source without data is not consulted).
+ * Every list the check consults, as loaded: eth-phishing-detect (always: its snapshot or the list
+ * the npm package ships) and the key-based lists that have a snapshot. `version` names the
+ * content (the snapshots' digests), so equal versions hold equal lists.
  */
-export const loadExternalSources = async (
+export type ExternalLists = { version: string; eth: EthPhishingLists; keyLists: KeyListEntries[] };
+
+/**
+ * The lists from the latest snapshots: eth-phishing-detect from its snapshot when one was synced,
+ * else from the list the npm package ships (read only then); the other lists only when a snapshot
+ * exists (a source without data is not consulted). The check and the blocklist load them alike.
+ * A snapshot that fails to load counts as none (its digest is missing from the version), so a
+ * reader comparing the version with `externalListsVersion` loads again.
+ */
+export const loadExternalLists = async (
   store: SnapshotStore | undefined,
   shippedEth: () => EthPhishingConfig | Promise<EthPhishingConfig>,
-  { budgets = {}, onError = (_source: ExternalSourceName, _error: unknown) => {} }: LoadOptions = {},
-): Promise<ExternalSource[]> => {
+  { onError = (_source: ExternalSourceName, _error: unknown) => {} }: Pick<LoadOptions, 'onError'> = {},
+): Promise<ExternalLists> => {
   const snapshots = await Promise.all(
     EXTERNAL_SOURCES.map((source) =>
       store?.latest(source).catch((error: unknown) => {
@@ -183,14 +195,35 @@ export const loadExternalSources = async (
     ),
   );
   const ethSnapshot = snapshots[EXTERNAL_SOURCES.indexOf('eth-phishing-detect')];
-  const ethLists = ethSnapshot ? ethListsOfSnapshot(ethSnapshot) : ethListsOf(await shippedEth());
+  const eth = ethSnapshot ? ethListsOfSnapshot(ethSnapshot) : ethListsOf(await shippedEth());
   const keyLists = EXTERNAL_SOURCES.flatMap((name, i) => {
     const snapshot = snapshots[i];
     return name === 'eth-phishing-detect' || snapshot === undefined
       ? []
-      : [{ name, allow: snapshot.allow, deny: snapshot.deny, budgetMs: budgets[name] ?? 50 }];
+      : [{ name, allow: snapshot.allow, deny: snapshot.deny }];
   });
-  return [ethPhishingSource(ethLists, { budgetMs: budgets['eth-phishing-detect'] ?? 50 }), ...listSources(keyLists)];
+  return { version: versionOf(snapshots.map((snapshot) => snapshot?.sha256)), eth, keyLists };
+};
+
+/** The lists' version from each source's snapshot digest, in the order of EXTERNAL_SOURCES (the shipped list never changes). */
+const versionOf = (digests: readonly (string | undefined)[]): string =>
+  digests.map((sha256, i) => `${EXTERNAL_SOURCES[i]}:${sha256 ?? '-'}`).join(',');
+
+/** The version `loadExternalLists` would answer, from the snapshots' pointers alone (no list is read). */
+export const externalListsVersion = async (store: SnapshotStore | undefined): Promise<string> =>
+  versionOf(await Promise.all(EXTERNAL_SOURCES.map(async (source) => (await store?.pointer(source))?.sha256)));
+
+/** The in-memory external sources, from the latest snapshots (see `loadExternalLists`). */
+export const loadExternalSources = async (
+  store: SnapshotStore | undefined,
+  shippedEth: () => EthPhishingConfig | Promise<EthPhishingConfig>,
+  { budgets = {}, onError = (_source: ExternalSourceName, _error: unknown) => {} }: LoadOptions = {},
+): Promise<ExternalSource[]> => {
+  const { eth, keyLists } = await loadExternalLists(store, shippedEth, { onError });
+  return [
+    ethPhishingSource(eth, { budgetMs: budgets['eth-phishing-detect'] ?? 50 }),
+    ...listSources(keyLists.map((list) => ({ ...list, budgetMs: budgets[list.name] ?? 50 }))),
+  ];
 };
 
 type LoadOptions = { budgets?: SourceBudgets; onError?: (source: ExternalSourceName, error: unknown) => void };

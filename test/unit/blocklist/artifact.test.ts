@@ -22,6 +22,32 @@ describe('blocklist artifacts', () => {
     expect(decodeArtifact(bytes)).toEqual({ kind: 'snapshot', algoVersion: 1, prefixes });
   });
 
+  it('decodes a lists artifact to its prefixes and its look-alike rule', () => {
+    const prefixes = randomPrefixes(2_000, 7);
+    const lookalikes = { tolerance: 2, domains: ['metamask.io', 'myetherwallet.com', 'xn--mtamask-dya.io'] };
+
+    expect(decodeArtifact(encodeArtifact({ kind: 'lists', algoVersion: 1, prefixes, lookalikes }))).toEqual({
+      kind: 'lists',
+      algoVersion: 1,
+      prefixes,
+      lookalikes,
+    });
+  });
+
+  it('refuses a lists artifact whose look-alike rule is cut short', () => {
+    const bytes = encodeArtifact({
+      kind: 'lists',
+      algoVersion: 1,
+      prefixes: Uint32Array.of(7),
+      lookalikes: { tolerance: 2, domains: ['metamask.io'] },
+    });
+    const plain = gunzipSync(bytes);
+
+    expect(() => decodeArtifact(gzipSync(plain.subarray(0, plain.length - 3)))).toThrow(
+      'Not a blocklist artifact: truncated look-alike domain',
+    );
+  });
+
   it('decodes a recent artifact to its added and removed lists', () => {
     const added = randomPrefixes(300, 5);
     const removed = randomPrefixes(40, 6);

@@ -4,7 +4,9 @@ import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { readShippedEthList } from '../../../shared/db/list-snapshot-store.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import {
+  externalListsVersion,
   type ListSnapshot,
+  loadExternalLists,
   loadExternalSources,
   refreshingSources,
   type SnapshotStore,
@@ -124,6 +126,17 @@ describe('loading the external sources', () => {
     const sources = await loadExternalSources(store, () => shipped);
 
     expect(names(sources)).toEqual(['eth-phishing-detect', 'vendor', 'seal', 'polkadot-phishing']);
+  });
+
+  it('names the loaded lists by the version their snapshots’ pointers give, which moves when a snapshot does', async () => {
+    const store = memoryStore([snapshotOf('seal', 'seal.example.com', URL_OF, FETCHED_AT)]);
+
+    const before = await externalListsVersion(store);
+    const loaded = await loadExternalLists(store, () => shipped);
+    await store.save(snapshotOf('seal', 'other.example.com', URL_OF, FETCHED_AT));
+
+    expect(loaded.version).toBe(before);
+    expect(await externalListsVersion(store)).not.toBe(before);
   });
 
   it('reports each loaded list’s own answer for keys that several lists hold', async () => {
