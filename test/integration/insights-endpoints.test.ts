@@ -634,6 +634,31 @@ describe('POST /reports/search', () => {
     });
   });
 
+  it('still finds the caller’s report when many other organizations reported the content since', async () => {
+    for (let n = 0; n < 30; n++) {
+      const organization = `crowd-${n}`;
+      await directory.putOrganization({ slug: organization, name: `Crowd ${n}`, featureFlags: [] });
+      await applyActivity(
+        store,
+        parseActivityChange({
+          organization,
+          kind: 'threat',
+          id: `crowd-${n}`,
+          assetId: airdropId,
+          content: AIRDROP,
+          assetType: 'URL',
+          status: 'BLOCKED',
+          createdAt: '2026-03-15T10:00:00Z',
+          updatedAt: '2026-03-15T10:00:00Z',
+        }),
+      );
+    }
+
+    const response = await post('/reports/search', { assetContents: [AIRDROP] });
+
+    expect(response.body).toMatchObject({ reports: [{ id: 1001, assets: [AIRDROP] }], totalCount: 1 });
+  });
+
   it('returns 400 without assets', async () => {
     const response = await post('/reports/search', {});
 

@@ -6,7 +6,7 @@ import type { ListStore } from '../lifecycle/lists.ts';
 import { assetIdOf } from '../lifecycle/reports.ts';
 import { publicId } from '../lifecycle/views.ts';
 
-/** Records read about one asset: its newest changes, in every organization. */
+/** Records read about one asset: the organization's newest changes of it. */
 const RECORDS_PER_ASSET = 25;
 
 export type ReportsSearchDeps = { lists: ListStore; store: Pick<ActivityStore, 'find'> };
@@ -17,7 +17,7 @@ type ReportView = { id: number | string; status: string; createdAt: string };
 const reportsOf = async (deps: ReportsSearchDeps, orgId: string, content: string): Promise<ActivityRecord[]> => {
   const checkKey = entryKeyOf(content, detectAssetType(content));
   if (checkKey === undefined) return [];
-  const records = await deps.lists.byAsset(assetIdOf(checkKey), RECORDS_PER_ASSET);
+  const records = await deps.lists.byAssetOf(assetIdOf(checkKey), orgId, RECORDS_PER_ASSET);
   const ids = new Set(
     records.flatMap((record) =>
       record.organization === orgId && record.kind === 'threat' && !record.deleted && record.reportId !== undefined
@@ -33,7 +33,8 @@ const reportsOf = async (deps: ReportsSearchDeps, orgId: string, content: string
 
 /**
  * `POST /reports/search`: for each asset, the organization's reports that already propose its
- * canonical content, so a client files no duplicate: one Query of the asset's records per asset.
+ * canonical content, so a client files no duplicate: the organization's records of each asset
+ * (however many other organizations reported it since), a bounded Query per asset.
  * `reports` lists each report once with the asked contents it holds (the published shape).
  */
 export const searchReports = async (deps: ReportsSearchDeps, orgId: string, assets: readonly string[] | undefined) => {
