@@ -140,6 +140,34 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       },
     },
   },
+  'parse-assets': {
+    normalizedUrl: {
+      summary: 'A URL, normalized by the glossary rules',
+      body: { content: 'https://Scam-Site.COM/login/?utm_source=x#top' },
+      status: 200,
+      response: {
+        content: 'scam-site.com/login',
+        submittedContent: 'https://Scam-Site.COM/login/?utm_source=x#top',
+        type: 'URL',
+      },
+    },
+    address: {
+      summary: 'An EVM address, lower-cased',
+      body: { content: '0xAbCdEf0123456789abcdef0123456789ABCDEF01' },
+      status: 200,
+      response: {
+        content: '0xabcdef0123456789abcdef0123456789abcdef01',
+        submittedContent: '0xAbCdEf0123456789abcdef0123456789ABCDEF01',
+        type: 'ADDRESS',
+      },
+    },
+    noType: {
+      summary: 'Content no asset type fits: the body is null',
+      body: { content: 'hello world' },
+      status: 200,
+      response: null,
+    },
+  },
   'list-verdicts': {
     sdkFirstPage: {
       summary: 'The first page of blocked URLs, as the published client loop sends it',
