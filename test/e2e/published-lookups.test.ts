@@ -33,6 +33,16 @@ const webhooks = startLocalWebhooks({
   onError: (error) => console.error('WEBHOOK ERROR', error),
 });
 let base = '';
+/** A threat as an ingest sends it: blocking, no report named. */
+const IMPORTED = {
+  organization: 'acme',
+  kind: 'threat',
+  id: 't-imported',
+  content: BLOCKED,
+  assetType: 'URL',
+  status: 'BLOCKED',
+  createdAt: new Date().toISOString(),
+};
 
 beforeAll(async () => {
   await seed(table.db, table.tableName, {
@@ -95,15 +105,7 @@ describe('a block imported without a report, as its consumers and connectors see
   it('lists prefix sync and then the webhook that delivered the block in blockedBy, oldest first', async () => {
     const hook = await call('POST', '/webhook/config', ACME, { url: receiver.url(), events: ['asset.status-updated'] });
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
-    const imported = JSON.stringify({
-      organization: 'acme',
-      kind: 'threat',
-      id: 't-imported',
-      content: BLOCKED,
-      assetType: 'URL',
-      status: 'BLOCKED',
-      createdAt: new Date().toISOString(),
-    });
+    const imported = JSON.stringify(IMPORTED);
 
     await applyMessage(activityRepository(table.db, table.tableName), imported);
     await receiver.waitFor(1);
@@ -132,6 +134,28 @@ describe('a block imported without a report, as its consumers and connectors see
     ]);
     expect(search.body.blockedBy[1].consumedAt >= change.changedAt).toBe(true);
     expect(Date.parse(search.body.blockedBy[1].consumedAt)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('keeps the time the block began when a later change only watchlists the content', async () => {
+    const before = await call('POST', '/asset/search', ACME, { content: BLOCKED });
+    const watched = JSON.stringify({
+      ...IMPORTED,
+      watchlisted: true,
+      updatedAt: new Date(Date.now() + 1).toISOString(),
+    });
+
+    await applyMessage(activityRepository(table.db, table.tableName), watched);
+    const after = await eventually(
+      async () => {
+        const found = await call('POST', '/asset/search', ACME, { content: BLOCKED });
+        expect(found.body.asset.watchStatus).toBe('ENABLED');
+        return found;
+      },
+      { tries: 100, intervalMs: 100 },
+    );
+
+    expect(after.body.asset.updatedAt > before.body.blockedBy[0].consumedAt).toBe(true);
+    expect(after.body.blockedBy).toEqual(before.body.blockedBy);
   });
 
   it('shows another organization prefix sync alone: its webhooks never took the block', async () => {
