@@ -540,6 +540,9 @@ export const ROUTES: readonly Route[] = [
       entry: 'functions/healthchecks/run.ts',
       access: 'read',
       rateClass: 'read',
+      // The age checks read their oldest offenders: reports with a pending proposal, IN_PROGRESS takedowns.
+      ...(check === 'reviewing.old-proposals' ? { indexes: [ACTIVITY_INDEX.list2.name] } : {}),
+      ...(check === 'takedowns.stale-in-progress' ? { indexes: [ACTIVITY_INDEX.list3.name] } : {}),
     }),
   ),
   {

@@ -34,6 +34,7 @@ import {
 } from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
+import { healthcheckFindingsRepository } from './db/healthcheck-findings-repository.ts';
 import { dynamoLease } from './db/lease-repository.ts';
 import { lifecycleRepository } from './db/lifecycle-repository.ts';
 import { fileSnapshotStore, readShippedEthList, s3SnapshotStore } from './db/list-snapshot-store.ts';
@@ -113,6 +114,7 @@ export const activity = /* @__PURE__ */ table(activityRepository);
 export const profiles = /* @__PURE__ */ table(profileRepository);
 export const settings = /* @__PURE__ */ table(settingsRepository);
 export const openWork = /* @__PURE__ */ table(openWorkRepository);
+const healthcheckFindings = /* @__PURE__ */ table(healthcheckFindingsRepository);
 export const deadLetters = /* @__PURE__ */ once(() =>
   deadLetterQueue(sqsClient('dead-letter queue'), config.deadLetterQueueUrl),
 );
@@ -382,6 +384,7 @@ export const healthcheckSources = /* @__PURE__ */ once(() => ({
   thresholds: () => config.healthcheckThresholds,
   settings: settings(),
   work: openWork(),
+  findings: healthcheckFindings(),
   detections: detections(),
   directory: directory(),
 }));

@@ -1,20 +1,16 @@
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import {
-  type HealthcheckSources,
-  requestedInputs,
-  runHealthchecks,
-} from '../../shared/domain/insights/healthchecks.ts';
+import { healthcheckRegistry } from '../../shared/domain/insights/healthcheck-registry.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
-import { healthcheckBody } from '../../shared/http/insights-schemas.ts';
+import { emptyBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
-export const request = { body: healthcheckBody };
+export const request = { body: emptyBody };
 
-export const createHandler = ({ keys, ...sources }: HealthcheckSources & { keys: KeyResolver }) =>
-  apiHandler(
-    { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
-    async ({ auth, body }) => json(200, { checks: runHealthchecks(await requestedInputs(sources, auth, body)) }),
+/** The registry of checks: any valid key may read it, and nothing is evaluated (a `slug` sent is not needed). */
+export const createHandler = ({ keys }: { keys: KeyResolver }) =>
+  apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } }, async () =>
+    json(200, healthcheckRegistry()),
   );
 
-export const handler = createHandler({ keys: runtime.keys(), ...runtime.healthcheckSources() });
+export const handler = createHandler({ keys: runtime.keys() });

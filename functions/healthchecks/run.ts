@@ -17,7 +17,7 @@ export const createHandler = ({ keys, ...sources }: HealthcheckSources & { keys:
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { optional: true } },
     async ({ auth, body, rawPath }) =>
-      json(200, runHealthcheck(healthcheckOfPath(rawPath), await requestedInputs(sources, auth, body))),
+      json(200, await runHealthcheck(healthcheckOfPath(rawPath), await requestedInputs(sources, auth, body))),
   );
 
 export const handler = createHandler({ keys: runtime.keys(), ...runtime.healthcheckSources() });

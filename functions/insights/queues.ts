@@ -8,11 +8,11 @@ import {
   queuesSnapshot,
 } from '../../shared/domain/insights/insights.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
-import { organizationBody } from '../../shared/http/insights-schemas.ts';
+import { queuesSnapshotBody } from '../../shared/http/insights-schemas.ts';
 import { json } from '../../shared/http/json.ts';
 import * as runtime from '../../shared/runtime.ts';
 
-export const request = { body: organizationBody };
+export const request = { body: queuesSnapshotBody };
 type Deps = InsightsStores & { keys: KeyResolver; settings: SettingsStore; work: OpenWorkStore; now: () => number };
 
 export const createHandler = ({ keys, now, settings, work: openWorkStore, ...stores }: Deps) =>
@@ -21,7 +21,7 @@ export const createHandler = ({ keys, now, settings, work: openWorkStore, ...sto
     async ({ auth, body }) => {
       const orgId = await insightsOrganization(stores.directory, auth, body.slug, 'queues');
       const [work, stored] = await Promise.all([openWork(openWorkStore, orgId), settings.find(orgId)]);
-      return json(200, queuesSnapshot(work, effectiveSettings(stored), now()));
+      return json(200, queuesSnapshot(work, effectiveSettings(stored), now(), body.windowHours));
     },
   );
 

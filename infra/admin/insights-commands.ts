@@ -7,7 +7,9 @@ import { isWebUrl } from '../../shared/domain/core/web-url.ts';
 export const INSIGHTS_USAGE = `  org threshold <org> <check> <warn> <fail>
                                        the organization's own levels for one healthcheck (${HEALTHCHECK_KEYS.length} checks:
                                        ${HEALTHCHECK_KEYS.slice(0, 3).join(', ')}, ...); 'org threshold <org> <check> default' drops them
-  org settings <org> '<json>'          merges contactUrl, avatarUrl, services, healthcheckThresholds, sla into the organization's settings
+  org settings <org> '<json>'          merges contactUrl, avatarUrl, services, healthcheckThresholds, sla, subscriptionStatus,
+                                       obligatoryAdminApproval, integrations, legalDocuments, trademarkRegistrations
+                                       into the organization's settings
   user profile <userId> '<json>'       sets email, fullName, avatarUrl of a user`;
 
 const fail = (message: string): never => {

@@ -53,7 +53,9 @@ export const fixtureSchema = v.strictObject(
           slug,
           name: text(255),
           featureFlags: v.optional(v.array(text(64)), []),
-          // contactUrl, avatarUrl, services, healthcheckThresholds, sla: the insights' settings.
+          // contactUrl, avatarUrl, services, healthcheckThresholds, sla, and the account fields of
+          // /user/orgs (subscriptionStatus, obligatoryAdminApproval, integrations, legalDocuments,
+          // trademarkRegistrations): the insights' settings.
           ...settingsSchema.entries,
           // Detection settings, as `npm run admin -- org detections` sets them.
           detections: v.optional(

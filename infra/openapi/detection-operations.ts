@@ -43,6 +43,7 @@ const BODY = {
         name: v.string(),
         description: v.string(),
         mode: v.picklist(['pull', 'push']),
+        scopes: v.array(v.picklist(['organization', 'global'])),
         assetTypes: v.array(v.string()),
         brandScoped: v.boolean(),
         configSchema: v.record(v.string(), v.unknown()),
@@ -98,7 +99,7 @@ const BAD_CONFIG = error(
 export const DETECTION_OPERATIONS: Record<string, OperationDoc> = {
   'list-detection-sources': {
     summary: 'List detection sources',
-    description: `The sources the service runs: \`DNS_TWIST\` (registered lookalike permutations of the brands' domains), \`CERTSTREAM\` (names in new certificates of certificate-transparency logs), \`ASSET_CHECK\` and \`EXTERNAL\` (pushed content). Each with its mode (\`pull\` sources run on a schedule and take \`cron\`), the asset types it finds, and \`configSchema\`, the JSON Schema a config's \`config\` must satisfy. ${CALLER} The slug is the \`slug\` query parameter.`,
+    description: `The sources the service runs: \`DNS_TWIST\` (registered lookalike permutations of the brands' domains), \`CERTSTREAM\` (names in new certificates of certificate-transparency logs), \`ASSET_CHECK\` and \`EXTERNAL\` (pushed content). Each with its mode (\`pull\` sources run on a schedule and take \`cron\`), its \`scopes\` (\`organization\`: configs belong to one organization; every source here is organization-scoped, none is \`global\`), the asset types it finds, and \`configSchema\`, the JSON Schema a config's \`config\` must satisfy. ${CALLER} The slug is the \`slug\` query parameter.`,
     tag: 'Detections',
     responses: { 200: { description: 'The catalogue', body: BODY.sources } },
   },

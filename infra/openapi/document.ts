@@ -13,6 +13,7 @@ import { declarationOf, type HandlerDeclaration } from '../../shared/http/api-ha
 import { ERROR_STATUS } from '../../shared/http/error-response.ts';
 import { BASE_PATH, BASE_PATHS, ROUTES, type Route } from '../routes.ts';
 import { findTwins, type Json, toDocumentSchema } from './convert.ts';
+import { EXTRA_FIELDS } from './extra-fields.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 import { OPERATIONS } from './operations.ts';
 import { type ExampleDoc, PUBLISHED_EXAMPLES } from './published-examples.ts';
@@ -140,13 +141,20 @@ const entriesOf = (schema: v.GenericSchema | undefined): Entries =>
   ((schema as unknown as { entries?: Entries } | undefined)?.entries ?? {}) as Entries;
 const isOptional = (schema: v.GenericSchema) => ['optional', 'nullish', 'exact_optional'].includes(schema.type);
 
-const parameters = (request: RequestSchema): Json[] => [
+/** The names of a path template's parameters, `{reportId}` → `reportId`. */
+const templateNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+
+const parameters = (path: string, request: RequestSchema): Json[] => [
   ...Object.entries(entriesOf(request.pathParameters)).map(([name, schema]) => ({
     name,
     in: 'path',
     required: true,
     schema: toDocumentSchema(schema),
   })),
+  // Public routes read their path parameter without a schema: the template still names it.
+  ...templateNames(path)
+    .filter((name) => !(name in entriesOf(request.pathParameters)))
+    .map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
   ...Object.entries(entriesOf(request.queryStringParameters)).map(([name, schema]) => ({
     name,
     in: 'query',
@@ -186,15 +194,23 @@ const addExamples = (name: string, operation: Json, examples: Record<string, Exa
     return media;
   };
   for (const [exampleName, example] of Object.entries(examples)) {
+    // A 400 answers a request its schemas refuse: it is shown beside the answer, not offered as a request.
+    const invalid = example.status === 400;
     for (const [param, value] of Object.entries(example.parameters ?? {})) {
       const parameter = params.find((candidate) => candidate.name === param);
       if (!parameter) throw new Error(`${name}: example ${exampleName} sets ${param}, which the route does not take`);
-      parameter.examples = { ...parameter.examples, [exampleName]: { value } };
+      if (!invalid) parameter.examples = { ...parameter.examples, [exampleName]: { value } };
     }
     if (example.body !== undefined) {
       const media = json(operation.requestBody as MediaJson | undefined, 'a body');
-      media.examples = { ...media.examples, [exampleName]: { summary: example.summary, value: example.body } };
+      if (!invalid) {
+        media.examples = { ...media.examples, [exampleName]: { summary: example.summary, value: example.body } };
+      }
     }
+    const request = {
+      ...(example.parameters ? { parameters: example.parameters } : {}),
+      ...(example.body === undefined ? {} : { body: example.body }),
+    };
     const media = json(responses[String(example.status)], `status ${example.status}`);
     media.examples = {
       ...media.examples,
@@ -202,9 +218,26 @@ const addExamples = (name: string, operation: Json, examples: Record<string, Exa
         summary: example.summary,
         value: example.response,
         ...(example.withoutKey ? { 'x-without-key': true } : {}),
+        ...(invalid ? { 'x-request': request } : {}),
       },
     };
   }
+};
+
+/** What each tag groups, for readers of the rendered description. */
+const TAG_DESCRIPTIONS: Record<OperationDoc['tag'], string> = {
+  Metrics: 'Counts of the organization’s reports, threats and takedowns over a date range.',
+  Assets: 'The organization’s own assets: its allowlist, listed, added, updated and removed.',
+  'Asset groups': 'Named groups the organization sorts its assets into.',
+  'Asset check':
+    'Verdicts on content: the asset check and the ways to sync the verdicts (list, changelog, hashed-prefix blocklist).',
+  'Threat lifecycle':
+    'From report to block: reports, proposals and their review, threats, takedowns, disputes, submissions and scans.',
+  'Description and pages': 'This description, the pages rendered from it, and the public report pages.',
+  Insights: 'Metrics v2, healthchecks, the queue snapshot and report search.',
+  Account: 'The key’s user and organizations.',
+  Webhooks: 'Webhook endpoints that receive asset status changes and detections, with their deliveries.',
+  Detections: 'Detection sources, the organization’s detection configs and the detections they found.',
 };
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
@@ -230,14 +263,19 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
   const missing = Object.entries(request).flatMap(([part, schema]) => (schema ? findTwins(schema, part).missing : []));
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
   const body = requestBody(request, doc);
-  const params = parameters(request);
+  const params = parameters(route.path, request);
+  const extra = EXTRA_FIELDS[route.name];
+  const description = extra
+    ? `${doc.description}\n\nDeliberately answers more than the published page shows (\`x-extra-fields\`: ${extra.fields.map((field) => `\`${field}\``).join(', ')}): ${extra.why}`
+    : doc.description;
   const built: Json = {
     operationId: operationId(route.name),
     summary: doc.summary,
     description: declaration
-      ? `${doc.description}\n\nRate class: \`${declaration.rateClass}\` (default ${defaultBudget(declaration.rateClass)}).`
-      : doc.description,
+      ? `${description}\n\nRate class: \`${declaration.rateClass}\` (default ${defaultBudget(declaration.rateClass)}).`
+      : description,
     ...(declaration ? { 'x-rate-class': declaration.rateClass } : {}),
+    ...(extra ? { 'x-extra-fields': extra.fields } : {}),
     tags: [doc.tag],
     ...(route.public ? { security: [] } : {}),
     ...(declaration?.deprecation ? { deprecated: true } : {}),
@@ -263,7 +301,8 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
       title: 'Asset Protection Service API',
       version: '2.0.0',
       description:
-        'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, error: {code, message}, requestId}`.\n\n' +
+        'Organization metrics, assets, asset groups and the asset check. Every endpoint except this description and the pages needs an API key in `X-API-KEY` (or `Authorization: Bearer <key>`). Every error body is `{code, message, issues?, data?, error: {code, message}, requestId}`.\n\n' +
+        'Named examples pair a request with its answer under one name. An example sent without a key says `x-without-key`; one answered with 400 carries its request in `x-request` (`parameters`, `body`) instead of on the request, since that request does not fit the schemas.\n\n' +
         RATE_LIMITS_TEXT,
     },
     servers: BASE_PATHS.map((url) => ({
@@ -271,7 +310,10 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
       description: url === BASE_PATH ? 'The API' : 'The same API under the path earlier clients build',
     })),
     security: [{ ApiKey: [] }, { Bearer: [] }],
-    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({ name })),
+    tags: [...new Set(Object.values(OPERATIONS).map((doc) => doc.tag))].map((name) => ({
+      name,
+      description: TAG_DESCRIPTIONS[name],
+    })),
     paths,
     components: {
       schemas: Object.fromEntries(

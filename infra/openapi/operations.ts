@@ -65,7 +65,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'delete-asset-group': {
     summary: 'Delete an asset group',
     description:
-      'Deletes a group; its assets become ungrouped. A body `{groupId}` is optional and must match the path.',
+      'Deletes a group; its assets become ungrouped. A body `{groupId}` is optional and must match the path. The published texts answer a bad id: `Invalid group ID` (not a positive integer), `Group ID is required` (empty), `Path parameter groupId does not match body`.',
     tag: 'Asset groups',
     responses: {
       200: {
@@ -73,6 +73,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         body: BODY.groupRemoved,
         example: { success: true, id: 4, unassignedAssetCount: 2 },
       },
+      400: error('A malformed or empty group id, or a body naming another group'),
       404: error('No group with this id in the organization'),
     },
   },

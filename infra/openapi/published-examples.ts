@@ -11,8 +11,8 @@ import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
  */
 export type ExampleDoc = {
   summary: string;
-  /** Path and query parameters by name, as the client sends them. */
-  parameters?: Record<string, string | number | boolean>;
+  /** Path and query parameters by name, as the client sends them (strings, as on the wire). */
+  parameters?: Record<string, string>;
   body?: unknown;
   /** Sent without an API key (`x-without-key` on the response example). */
   withoutKey?: boolean;
@@ -68,6 +68,9 @@ const reportedAssetId = (content: string): number => {
  * Published examples that need a state no request can set up are left out: the 500 bodies, the
  * 429 of a spent review budget, and 403s for records of another organization, whose ids are
  * assigned at run time; so is the 400 of 1,001 assets, whose body would be most of this description.
+ * Also left out: the success of an asset update (asset ids are assigned at run time), the
+ * `reporterKind`/`reviewerKind` body of the deprecated reports list (unmerged pages only), and the
+ * detections list, whose published answer needs detections no request creates.
  */
 export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'create-report': {
@@ -140,34 +143,6 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       },
     },
   },
-  'parse-assets': {
-    normalizedUrl: {
-      summary: 'A URL, normalized by the glossary rules',
-      body: { content: 'https://Scam-Site.COM/login/?utm_source=x#top' },
-      status: 200,
-      response: {
-        content: 'scam-site.com/login',
-        submittedContent: 'https://Scam-Site.COM/login/?utm_source=x#top',
-        type: 'URL',
-      },
-    },
-    address: {
-      summary: 'An EVM address, lower-cased',
-      body: { content: '0xAbCdEf0123456789abcdef0123456789ABCDEF01' },
-      status: 200,
-      response: {
-        content: '0xabcdef0123456789abcdef0123456789abcdef01',
-        submittedContent: '0xAbCdEf0123456789abcdef0123456789ABCDEF01',
-        type: 'ADDRESS',
-      },
-    },
-    noType: {
-      summary: 'Content no asset type fits: the body is null',
-      body: { content: 'hello world' },
-      status: 200,
-      response: null,
-    },
-  },
   'list-verdicts': {
     sdkFirstPage: {
       summary: 'The first page of blocked URLs, as the published client loop sends it',
@@ -212,6 +187,25 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
           tasks: [],
         },
         blockedBy: [],
+      },
+    },
+    blockedBy: {
+      summary: 'Blocked content with the channels that distribute its verdict, asked by the reporting organization',
+      body: { content: 'https://reported-scam.example' },
+      status: 200,
+      response: {
+        asset: {
+          id: reportedAssetId('https://reported-scam.example'),
+          content: 'https://reported-scam.example',
+          type: 'URL',
+          status: 'BLOCKED',
+          watchStatus: 'DISABLED',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          updatedAt: '2026-03-01T10:00:00.000Z',
+        },
+        reports: [{ id: 1234, title: 'Reported scam', status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
+        takedown: null,
+        blockedBy: [{ consumer: 'blocklist', name: 'Prefix sync', consumedAt: '2026-03-01T10:05:00.000Z' }],
       },
     },
   },
@@ -265,7 +259,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'list-reports': {
     firstPage: {
       summary: 'The newest reports (ids are numbers; `cursor` and `nextCursor` carry the same cursor)',
-      parameters: { limit: 1 },
+      parameters: { limit: '1' },
       status: 200,
       response: {
         reports: [
@@ -307,7 +301,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'review-proposal': {
     approve: {
       summary: 'Approve: the content becomes BLOCKED',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'APPROVE', label: 'General Phishing' },
       status: 200,
       response: {
@@ -334,7 +328,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     watchlist: {
       summary: 'Watchlist: answered as a rejection with the content watchlisted',
-      parameters: { proposalId: 4322 },
+      parameters: { proposalId: '4322' },
       body: {
         assetId: reportedAssetId('https://parked-domain.com'),
         decision: 'WATCHLIST',
@@ -366,21 +360,21 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     labelMissing: {
       summary: 'An approval without a label',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'APPROVE' },
       status: 400,
       response: failure('BAD_REQUEST', '`label` is required when approving a proposal'),
     },
     unknownProposal: {
       summary: 'A proposal that is not the organization’s',
-      parameters: { proposalId: 999999 },
+      parameters: { proposalId: '999999' },
       body: { assetId: reportedAssetId('https://scam-site.com'), decision: 'REJECT', rejectReason: 'irrelevant' },
       status: 404,
       response: failure('NOT_FOUND', 'Proposal not found'),
     },
     assetMismatch: {
       summary: 'An `assetId` that is not the proposal’s asset',
-      parameters: { proposalId: 4321 },
+      parameters: { proposalId: '4321' },
       body: { assetId: 1, decision: 'REJECT', rejectReason: 'irrelevant' },
       status: 409,
       response: failure('CONFLICT', "assetId does not match the proposal's asset"),
@@ -492,14 +486,14 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'update-asset': {
     nothingToChange: {
       summary: 'None of name, description or groupId',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345 },
       status: 400,
       response: failure('BAD_REQUEST', 'At least one field (name, description, or groupId) must be provided'),
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345, name: 'Updated Name' },
       withoutKey: true,
       status: 401,
@@ -507,7 +501,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     unknownAsset: {
       summary: 'An asset id the service does not have',
-      parameters: { assetId: 12345 },
+      parameters: { assetId: '12345' },
       body: { assetId: 12345, name: 'Updated Name', description: 'Updated description', groupId: 2 },
       status: 404,
       response: failure('NOT_FOUND', 'Asset with ID 12345 not found'),
@@ -516,28 +510,28 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'update-asset-group': {
     renamed: {
       summary: 'A new name',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Renamed Group' },
       status: 200,
       response: { id: 4, name: 'Renamed Group' },
     },
     nameMissing: {
       summary: 'No name',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       status: 400,
       response: failure('BAD_REQUEST', 'Group name is required'),
     },
     nameTooLong: {
       summary: 'A name of 256 characters',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'n'.repeat(256) },
       status: 400,
       response: failure('BAD_REQUEST', 'Group name must be between 1 and 255 characters'),
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Renamed Group' },
       withoutKey: true,
       status: 401,
@@ -545,14 +539,14 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     },
     unknownGroup: {
       summary: 'A group id the organization does not have',
-      parameters: { groupId: 44 },
+      parameters: { groupId: '44' },
       body: { groupId: 44, name: 'Renamed Group' },
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
     },
     nameTaken: {
       summary: 'The name of another group of the organization',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4, name: 'Wallets' },
       status: 409,
       response: failure('CONFLICT', 'A group with this name already exists'),
@@ -561,25 +555,291 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
   'delete-asset-group': {
     deleted: {
       summary: 'Its five assets become ungrouped',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       status: 200,
       response: { success: true, id: 4, unassignedAssetCount: 5 },
     },
     withoutKey: {
       summary: 'No organization key',
-      parameters: { groupId: 4 },
+      parameters: { groupId: '4' },
       body: { groupId: 4 },
       withoutKey: true,
       status: 401,
       response: ORG_KEY_REQUIRED,
     },
+    mismatchedBody: {
+      summary: 'A body that names another group than the path',
+      parameters: { groupId: '4' },
+      body: { groupId: 3 },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Path parameter groupId does not match body'),
+    },
     unknownGroup: {
       summary: 'A group id the organization does not have (or no longer has)',
-      parameters: { groupId: 44 },
+      parameters: { groupId: '44' },
       body: { groupId: 44 },
       status: 404,
       response: failure('NOT_FOUND', 'Group with ID 44 not found'),
+    },
+    malformedId: {
+      summary: 'A group id that is not a positive integer',
+      parameters: { groupId: 'four' },
+      status: 400,
+      response: failure('BAD_REQUEST', 'Invalid group ID'),
+    },
+  },
+
+  'check-asset': {
+    proxyTest: {
+      summary: 'The call the published proxy guide tests with: a popular domain',
+      body: { type: 'URL', content: 'google.com' },
+      status: 200,
+      response: { status: 'ALLOWED', source: 'service', sources: [{ source: 'service', status: 'ALLOWED' }] },
+    },
+  },
+  'submit-assets': {
+    sdkExample: {
+      summary: 'An address, a domain and a URL submitted for scanning; `scanId` only where a scan started at once',
+      body: {
+        assets: ['0x1234567890abcdef1234567890abcdef12345678', 'suspicious-domain.com', 'https://fake-exchange.net'],
+      },
+      status: 200,
+      response: {
+        submittedAssets: [
+          { asset: '0x1234567890abcdef1234567890abcdef12345678', assetId: 12346 },
+          { asset: 'suspicious-domain.com', assetId: 12345, scanId: 67890 },
+          { asset: 'https://fake-exchange.net', assetId: 12347, scanId: 67891 },
+        ],
+      },
+    },
+  },
+  'create-dispute': {
+    published: {
+      summary: 'A dispute of blocked content, with a contact email',
+      body: {
+        content: 'https://reported-scam.example',
+        email: 'owner@reported-scam.example',
+        description: 'This is our own site',
+      },
+      status: 200,
+      response: { id: '12345', content: 'https://reported-scam.example' },
+    },
+  },
+  'search-reports': {
+    byContents: {
+      summary: 'Whether the organization reported some contents already, before it reports them',
+      body: { assetContents: ['https://reported-scam.example', 'phishing.example'] },
+      status: 200,
+      response: {
+        results: [
+          {
+            asset: 'https://reported-scam.example',
+            reports: [{ id: 1234, status: 'TODO', createdAt: '2026-03-01T10:00:00.000Z' }],
+          },
+          { asset: 'phishing.example', reports: [] },
+        ],
+        reports: [{ id: 1234, status: 'TODO', assets: ['https://reported-scam.example'] }],
+        totalCount: 1,
+      },
+    },
+  },
+  'parse-assets': {
+    published: {
+      summary: 'Content normalized to its asset: a URL loses its scheme, query and the case of its host',
+      body: { content: 'https://WWW.Example.com/login?next=1' },
+      status: 200,
+      response: {
+        content: 'www.example.com/login',
+        submittedContent: 'https://WWW.Example.com/login?next=1',
+        type: 'URL',
+      },
+    },
+    normalizedUrl: {
+      summary: 'A URL, normalized by the glossary rules',
+      body: { content: 'https://Scam-Site.COM/login/?utm_source=x#top' },
+      status: 200,
+      response: {
+        content: 'scam-site.com/login',
+        submittedContent: 'https://Scam-Site.COM/login/?utm_source=x#top',
+        type: 'URL',
+      },
+    },
+    address: {
+      summary: 'An EVM address, lower-cased',
+      body: { content: '0xAbCdEf0123456789abcdef0123456789ABCDEF01' },
+      status: 200,
+      response: {
+        content: '0xabcdef0123456789abcdef0123456789abcdef01',
+        submittedContent: '0xAbCdEf0123456789abcdef0123456789ABCDEF01',
+        type: 'ADDRESS',
+      },
+    },
+    noType: {
+      summary: 'Content no asset type fits: the body is null',
+      body: { content: 'hello world' },
+      status: 200,
+      response: null,
+    },
+  },
+  'list-healthchecks': {
+    registry: {
+      summary: 'The registry of healthchecks: a client calls the implemented ones by their path',
+      body: {},
+      status: 200,
+      response: {
+        checks: [
+          {
+            id: 'reviewing.backlog',
+            title: 'Reviewing backlog',
+            path: '/healthchecks/reviewing/backlog',
+            implemented: true,
+          },
+        ],
+      },
+    },
+  },
+  'healthcheck-reviewing-backlog': {
+    published: {
+      summary: 'The pending proposals graded against the thresholds',
+      body: {},
+      status: 200,
+      response: {
+        id: 'reviewing.backlog',
+        severity: 'ok',
+        observed: 2,
+        threshold: { warn: 50, fail: 200 },
+        findings: [],
+        suggestedAction: 'No action needed',
+      },
+    },
+  },
+  'get-queues-snapshot': {
+    buckets: {
+      summary: 'The review and takedown queues with their age buckets',
+      body: { windowHours: 168 },
+      status: 200,
+      response: {
+        queues: [
+          {
+            name: 'review',
+            size: 2,
+            oldestAgeSeconds: 86400,
+            p50AgeSeconds: 86400,
+            slaSeconds: 86400,
+            breaching: true,
+            buckets: [
+              { label: '<1d', count: 0 },
+              { label: '1-3d', count: 0 },
+              { label: '3-7d', count: 0 },
+              { label: '7-14d', count: 0 },
+              { label: '>14d', count: 2 },
+            ],
+            staleCount: 2,
+          },
+        ],
+        windowHours: 168,
+      },
+    },
+  },
+  'list-detection-sources': {
+    scopes: {
+      summary: 'The sources an organization can configure, each with the scopes it supports',
+      status: 200,
+      response: {
+        sources: [
+          {
+            key: 'CERTSTREAM',
+            name: 'Certificate transparency',
+            description: 'New certificates whose names look like the organization’s brands',
+            mode: 'push',
+            assetTypes: ['URL'],
+            brandScoped: true,
+            configSchema: { type: 'object' },
+            defaultCron: null,
+            enabledByDefault: true,
+            scopes: ['organization', 'global'],
+          },
+        ],
+      },
+    },
+  },
+  'list-user-organizations': {
+    published: {
+      summary: 'The key’s organization with its services, integrations and documents',
+      body: {},
+      status: 200,
+      response: {
+        organizations: [
+          {
+            id: 42,
+            name: 'Acme Protocol',
+            slug: 'acme',
+            role: 'ORGANIZATION',
+            avatarUrl: 'https://acme.example/avatar.png',
+            subscriptionStatus: 'ACTIVE',
+            services: {
+              reporting: { active: true },
+              reviewing: { active: true },
+              protection: { active: true },
+              takedowns: { active: true, automated: false },
+              detection: { active: true },
+              darkWebMonitoring: { active: false },
+            },
+            obligatoryAdminApproval: false,
+            integrations: {
+              slack: true,
+              discord: false,
+              telegram: { connected: true, groupCount: 2 },
+              vercel: false,
+              intercom: false,
+              moderation: true,
+            },
+            legalDocuments: {
+              letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
+              powerOfAttorney: { present: false, fileName: null, fileUrl: null },
+            },
+            trademarkRegistrations: [],
+          },
+        ],
+      },
+    },
+  },
+  'get-user-organization': {
+    published: {
+      summary: 'One organization by its own slug, asked with its key',
+      parameters: { slug: 'acme' },
+      status: 200,
+      response: {
+        id: 42,
+        name: 'Acme Protocol',
+        slug: 'acme',
+        role: 'ORGANIZATION',
+        avatarUrl: 'https://acme.example/avatar.png',
+        subscriptionStatus: 'ACTIVE',
+        services: {
+          reporting: { active: true },
+          reviewing: { active: true },
+          protection: { active: true },
+          takedowns: { active: true, automated: true },
+          detection: { active: true },
+          darkWebMonitoring: { active: false },
+        },
+        obligatoryAdminApproval: true,
+        integrations: {
+          slack: true,
+          discord: true,
+          telegram: { connected: false, groupCount: 0 },
+          vercel: false,
+          intercom: false,
+          moderation: false,
+        },
+        legalDocuments: {
+          letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
+          powerOfAttorney: { present: true, fileName: 'poa.pdf', fileUrl: 'https://acme.example/poa.pdf' },
+        },
+        trademarkRegistrations: [],
+      },
     },
   },
 };

@@ -120,6 +120,8 @@ export const errorBody = (code: string) =>
     code: v.literal(code),
     message: v.string(),
     issues: v.optional(v.array(v.object({ message: v.string(), path: v.optional(v.string()) }))),
+    /** Machine-readable details a client acts on, such as the per-asset `errors` of a refused report. */
+    data: v.optional(v.record(v.string(), v.unknown())),
     error: v.object({ code: v.literal(code), message: v.string() }),
     requestId: v.string(),
   });

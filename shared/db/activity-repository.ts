@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import { SHARDED_COUNTERS_FLAG, TOTAL } from '../domain/insights/counters.ts';
+import { takedownStage } from '../domain/insights/insight-counters.ts';
 import {
   type ActivityEffects,
   type ActivityRecord,
@@ -81,6 +82,7 @@ export const activityItem = (record: ActivityRecord): Record<string, unknown> =>
       pending: proposals.some((proposal) => proposal.reviewStatus === 'PENDING'),
       rejected: proposals.some((proposal) => proposal.reviewStatus === 'REJECTED'),
       blockedAt: record.kind === 'threat' ? record.blockedAt : undefined,
+      inProgress: record.kind === 'takedown' && takedownStage(record.status) === 'IN_PROGRESS',
       content: record.kind === 'report' ? undefined : record.content,
       assetType: record.kind === 'report' ? undefined : record.assetType,
       assetId: record.kind === 'report' ? undefined : record.assetId,

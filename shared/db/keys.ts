@@ -371,6 +371,8 @@ export type ActivityPartitions = {
   rejected?: boolean;
   /** Threats: set while the threat blocks its content. */
   blockedAt?: string;
+  /** Takedowns: whether it is IN_PROGRESS (what the stale-takedowns healthcheck lists, oldest first). */
+  inProgress?: boolean;
   content?: string;
   assetType?: string;
   assetId?: number;
@@ -392,7 +394,8 @@ export const INCOMPLETE_REPORTS = 'INCOMPLETE_REPORTS';
 /**
  * The index attributes of an activity record: reports by `createdAt` (all, with a pending
  * proposal, with a rejected one, with both), blocking threats by id, `blockedAt`, content and
- * type, takedowns by `updatedAt` and `createdAt`, threats and takedowns by asset, and reports by
+ * type, takedowns by `updatedAt` and `createdAt` (IN_PROGRESS ones also apart, by `createdAt`),
+ * threats and takedowns by asset, and reports by
  * id in that same index. A deleted record is in none of them; a report still being written is in
  * none of the listings, only in one partition of its own, by `createdAt`, that no listing reads.
  */
@@ -435,6 +438,7 @@ export const activityIndexKeys = (record: ActivityPartitions): Record<string, st
     const partition = `${org}#TAKEDOWNS`;
     put(list1, partition, `${record.updatedAt}#${id}`);
     put(list2, partition, `${record.createdAt}#${id}`);
+    if (record.inProgress) put(list3, `${partition}#IN_PROGRESS`, `${record.createdAt}#${id}`);
   }
   return attributes;
 };

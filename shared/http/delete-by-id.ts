@@ -8,10 +8,11 @@ type IdName = 'assetId' | 'groupId';
 
 /**
  * The request of a DELETE by the id in its path. Documented clients repeat the id in the body
- * (it must match); generated clients send no body at all.
+ * (it must match); generated clients send no body at all. `message` answers a malformed id,
+ * `required` (default: `message`) an empty one.
  */
-export const deleteByIdRequest = <K extends IdName>(name: K, message: string) => ({
-  pathParameters: v.object({ [name]: positiveId(message) } as Record<K, ReturnType<typeof positiveId>>),
+export const deleteByIdRequest = <K extends IdName>(name: K, message: string, required = message) => ({
+  pathParameters: v.object({ [name]: positiveId(message, required) } as Record<K, ReturnType<typeof positiveId>>),
   body: v.optional(
     v.object(
       { [name]: v.optional(v.unknown()) } as Record<K, v.OptionalSchema<v.UnknownSchema, undefined>>,

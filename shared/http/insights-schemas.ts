@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SERVICE_KEYS, SUBSCRIPTION_STATUSES } from '../domain/account/organization-settings.ts';
 import { webUrl } from '../domain/core/web-url.ts';
 import { BREAKDOWN_METRICS } from '../domain/insights/insight-counters.ts';
 import { metricsDate } from '../domain/insights/metrics.ts';
@@ -26,7 +27,19 @@ export const metricsBreakdownBody = v.object(
   },
   'by and metric are required',
 );
-export const organizationBody = optionalBody(organization);
+const WINDOW_HOURS = 'windowHours must be an integer between 1 and 8760';
+/** The queue snapshot's body: the organization, and the staleness window in hours (default 168). */
+export const queuesSnapshotBody = optionalBody({
+  ...organization,
+  windowHours: nullable(
+    v.pipe(
+      v.number(WINDOW_HOURS),
+      v.safeInteger(WINDOW_HOURS),
+      v.minValue(1, WINDOW_HOURS),
+      v.maxValue(8760, WINDOW_HOURS),
+    ),
+  ),
+});
 
 /** A healthcheck's body: the organization, and the silent-configs check's minimum and window (as the config check's). */
 export const healthcheckBody = optionalBody({
@@ -88,3 +101,45 @@ export const profileUpdateBody = v.object(
   'The body must be a JSON object',
 );
 export const emptyBody = optionalBody({});
+
+/** The statuses `POST /user/orgs` filters by (an INACTIVE organization is never listed). */
+const LISTED_STATUSES = SUBSCRIPTION_STATUSES.filter((status) => status !== 'INACTIVE');
+const STATUS_FILTER = `subscriptionStatus must be an array of ${LISTED_STATUSES.join(', ')}`;
+const SERVICES_FILTER = `services must be an array of ${SERVICE_KEYS.join(', ')}, or an object of them each with active (and automated, takedowns only)`;
+const activeOnly = v.optional(v.strictObject({ active: v.optional(v.boolean()) }, SERVICES_FILTER), undefined);
+/** `POST /user/orgs`: the published filters, each optional. */
+export const userOrgsBody = optionalBody({
+  subscriptionStatus: nullable(
+    v.pipe(
+      v.array(v.picklist(LISTED_STATUSES, STATUS_FILTER), STATUS_FILTER),
+      v.minLength(1, STATUS_FILTER),
+      v.maxLength(LISTED_STATUSES.length * 2, STATUS_FILTER),
+    ),
+  ),
+  services: nullable(
+    v.union(
+      [
+        v.pipe(
+          v.array(v.picklist(SERVICE_KEYS, SERVICES_FILTER), SERVICES_FILTER),
+          v.maxLength(SERVICE_KEYS.length * 2, SERVICES_FILTER),
+        ),
+        v.strictObject(
+          {
+            reporting: activeOnly,
+            reviewing: activeOnly,
+            protection: activeOnly,
+            detection: activeOnly,
+            darkWebMonitoring: activeOnly,
+            takedowns: v.optional(
+              v.strictObject({ active: v.optional(v.boolean()), automated: v.optional(v.boolean()) }, SERVICES_FILTER),
+            ),
+          },
+          SERVICES_FILTER,
+        ),
+      ],
+      SERVICES_FILTER,
+    ),
+  ),
+  obligatoryAdminApproval: flag('obligatoryAdminApproval'),
+  query: nullable(boundedText('query', 1, 256)),
+});

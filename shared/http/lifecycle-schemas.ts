@@ -65,7 +65,9 @@ const when = (on: string, value: string | readonly string[], field: string) =>
   // `then` is a JSON Schema keyword here, not a thenable.
   Object.fromEntries([
     ['if', { properties: { [on]: typeof value === 'string' ? { const: value } : { enum: value } }, required: [on] }],
-    ['then', { properties: { [field]: { not: { type: 'null' } } }, required: [field] }],
+    // The not-null test sits in an `allOf`, where example validators that forbid undeclared properties
+    // (Redocly's lint) do not apply that rule to a partial schema.
+    ['then', { required: [field], allOf: [{ properties: { [field]: { not: { type: 'null' } } } }] }],
   ]);
 
 /** `POST /organization/proposals/{proposalId}/review`: each decision's own fields are required with it. */

@@ -6,9 +6,14 @@ import { jsonSchemaTwin } from '../schema-twin.ts';
 
 export { MAX_CONTENT_LENGTH };
 
-/** A path or query id: digits only, a positive safe integer. */
-export const positiveId = (message: string) =>
-  v.pipe(v.string(message), v.regex(/^[1-9]\d{0,15}$/, message), v.transform(Number), v.safeInteger(message));
+/** A path or query id: digits only, a positive safe integer; `required` answers an empty one. */
+export const positiveId = (message: string, required = message) =>
+  v.pipe(
+    v.string(required),
+    v.regex(/^[1-9]\d{0,15}$/, (issue) => (issue.input === '' ? required : message)),
+    v.transform(Number),
+    v.safeInteger(message),
+  );
 
 /** C0 controls, DEL and (with the `u` flag, which pairs surrogates first) unpaired surrogates. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.

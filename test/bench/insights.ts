@@ -17,6 +17,7 @@ import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { healthcheckFindingsRepository } from '../../shared/db/healthcheck-findings-repository.ts';
 import {
   insightDeltas,
   insightGaugeDeltas,
@@ -176,6 +177,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
     directory,
     settings: settingsRepository(db, tableName),
     work: openWorkRepository(db, tableName),
+    findings: healthcheckFindingsRepository(db, tableName),
     lists: lifecycleRepository(db, tableName),
     detections: detectionRepository(db, tableName),
     store: activity,

@@ -18,6 +18,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { healthcheckFindingsRepository } from '../../shared/db/healthcheck-findings-repository.ts';
 import { lifecycleRepository } from '../../shared/db/lifecycle-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
@@ -25,6 +26,7 @@ import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-k
 import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { cursorCodec } from '../../shared/domain/core/cursor.ts';
+import { recordNumber } from '../../shared/domain/core/ids.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { apiEvent, call, errorBody, type Response } from '../fixtures/api-event.ts';
@@ -43,6 +45,7 @@ const deps = {
   settings,
   profiles,
   work: openWorkRepository(table.db, table.tableName),
+  findings: healthcheckFindingsRepository(table.db, table.tableName),
   store,
   lists: lifecycleRepository(table.db, table.tableName),
   detections: detectionRepository(table.db, table.tableName),
@@ -165,7 +168,6 @@ const organizationScoped: Case[] = [
     body: { by: 'type', metric: 'newThreats' },
   },
   { name: 'get-metrics-found', handler: createFound(deps), method: 'POST', path: '/metrics/found' },
-  { name: 'list-healthchecks', handler: createHealthchecks(deps), method: 'POST', path: '/healthchecks/list' },
   ...HEALTHCHECK_KEYS.map(
     (check): Case => ({
       name: `healthcheck-${check.replace('.', '-')}`,
@@ -206,7 +208,7 @@ describe('the insights routes, for each kind of caller', () => {
     expect(
       insights
         .map((route) => route.path)
-        .filter((path) => path !== '/public/getOrganizationMetrics')
+        .filter((path) => path !== '/public/getOrganizationMetrics' && path !== '/healthchecks/list')
         .sort(),
     ).toEqual([...covered].sort());
   });
@@ -359,10 +361,26 @@ describe('POST /metrics/found', () => {
 });
 
 describe('the healthchecks', () => {
+  const check = async (id: string, body: Record<string, unknown> = {}, apiKey = KEYS.acme) =>
+    (await post(`/healthchecks/${id.replace('.', '/')}`, body, apiKey)).body as {
+      id: string;
+      severity: string;
+      observed: number;
+      key: string;
+      status: string;
+      value: number;
+      detail: string;
+      threshold: unknown;
+      findings: unknown[];
+      suggestedAction: string;
+    };
+
   it('grades each check against the stage defaults or the organization’s own thresholds', async () => {
-    const response = await post('/healthchecks/list', {});
-    const checks = (response.body as { checks: { key: string; status: string; value: number }[] }).checks;
-    const graded = Object.fromEntries(checks.map(({ key, status, value }) => [key, [status, value]]));
+    const graded: Record<string, [string, number]> = {};
+    for (const id of HEALTHCHECK_KEYS) {
+      const { severity, observed } = await check(id);
+      graded[id] = [severity, observed];
+    }
 
     expect(graded).toEqual({
       'reviewing.backlog': ['ok', 1],
@@ -378,31 +396,72 @@ describe('the healthchecks', () => {
     });
   });
 
+  it('answers the published fields with the earlier names beside them, and lists the offenders of an age check', async () => {
+    const proposals = await check('reviewing.old-proposals');
+    const takedowns = await check('takedowns.stale-in-progress');
+    const backlog = await check('reviewing.backlog');
+
+    expect(proposals).toEqual({
+      id: 'reviewing.old-proposals',
+      severity: 'warn',
+      observed: 19,
+      threshold: { warn: 10, fail: 30 },
+      findings: [
+        {
+          id: 2002,
+          kind: 'proposal',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          ageSeconds: (NOW - Date.parse('2026-03-01T10:00:00Z')) / 1000,
+        },
+      ],
+      suggestedAction: 'Review the oldest pending proposals first (they are the findings).',
+      key: 'reviewing.old-proposals',
+      status: 'warn',
+      value: 19,
+      detail: '1 pending proposals 10 days old or older; the oldest was created 19 days ago (2026-03-01)',
+    });
+    expect(takedowns.findings).toEqual([
+      {
+        id: recordNumber('takedown', 'acme', 'td-1'),
+        kind: 'takedown',
+        createdAt: '2026-03-02T10:00:00.000Z',
+        ageSeconds: (NOW - Date.parse('2026-03-02T10:00:00Z')) / 1000,
+      },
+    ]);
+    expect(backlog).toMatchObject({ severity: 'ok', findings: [], suggestedAction: 'None: the check is ok.' });
+  });
+
   it('grades against the stage’s thresholds where the organization set none of its own', async () => {
     const stage = {
       'reviewing.backlog': { warn: 1, fail: 2 },
       'takedowns.stale-in-progress': { warn: 30, fail: 40 },
       'reviewing.old-proposals': { warn: 1, fail: 2 },
     };
-    const staged = (handler: Case['handler'], path: string) =>
-      send({ name: path, handler, method: 'POST', path }, KEYS.acme, {});
-    const list = await staged(createHealthchecks({ ...deps, thresholds: () => stage }), '/healthchecks/list');
-    const one = await staged(
-      createHealthcheck({ ...deps, thresholds: () => stage }),
-      '/healthchecks/takedowns/stale-in-progress',
-    );
-    const checks = (list.body as { checks: { key: string; status: string; threshold: unknown }[] }).checks;
-    const byKey = Object.fromEntries(checks.map(({ key, status, threshold }) => [key, { status, threshold }]));
+    const staged = async (id: string) =>
+      (
+        await send(
+          {
+            name: id,
+            handler: createHealthcheck({ ...deps, thresholds: () => stage }),
+            method: 'POST',
+            path: `/healthchecks/${id.replace('.', '/')}`,
+          },
+          KEYS.acme,
+          {},
+        )
+      ).body as { severity: string; threshold: unknown; findings: unknown[] };
 
-    expect(byKey['reviewing.backlog']).toEqual({ status: 'warn', threshold: { warn: 1, fail: 2 } });
-    expect(byKey['takedowns.stale-in-progress']).toEqual({ status: 'ok', threshold: { warn: 30, fail: 40 } });
-    // The organization's own threshold stands over the stage's.
-    expect(byKey['reviewing.old-proposals']?.status).toBe('warn');
-    expect(byKey['reviewing.old-proposals']?.threshold).not.toEqual({ warn: 1, fail: 2 });
-    expect(one.body).toMatchObject({
-      key: 'takedowns.stale-in-progress',
-      status: 'ok',
+    expect(await staged('reviewing.backlog')).toMatchObject({ severity: 'warn', threshold: { warn: 1, fail: 2 } });
+    // Younger than the stage's warn age: not an offender.
+    expect(await staged('takedowns.stale-in-progress')).toMatchObject({
+      severity: 'ok',
       threshold: { warn: 30, fail: 40 },
+      findings: [],
+    });
+    // The organization's own threshold stands over the stage's.
+    expect(await staged('reviewing.old-proposals')).toMatchObject({
+      severity: 'warn',
+      threshold: { warn: 10, fail: 30 },
     });
   });
 
@@ -418,7 +477,7 @@ describe('the healthchecks', () => {
       status,
       cron: null,
       config: {},
-      createdAt: new Date(NOW - 400 * HOUR).toISOString(),
+      createdAt: new Date(NOW - (400 + id) * HOUR).toISOString(),
       updatedAt: new Date(NOW - 400 * HOUR).toISOString(),
       deletedAt,
       lastRunAt: null,
@@ -446,47 +505,71 @@ describe('the healthchecks', () => {
     }
     // 1 found 2 this week; 2 found nothing; 3 found 3, but 200 hours ago.
     for (const done of [run(1, 11, 10, 2), run(2, 21, 5, 0), run(3, 31, 200, 3)]) await store.putRun(done);
-    const silent = async (body: Record<string, unknown>) =>
-      (await post('/healthchecks/detections/silent-configs', body, KEYS.globex)).body as {
-        status: string;
-        value: number;
-        detail: string;
-      };
+    const silent = (body: Record<string, unknown>) => check('detections.silent-configs', body, KEYS.globex);
 
     expect(await silent({})).toEqual(
       expect.objectContaining({
-        status: 'fail',
-        value: 2,
+        severity: 'fail',
+        observed: 2,
         detail: '2 of 3 enabled detection configs found fewer than 1 result in the last 168 hours (configs 2, 3)',
+        // Oldest first: config 3 was created an hour before config 2.
+        findings: [3, 2].map((id) => ({
+          id,
+          kind: 'config',
+          createdAt: new Date(NOW - (400 + id) * HOUR).toISOString(),
+          ageSeconds: (400 + id) * 3600,
+        })),
       }),
     );
-    expect((await silent({ lookbackHours: 300 })).value).toBe(1);
+    expect((await silent({ lookbackHours: 300 })).observed).toBe(1);
     expect(await silent({ lookbackHours: 300, minResults: 3 })).toEqual(
-      expect.objectContaining({ value: 2, detail: expect.stringContaining('(configs 1, 2)') }),
+      expect.objectContaining({ observed: 2, detail: expect.stringContaining('(configs 1, 2)') }),
     );
-    expect((await silent({ minResults: 0 })).status).toBe('ok');
-    const list = (await post('/healthchecks/list', { lookbackHours: 300 }, KEYS.globex)).body as {
-      checks: { key: string; value: number }[];
-    };
-    expect(list.checks.find((check) => check.key === 'detections.silent-configs')?.value).toBe(1);
+    expect((await silent({ minResults: 0 })).severity).toBe('ok');
     expect((await post('/healthchecks/detections/silent-configs', { lookbackHours: 0 }, KEYS.globex)).statusCode).toBe(
       400,
     );
   });
 
-  it('answers one check at its own path with the entry of the list', async () => {
-    const list = await post('/healthchecks/list', {});
-    const one = await post('/healthchecks/takedowns/stale-in-progress', {});
+  it('lists the registry to any valid key, evaluating nothing, and 401 to a bad key', async () => {
+    const list = (handler: Case['handler'], apiKey: string) =>
+      send({ name: 'list-healthchecks', handler, method: 'POST', path: '/healthchecks/list' }, apiKey, {});
+    const handler = createHealthchecks(deps);
+    const asOrganization = await list(handler, KEYS.acme);
+    const asStranger = await list(handler, KEYS.stranger);
+    const bad = await list(handler, KEYS.bad);
+    const checks = (asOrganization.body as { checks: { id: string; path: string; implemented: boolean }[] }).checks;
 
-    expect((list.body as { checks: unknown[] }).checks).toContainEqual(one.body);
+    expect(asOrganization.statusCode).toBe(200);
+    expect(asStranger.body).toEqual(asOrganization.body);
+    expect(bad.statusCode).toBe(401);
+    expect(checks.filter((entry) => entry.implemented).map((entry) => entry.id)).toEqual([...HEALTHCHECK_KEYS]);
+    expect(checks).toContainEqual({
+      id: 'takedowns.stale-in-progress',
+      title: 'Stale IN_PROGRESS Takedowns',
+      path: '/healthchecks/takedowns/stale-in-progress',
+      implemented: true,
+    });
+    expect(checks.filter((entry) => !entry.implemented)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ notImplementedReason: expect.any(String) })]),
+    );
   });
 });
 
 describe('POST /operations/queues/snapshot', () => {
-  it('gives each queue its size and ages from the start of the creation day', async () => {
+  const buckets = (older: number) => [
+    { label: '<1d', count: 0 },
+    { label: '1-3d', count: 0 },
+    { label: '3-7d', count: 0 },
+    { label: '7-14d', count: 0 },
+    { label: '>14d', count: older },
+  ];
+
+  it('gives each queue its size, ages from the start of the creation day, and age buckets', async () => {
     const response = await post('/operations/queues/snapshot', {});
 
     expect(response.body).toEqual({
+      windowHours: 168,
       queues: [
         {
           name: 'review',
@@ -495,6 +578,8 @@ describe('POST /operations/queues/snapshot', () => {
           p50AgeSeconds: 19.5 * 86_400,
           slaSeconds: 604_800,
           breaching: true,
+          buckets: buckets(1),
+          staleCount: 1,
         },
         {
           name: 'takedown',
@@ -503,8 +588,31 @@ describe('POST /operations/queues/snapshot', () => {
           p50AgeSeconds: 18.5 * 86_400,
           slaSeconds: 604_800,
           breaching: true,
+          buckets: buckets(1),
+          staleCount: 1,
         },
       ],
+    });
+  });
+
+  it('counts as stale only what has waited the requested window or longer', async () => {
+    const response = await post('/operations/queues/snapshot', { windowHours: 19 * 24 });
+    const { queues } = response.body as { windowHours: number; queues: { name: string; staleCount: number }[] };
+
+    expect((response.body as { windowHours: number }).windowHours).toBe(456);
+    expect(queues.map(({ name, staleCount }) => [name, staleCount])).toEqual([
+      ['review', 1],
+      ['takedown', 0],
+    ]);
+  });
+
+  it.each([0, 8761, 1.5, '168'])('returns 400 naming windowHours for %j', async (windowHours) => {
+    const response = await post('/operations/queues/snapshot', { windowHours });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toMatchObject({
+      message: 'windowHours must be an integer between 1 and 8760',
+      issues: [{ path: 'body.windowHours' }],
     });
   });
 });
@@ -601,19 +709,36 @@ describe('the account routes', () => {
     const organization = await account(orgs, 'POST', '/user/orgs', KEYS.acme);
     const stranger = await account(orgs, 'POST', '/user/orgs', KEYS.stranger);
 
+    // The defaults of every published field the organization's record does not set.
     const acme = {
       id: expect.any(Number),
-      slug: 'acme',
       name: 'Acme',
+      slug: 'acme',
       avatarUrl: null,
-      role: 'MEMBER',
+      subscriptionStatus: 'ACTIVE',
       services: {
         reporting: { active: true },
         reviewing: { active: true },
         protection: { active: true },
         takedowns: { active: true, automated: false },
         detection: { active: false },
+        darkWebMonitoring: { active: false },
       },
+      obligatoryAdminApproval: false,
+      integrations: {
+        slack: false,
+        discord: false,
+        telegram: { connected: false, groupCount: 0 },
+        vercel: false,
+        intercom: false,
+        moderation: false,
+      },
+      legalDocuments: {
+        letterOfAuthorization: { present: false, fileName: null, fileUrl: null },
+        powerOfAttorney: { present: false, fileName: null, fileUrl: null },
+      },
+      trademarkRegistrations: [],
+      role: 'MEMBER',
     };
     expect(user.body).toEqual({ organizations: [acme] });
     expect(organization.body).toEqual({ organizations: [{ ...acme, role: 'ORGANIZATION' }] });

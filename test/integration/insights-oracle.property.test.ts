@@ -8,11 +8,11 @@ import { gaugeSlot } from '../../shared/db/insight-items.ts';
 import { key } from '../../shared/db/keys.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { openWorkRepository } from '../../shared/db/open-work-repository.ts';
-import { effectiveSettings } from '../../shared/domain/account/organization-settings.ts';
+import { effectiveSettings, HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-settings.ts';
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import type { Detection } from '../../shared/domain/detections/index.ts';
 import { COUNTER_SHARDS } from '../../shared/domain/insights/counters.ts';
-import { runHealthchecks } from '../../shared/domain/insights/healthchecks.ts';
+import { runHealthcheck } from '../../shared/domain/insights/healthchecks.ts';
 import {
   BREAKDOWN_METRICS,
   type BreakdownMetric,
@@ -324,6 +324,18 @@ const queue = (name: string, days: string[], sla: number) => {
     p50AgeSeconds: seconds(sorted[Math.ceil(sorted.length / 2) - 1]),
     slaSeconds: sla,
     breaching: oldest !== null && oldest > sla,
+    buckets: [
+      ['<1d', 0, 1],
+      ['1-3d', 1, 3],
+      ['3-7d', 3, 7],
+      ['7-14d', 7, 14],
+      ['>14d', 14, Number.POSITIVE_INFINITY],
+    ].map(([label, from, to]) => ({
+      label,
+      count: sorted.filter((d) => ageDays(d) >= (from as number) && ageDays(d) < (to as number)).length,
+    })),
+    // The default window: a week.
+    staleCount: sorted.filter((d) => ageDays(d) >= 7).length,
   };
 };
 
@@ -449,6 +461,7 @@ describe('insights on DynamoDB Local', () => {
             expect(Object.keys(month).filter((name) => name.includes('@') && !name.startsWith('i.tt'))).toEqual([]);
           }
           expect(queuesSnapshot(work, settings, NOW)).toEqual({
+            windowHours: 168,
             queues: [
               queue('review', open.pending, 604_800),
               queue('takedown', [...open.todo, ...open.inProgress], 604_800),
@@ -475,13 +488,15 @@ describe('insights on DynamoDB Local', () => {
             'detections.silent-configs': 0,
             'organization.missing-contact-url': chosen.contactUrl === 'https://t.me/acme' ? 0 : 1,
           };
-          const checks = runHealthchecks({
+          const inputs = {
             work,
             settings,
             detections: { enabled: 0, silent: [], minResults: 1, lookbackHours: 168 },
+            offenders: { proposals: async () => [], takedowns: async () => [] },
             now: NOW,
             today: TODAY,
-          });
+          };
+          const checks = await Promise.all(HEALTHCHECK_KEYS.map((check) => runHealthcheck(check, inputs)));
           expect(checks.map(({ key, status, value }) => ({ key, status, value }))).toEqual(
             Object.entries(values).map(([key, value]) => ({
               key,

@@ -165,7 +165,7 @@ const loadMetrics = async () => {
 };
 
 // The insights panels: POST metrics/summary, metrics/breakdown, operations/queues/snapshot and
-// healthchecks/list with the same key and dates; a failure there leaves the metrics above shown.
+// the healthchecks (each implemented one of healthchecks/list) with the same key and dates; a failure there leaves the metrics above shown.
 const SUMMARY = [
   ['medianTimeToBlockMinutes', 'Median time to block', (value) => `${value} min`],
   ['medianTimeToTakedownHours', 'Median time to take down', (value) => `${value} h`],
@@ -240,26 +240,32 @@ const renderQueues = ({ queues }) => {
   );
 };
 
-const renderChecks = ({ checks }) => {
+const renderChecks = (checks) => {
   $('healthchecks').tBodies[0].replaceChildren(
     ...checks.map((check) => {
       const badge = document.createElement('span');
-      badge.className = `badge ${check.status}`;
-      badge.textContent = check.status;
-      const status = document.createElement('td');
-      status.append(badge);
+      badge.className = `badge ${check.severity}`;
+      badge.textContent = check.severity;
+      const severity = document.createElement('td');
+      severity.append(badge);
       return row(
         [
-          cell(check.key),
-          status,
-          cell(String(check.value), 'number'),
+          cell(check.id),
+          severity,
+          cell(String(check.observed), 'number'),
           cell(`${check.threshold.warn} / ${check.threshold.fail}`, 'number'),
-          cell(check.detail),
+          cell(check.suggestedAction),
         ],
-        { check: check.key, status: check.status },
+        { check: check.id, status: check.severity },
       );
     }),
   );
+};
+
+// The registry names the checks; each implemented one is run at its own path (relative to the API base).
+const loadChecks = async (key) => {
+  const { checks } = await post('healthchecks/list', key, {});
+  return Promise.all(checks.filter((entry) => entry.implemented).map((entry) => post(entry.path.slice(1), key, {})));
 };
 
 // The newest detections of the key's organization (GET validate names it), as POST detection/list gives them.
@@ -296,7 +302,7 @@ const loadInsights = async (key) => {
     const [summary, queues, checks] = await Promise.all([
       post('metrics/summary', key, { ...dates(), ...(brand ? { brandSlug: brand } : {}) }),
       post('operations/queues/snapshot', key, {}),
-      post('healthchecks/list', key, {}),
+      loadChecks(key),
       loadBreakdown(key),
       loadDetections(key),
     ]);

@@ -2,7 +2,13 @@ import { ForbiddenError, NotFoundError } from '../../errors.ts';
 import { organizationIdOf } from '../lifecycle/reports.ts';
 import type { Caller } from './access.ts';
 import type { Scope } from './api-keys.ts';
-import { effectiveSettings, type OrganizationSettings, type SettingsStore } from './organization-settings.ts';
+import {
+  effectiveSettings,
+  type OrganizationSettings,
+  type ServiceKey,
+  type SettingsStore,
+  type SubscriptionStatus,
+} from './organization-settings.ts';
 import type { DirectoryStore, MembershipStatus } from './organizations.ts';
 
 export type Profile = { email: string | null; fullName: string | null; avatarUrl: string | null };
@@ -51,32 +57,82 @@ const servicesView = ({ services }: OrganizationSettings) => ({
   protection: { active: services.protection },
   takedowns: { active: services.takedowns.active, automated: services.takedowns.automated },
   detection: { active: services.detection },
+  darkWebMonitoring: { active: services.darkWebMonitoring },
 });
 
+/** The published organization entry (the example's fields, in its order), plus the caller's `role`. */
 const organizationView = async (stores: AccountStores, orgId: string, role: string) => {
   const organization = await stores.directory.findOrganization(orgId);
   if (organization === undefined) return undefined;
   const settings = effectiveSettings(await stores.settings.find(orgId));
   return {
     id: organizationIdOf(orgId),
-    slug: organization.slug,
     name: organization.name,
+    slug: organization.slug,
     avatarUrl: settings.avatarUrl,
-    role,
+    subscriptionStatus: settings.subscriptionStatus,
     services: servicesView(settings),
+    obligatoryAdminApproval: settings.obligatoryAdminApproval,
+    integrations: settings.integrations,
+    legalDocuments: settings.legalDocuments,
+    trademarkRegistrations: settings.trademarkRegistrations,
+    role,
   };
 };
 
 type OrganizationView = NonNullable<Awaited<ReturnType<typeof organizationView>>>;
 
-/** `POST /user/orgs`: a user key's ACTIVE memberships' organizations; an organization key's own. */
-export const userOrganizations = async (stores: AccountStores, caller: Caller) => {
+/**
+ * The filters of `POST /user/orgs`, all ANDed: the subscription statuses listed; the services named
+ * (a list: each active; an object: each as its `active`, and `takedowns.automated`); the admin
+ * approval setting; `query`, a case-insensitive substring of the name.
+ */
+export type OrganizationFilters = {
+  subscriptionStatus?: readonly SubscriptionStatus[];
+  services?:
+    | readonly ServiceKey[]
+    | (Partial<Record<Exclude<ServiceKey, 'takedowns'>, { active?: boolean }>> & {
+        takedowns?: { active?: boolean; automated?: boolean };
+      });
+  obligatoryAdminApproval?: boolean;
+  query?: string;
+};
+
+const serviceState = (view: OrganizationView, service: ServiceKey) => view.services[service];
+
+const matches = (view: OrganizationView, filters: OrganizationFilters): boolean => {
+  const { subscriptionStatus, services, obligatoryAdminApproval, query } = filters;
+  if (subscriptionStatus !== undefined && !subscriptionStatus.includes(view.subscriptionStatus)) return false;
+  if (obligatoryAdminApproval !== undefined && view.obligatoryAdminApproval !== obligatoryAdminApproval) return false;
+  if (query !== undefined && !view.name.toLowerCase().includes(query.toLowerCase())) return false;
+  if (services === undefined) return true;
+  if (Array.isArray(services)) return services.every((service: ServiceKey) => serviceState(view, service).active);
+  return Object.entries(services).every(([service, wanted]) => {
+    const state: { active: boolean; automated?: boolean } = serviceState(view, service as ServiceKey);
+    const want = wanted as { active?: boolean; automated?: boolean };
+    return (
+      (want.active === undefined || state.active === want.active) &&
+      (want.automated === undefined || state.automated === want.automated)
+    );
+  });
+};
+
+/**
+ * `POST /user/orgs`: a user key's ACTIVE memberships' organizations; an organization key's own.
+ * INACTIVE organizations are never listed; `filters` narrow the rest.
+ */
+export const userOrganizations = async (stores: AccountStores, caller: Caller, filters: OrganizationFilters = {}) => {
   const entries =
     caller.kind === 'organization'
       ? [{ orgId: caller.orgId, role: ORGANIZATION_KEY_ROLE }]
       : (await stores.profiles.memberships(caller.userId)).filter((membership) => membership.status === 'ACTIVE');
   const views = await Promise.all(entries.map(({ orgId, role }) => organizationView(stores, orgId, role)));
-  return { organizations: views.filter((view): view is OrganizationView => view !== undefined) };
+  return {
+    organizations: views.filter(
+      (view): view is OrganizationView =>
+        view !== undefined && view.subscriptionStatus !== 'INACTIVE' && matches(view, filters),
+    ),
+  };
 };
 
 /** `GET /user/orgs/{slug}`: one of the caller's organizations; any other slug is not found. */

@@ -37,6 +37,34 @@ export const DEFAULT_THRESHOLDS: Record<HealthcheckKey, Threshold> = {
 
 const SERVICE = v.object({ active: v.boolean('active must be a boolean') });
 
+/** The published subscription statuses; an INACTIVE organization is never listed. */
+export const SUBSCRIPTION_STATUSES = ['PROSPECT', 'POC', 'ACTIVE', 'INTEGRATION', 'INACTIVE'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+/** The published service keys of an organization. */
+export const SERVICE_KEYS = [
+  'reporting',
+  'reviewing',
+  'protection',
+  'takedowns',
+  'detection',
+  'darkWebMonitoring',
+] as const;
+export type ServiceKey = (typeof SERVICE_KEYS)[number];
+export const INTEGRATION_FLAGS = ['slack', 'discord', 'vercel', 'intercom', 'moderation'] as const;
+
+const flag = (field: string) => v.optional(v.boolean(`${field} must be a boolean`));
+const text = (field: string, max: number) =>
+  v.pipe(v.string(`${field} must be a string`), v.minLength(1, `${field} must not be empty`), v.maxLength(max));
+/** A legal document on file: its name and where it is (absent or null: none on file). */
+const legalDocument = (field: string) =>
+  v.optional(v.nullable(v.object({ fileName: text(`${field}.fileName`, 256), fileUrl: webUrl(`${field}.fileUrl`) })));
+/** **Decision:** the published page names an entry's parts (issuing office, number, certificate PDF), not its fields. */
+const trademarkRegistration = v.object({
+  issuingOffice: text('issuingOffice', 128),
+  registrationNumber: text('registrationNumber', 64),
+  certificateUrl: v.optional(v.nullable(webUrl('certificateUrl'))),
+});
+
 /** Thresholds by healthcheck, any subset: an organization's overrides, or the stage's defaults. */
 const thresholdsSchema = v.record(
   v.picklist(HEALTHCHECK_KEYS, `healthcheck must be one of ${HEALTHCHECK_KEYS.join(', ')}`),
@@ -85,6 +113,7 @@ export const settingsSchema = v.object(
         reviewing: v.optional(SERVICE),
         protection: v.optional(SERVICE),
         detection: v.optional(SERVICE),
+        darkWebMonitoring: v.optional(SERVICE),
         takedowns: v.optional(
           v.object({
             active: v.boolean('active must be a boolean'),
@@ -97,6 +126,32 @@ export const settingsSchema = v.object(
         ),
       }),
     ),
+    subscriptionStatus: v.optional(
+      v.picklist(SUBSCRIPTION_STATUSES, `subscriptionStatus must be one of ${SUBSCRIPTION_STATUSES.join(', ')}`),
+    ),
+    obligatoryAdminApproval: v.optional(v.boolean('obligatoryAdminApproval must be a boolean')),
+    integrations: v.optional(
+      v.object({
+        slack: flag('slack'),
+        discord: flag('discord'),
+        vercel: flag('vercel'),
+        intercom: flag('intercom'),
+        moderation: flag('moderation'),
+        telegram: v.optional(
+          v.object({
+            connected: v.boolean('telegram.connected must be a boolean'),
+            groupCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+          }),
+        ),
+      }),
+    ),
+    legalDocuments: v.optional(
+      v.object({
+        letterOfAuthorization: legalDocument('letterOfAuthorization'),
+        powerOfAttorney: legalDocument('powerOfAttorney'),
+      }),
+    ),
+    trademarkRegistrations: v.optional(v.pipe(v.array(trademarkRegistration), v.maxLength(100))),
     healthcheckThresholds: v.optional(thresholdsSchema),
     sla: v.optional(
       v.object({
@@ -109,16 +164,25 @@ export const settingsSchema = v.object(
 );
 export type SettingsInput = v.InferOutput<typeof settingsSchema>;
 
+type LegalDocument = { present: boolean; fileName: string | null; fileUrl: string | null };
 export type OrganizationSettings = {
   contactUrl: string | null;
   avatarUrl: string | null;
+  subscriptionStatus: SubscriptionStatus;
+  obligatoryAdminApproval: boolean;
   services: {
     reporting: boolean;
     reviewing: boolean;
     protection: boolean;
     detection: boolean;
+    darkWebMonitoring: boolean;
     takedowns: { active: boolean; automated: boolean; automationOffSince: string | null };
   };
+  integrations: Record<(typeof INTEGRATION_FLAGS)[number], boolean> & {
+    telegram: { connected: boolean; groupCount: number };
+  };
+  legalDocuments: { letterOfAuthorization: LegalDocument; powerOfAttorney: LegalDocument };
+  trademarkRegistrations: { issuingOffice: string; registrationNumber: string; certificateUrl: string | null }[];
   thresholds: Record<HealthcheckKey, Threshold>;
   sla: { reviewSeconds: number; takedownSeconds: number };
 };
@@ -128,14 +192,38 @@ const DAY_SECONDS = 86_400;
 export const DEFAULT_SLA = { reviewSeconds: 7 * DAY_SECONDS, takedownSeconds: 7 * DAY_SECONDS };
 
 /** The settings in force: what the organization set over the stage's thresholds (`stage`) over the built-in defaults. */
+const documentOf = (document: { fileName: string; fileUrl: string } | null | undefined): LegalDocument =>
+  document ? { present: true, ...document } : { present: false, fileName: null, fileUrl: null };
+
 export const effectiveSettings = (input: SettingsInput = {}, stage: StageThresholds = {}): OrganizationSettings => ({
   contactUrl: input.contactUrl ?? null,
   avatarUrl: input.avatarUrl ?? null,
+  subscriptionStatus: input.subscriptionStatus ?? 'ACTIVE',
+  obligatoryAdminApproval: input.obligatoryAdminApproval ?? false,
+  integrations: {
+    ...(Object.fromEntries(INTEGRATION_FLAGS.map((flag) => [flag, input.integrations?.[flag] ?? false])) as Record<
+      (typeof INTEGRATION_FLAGS)[number],
+      boolean
+    >),
+    telegram: {
+      connected: input.integrations?.telegram?.connected ?? false,
+      groupCount: input.integrations?.telegram?.groupCount ?? 0,
+    },
+  },
+  legalDocuments: {
+    letterOfAuthorization: documentOf(input.legalDocuments?.letterOfAuthorization),
+    powerOfAttorney: documentOf(input.legalDocuments?.powerOfAttorney),
+  },
+  trademarkRegistrations: (input.trademarkRegistrations ?? []).map((entry) => ({
+    ...entry,
+    certificateUrl: entry.certificateUrl ?? null,
+  })),
   services: {
     reporting: input.services?.reporting?.active ?? true,
     reviewing: input.services?.reviewing?.active ?? true,
     protection: input.services?.protection?.active ?? true,
     detection: input.services?.detection?.active ?? false,
+    darkWebMonitoring: input.services?.darkWebMonitoring?.active ?? false,
     takedowns: {
       active: input.services?.takedowns?.active ?? false,
       automated: input.services?.takedowns?.automated ?? false,

@@ -9,6 +9,8 @@ export type Source = {
   name: string;
   description: string;
   mode: 'pull' | 'push';
+  /** Where its configs live: every source here runs per organization, none system-wide. */
+  scopes: readonly ('organization' | 'global')[];
   assetTypes: readonly string[];
   brandScoped: boolean;
   /** What a config's `config` must satisfy; the catalogue answers it as JSON Schema. */
@@ -51,6 +53,7 @@ export const SOURCES: readonly Source[] = [
     description:
       'Lookalike permutations of the brands’ domains (typos, homoglyphs, swapped endings) that are registered in DNS.',
     mode: 'pull',
+    scopes: ['organization'],
     assetTypes: ['URL'],
     brandScoped: true,
     config: v.strictObject({
@@ -75,6 +78,7 @@ export const SOURCES: readonly Source[] = [
     name: 'Certstream',
     description: 'Names in new certificates of certificate-transparency logs matched against the brand terms.',
     mode: 'pull',
+    scopes: ['organization'],
     assetTypes: ['URL'],
     brandScoped: true,
     config: v.strictObject({
@@ -98,6 +102,7 @@ export const SOURCES: readonly Source[] = [
     description:
       'Unknown content checked, submitted or scanned that scores as a lookalike of the brands (once the organization creates a config).',
     mode: 'push',
+    scopes: ['organization'],
     assetTypes: ['URL', 'PAGE'],
     brandScoped: false,
     config: v.strictObject({ minScore: score }),
@@ -110,6 +115,7 @@ export const SOURCES: readonly Source[] = [
     name: 'External',
     description: 'Content pushed by the organization with /asset/submit (once the organization creates a config).',
     mode: 'push',
+    scopes: ['organization'],
     assetTypes: ['URL', 'PAGE', 'ADDRESS'],
     brandScoped: false,
     config: v.strictObject({}),

@@ -1,7 +1,13 @@
 /* What detection configs found over a window, for the config check and the silent-configs healthcheck. */
 
 /** What a config's check needs of it; a detection config is one. */
-type YieldConfig = { id: number; source: string; status: 'ENABLED' | 'DISABLED'; deletedAt: string | null };
+type YieldConfig = {
+  id: number;
+  source: string;
+  status: 'ENABLED' | 'DISABLED';
+  createdAt: string;
+  deletedAt: string | null;
+};
 /** What a config's check needs of a run; a detection run is one. */
 type YieldRun = { configId: number; resultCount: number };
 export type YieldStore = {
@@ -27,7 +33,13 @@ export const configYields = (
     return { configId: config.id, source: config.source, resultCount, ok: resultCount >= minResults };
   });
 
-export type SilentConfigs = { enabled: number; silent: ConfigYield[]; minResults: number; lookbackHours: number };
+export type SilentConfigs = {
+  enabled: number;
+  /** With when each was created: the healthcheck lists them oldest first. */
+  silent: (ConfigYield & { createdAt: string })[];
+  minResults: number;
+  lookbackHours: number;
+};
 
 /**
  * The organization's enabled configs whose runs queued within the last `lookbackHours` found fewer
@@ -45,6 +57,8 @@ export const silentConfigs = async (
   const since = new Date(now - lookbackHours * HOUR_MS).toISOString();
   const [configs, runs] = await Promise.all([store.listConfigs(orgId), store.listRuns(orgId, since)]);
   const enabled = configs.filter((config) => config.deletedAt === null && config.status === 'ENABLED');
-  const silent = configYields(enabled, runs, minResults).filter((found) => !found.ok);
+  const silent = configYields(enabled, runs, minResults).flatMap((found, index) =>
+    found.ok ? [] : [{ ...found, createdAt: (enabled[index] as YieldConfig).createdAt }],
+  );
   return { enabled: enabled.length, silent, minResults, lookbackHours };
 };

@@ -24,13 +24,37 @@ import {
 } from './insights.ts';
 
 export type HealthcheckStatus = 'ok' | 'warn' | 'fail';
+/** One offender of an age or silence check: a pending proposal, an IN_PROGRESS takedown, a silent config. */
+export type Finding = { id: number; kind: 'proposal' | 'takedown' | 'config'; createdAt: string; ageSeconds: number };
+/**
+ * A check's result in the published names (`id`, `severity`, `observed`, `findings`,
+ * `suggestedAction`), with the earlier `key`, `status`, `value` and `detail` kept beside them for
+ * one version (deprecated).
+ */
 export type HealthcheckResult = {
+  id: HealthcheckKey;
+  severity: HealthcheckStatus;
+  observed: number;
+  threshold: Threshold;
+  findings: Finding[];
+  suggestedAction: string;
   key: HealthcheckKey;
   status: HealthcheckStatus;
   value: number;
-  threshold: Threshold;
   detail: string;
 };
+
+/** At most this many offenders are listed, oldest first. */
+export const MAX_FINDINGS = 20;
+/** An open item of the organization by when it was created (its age counts from then). */
+export type OpenItem = { id: number; createdAt: string };
+/** Where the age checks read their oldest offenders: bounded reads, oldest first, never more than `limit`. */
+export interface FindingStore {
+  /** Pending proposals of reports created before `before` (ISO), oldest first. */
+  pendingProposals(orgId: string, before: string, limit: number): Promise<OpenItem[]>;
+  /** IN_PROGRESS takedowns created before `before` (ISO), oldest first. */
+  inProgressTakedowns(orgId: string, before: string, limit: number): Promise<OpenItem[]>;
+}
 
 const DAY_MS = 86_400_000;
 /** The days the cancelled-takedown count looks back over, today included. */
@@ -47,17 +71,50 @@ type Inputs = {
   work: OpenWork;
   settings: OrganizationSettings;
   detections: SilentConfigs;
+  /** The oldest offenders of the age checks (only the check that lists them reads them). */
+  offenders: { proposals: () => Promise<Finding[]>; takedowns: () => Promise<Finding[]> };
   now: number;
   today: string;
 };
 
-const result = (key: HealthcheckKey, value: number, threshold: Threshold, detail: string): HealthcheckResult => ({
-  key,
-  status: grade(value, threshold),
-  value,
-  threshold,
-  detail,
-});
+/** What to do about a check that is not `ok`. */
+const ACTIONS: Record<HealthcheckKey, string> = {
+  'reviewing.backlog': 'Review the pending proposals, or add reviewers, until the backlog is below the warn level.',
+  'reviewing.old-proposals': 'Review the oldest pending proposals first (they are the findings).',
+  'takedowns.todo-volume': 'File the takedowns in TODO, or turn on automated takedowns for the surfaces they are on.',
+  'takedowns.in-progress-volume':
+    'Check the submission format and the providers of the IN_PROGRESS takedowns: a pile often means a vendor-side issue.',
+  'takedowns.stale-in-progress': 'Follow up with the providers of the oldest IN_PROGRESS takedowns (the findings).',
+  'takedowns.cancelled-count':
+    'Look at why takedowns were cancelled: proposals of poor quality, or the status misused.',
+  'takedowns.automation-off': 'Turn automated takedowns back on, or record why they stay off.',
+  'assets.dead-asset-spike': 'Check the liveness checker: a spike of dead assets often means it is being blocked.',
+  'detections.silent-configs': 'Check the silent configs (the findings): their terms, their schedule and their source.',
+  'organization.missing-contact-url': 'Set the organization’s contact URL (its Slack or Telegram channel).',
+};
+const NO_ACTION = 'None: the check is ok.';
+
+const result = (
+  key: HealthcheckKey,
+  value: number,
+  threshold: Threshold,
+  detail: string,
+  findings: Finding[] = [],
+): HealthcheckResult => {
+  const severity = grade(value, threshold);
+  return {
+    id: key,
+    severity,
+    observed: value,
+    threshold,
+    findings,
+    suggestedAction: severity === 'ok' ? NO_ACTION : ACTIONS[key],
+    key,
+    status: severity,
+    value,
+    detail,
+  };
+};
 
 /** The creation days of open items and how many each holds, oldest first. */
 const openByDay = (work: OpenWork, gauge: string): [string, number][] =>
@@ -71,7 +128,13 @@ const total = (work: OpenWork, gauge: string): number => openByDay(work, gauge).
 /** Whole days from the start of the UTC day an item was created to now. */
 const ageInDays = (day: string, now: number): number => Math.max(0, Math.floor((now - startOfDay(day)) / DAY_MS));
 
-const ageCheck = (key: HealthcheckKey, gauge: string, noun: string, { work, settings, now }: Inputs) => {
+const ageCheck = async (
+  key: HealthcheckKey,
+  gauge: string,
+  noun: string,
+  offenders: () => Promise<Finding[]>,
+  { work, settings, now }: Inputs,
+) => {
   const threshold = settings.thresholds[key];
   const open = openByDay(work, gauge);
   const oldest = open[0];
@@ -81,10 +144,10 @@ const ageCheck = (key: HealthcheckKey, gauge: string, noun: string, { work, sett
     oldest === undefined
       ? `No ${noun}`
       : `${older} ${noun} ${threshold.warn} days old or older; the oldest was created ${age} days ago (${oldest[0]})`;
-  return result(key, age, threshold, detail);
+  return result(key, age, threshold, detail, older === 0 ? [] : await offenders());
 };
 
-const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
+const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult | Promise<HealthcheckResult>> = {
   'reviewing.backlog': ({ work, settings }) => {
     const pending = total(work, OPEN.pendingProposals);
     return result(
@@ -95,7 +158,7 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
     );
   },
   'reviewing.old-proposals': (inputs) =>
-    ageCheck('reviewing.old-proposals', OPEN.pendingProposals, 'pending proposals', inputs),
+    ageCheck('reviewing.old-proposals', OPEN.pendingProposals, 'pending proposals', inputs.offenders.proposals, inputs),
   'takedowns.todo-volume': ({ work, settings }) => {
     const todo = total(work, OPEN.takedownsTodo);
     return result(
@@ -115,7 +178,13 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
     );
   },
   'takedowns.stale-in-progress': (inputs) =>
-    ageCheck('takedowns.stale-in-progress', OPEN.takedownsInProgress, 'IN_PROGRESS takedowns', inputs),
+    ageCheck(
+      'takedowns.stale-in-progress',
+      OPEN.takedownsInProgress,
+      'IN_PROGRESS takedowns',
+      inputs.offenders.takedowns,
+      inputs,
+    ),
   'takedowns.cancelled-count': ({ work, settings, today }) => {
     const from = shiftDays(today, 1 - CANCELLED_WINDOW_DAYS);
     const cancelled = sumBetween(work, CHANGED.takedownsCancelled, from, today);
@@ -157,7 +226,7 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
       `${current} assets found dead today against a baseline of ${baseline.toFixed(2)} a day over the ${BASELINE_DAYS} days before`,
     );
   },
-  'detections.silent-configs': ({ settings, detections: { enabled, silent, minResults, lookbackHours } }) =>
+  'detections.silent-configs': ({ settings, now, detections: { enabled, silent, minResults, lookbackHours } }) =>
     result(
       'detections.silent-configs',
       silent.length,
@@ -166,6 +235,10 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
         ? 'The organization has no enabled detection configs, so none is silent'
         : `${silent.length} of ${enabled} enabled detection configs found fewer than ${minResults} result${minResults === 1 ? '' : 's'} in the last ${lookbackHours} hours` +
             (silent.length === 0 ? '' : ` (configs ${silent.map((config) => config.configId).join(', ')})`),
+      [...silent]
+        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.configId - b.configId))
+        .slice(0, MAX_FINDINGS)
+        .map((config) => finding(config.configId, 'config', config.createdAt, now)),
     ),
   'organization.missing-contact-url': ({ settings }) => {
     const missing = settings.contactUrl === null || settings.contactUrl.trim() === '';
@@ -178,11 +251,38 @@ const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult> = {
   },
 };
 
-/** Where the healthcheck routes read an organization's open work, settings and detection runs. */
+const finding = (id: number, kind: Finding['kind'], createdAt: string, now: number): Finding => ({
+  id,
+  kind,
+  createdAt,
+  ageSeconds: Math.max(0, Math.floor((now - Date.parse(createdAt)) / 1000)),
+});
+
+/**
+ * The items whose creation day is at least `threshold.warn` days old (what the age check counts as
+ * older), oldest first: items created before the start of the day after the last such day.
+ */
+const offendersOf =
+  (
+    store: FindingStore,
+    read: keyof FindingStore,
+    kind: Finding['kind'],
+    orgId: string,
+    warnDays: number,
+    now: number,
+  ) =>
+  async (): Promise<Finding[]> => {
+    const before = `${shiftDays(utcDay(now - warnDays * DAY_MS), 1)}T00:00:00.000Z`;
+    const items = await store[read](orgId, before, MAX_FINDINGS);
+    return items.map((item) => finding(item.id, kind, item.createdAt, now));
+  };
+
+/** Where the healthcheck routes read an organization's open work, settings, detection runs and offenders. */
 export type HealthcheckSources = Pick<InsightsStores, 'directory'> & {
   settings: SettingsStore;
   work: OpenWorkStore;
   detections: YieldStore;
+  findings: FindingStore;
   now: () => number;
   /** The stage's thresholds (none: the built-in ones), under the organization's own. */
   thresholds?: () => StageThresholds;
@@ -193,7 +293,7 @@ export type HealthcheckSources = Pick<InsightsStores, 'directory'> & {
  * `tuning` sets the silent-configs check's window and minimum (default: 1 result in 168 hours).
  */
 export const healthcheckInputs = async (
-  { directory, settings, work, detections, now, thresholds }: HealthcheckSources,
+  { directory, settings, work, detections, findings, now, thresholds }: HealthcheckSources,
   caller: Caller,
   slug: string | undefined,
   tuning: { minResults?: number; lookbackHours?: number } = {},
@@ -205,10 +305,30 @@ export const healthcheckInputs = async (
     settings.find(orgId),
     silentConfigs(detections, orgId, time, tuning),
   ]);
+  const effective = effectiveSettings(stored, thresholds?.());
+  const warnDays = (key: HealthcheckKey) => effective.thresholds[key].warn;
   return {
     work: open,
-    settings: effectiveSettings(stored, thresholds?.()),
+    settings: effective,
     detections: silent,
+    offenders: {
+      proposals: offendersOf(
+        findings,
+        'pendingProposals',
+        'proposal',
+        orgId,
+        warnDays('reviewing.old-proposals'),
+        time,
+      ),
+      takedowns: offendersOf(
+        findings,
+        'inProgressTakedowns',
+        'takedown',
+        orgId,
+        warnDays('takedowns.stale-in-progress'),
+        time,
+      ),
+    },
     now: time,
     today: utcDay(time),
   };
@@ -227,9 +347,8 @@ export const requestedInputs = (
   body: { slug?: string; minResults?: number | null; lookbackHours?: number | null },
 ): Promise<Inputs> => healthcheckInputs(sources, caller, body.slug, tuningOf(body));
 
-export const runHealthcheck = (key: HealthcheckKey, inputs: Inputs): HealthcheckResult => CHECKS[key](inputs);
-export const runHealthchecks = (inputs: Inputs): HealthcheckResult[] =>
-  HEALTHCHECK_KEYS.map((key) => CHECKS[key](inputs));
+export const runHealthcheck = async (key: HealthcheckKey, inputs: Inputs): Promise<HealthcheckResult> =>
+  CHECKS[key](inputs);
 
 /** The check a route path names: `/healthchecks/<area>/<name>` serves the check `<area>.<name>`. */
 export const healthcheckOfPath = (path: string): HealthcheckKey => {

@@ -300,6 +300,15 @@ export const openWork = async (store: OpenWorkStore, orgId: string): Promise<Ope
 const startOfDay = (day: string): number => Date.parse(`${day}T00:00:00Z`);
 
 export type QueueName = 'review' | 'takedown';
+/** The published age buckets: each item is in the one whose days hold its age (lower bound inclusive). */
+export const AGE_BUCKETS = [
+  { label: '<1d', fromDays: 0 },
+  { label: '1-3d', fromDays: 1 },
+  { label: '3-7d', fromDays: 3 },
+  { label: '7-14d', fromDays: 7 },
+  { label: '>14d', fromDays: 14 },
+] as const;
+export type AgeBucket = { label: (typeof AGE_BUCKETS)[number]['label']; count: number };
 export type QueueState = {
   name: QueueName;
   size: number;
@@ -307,7 +316,13 @@ export type QueueState = {
   p50AgeSeconds: number | null;
   slaSeconds: number;
   breaching: boolean;
+  /** Counts by age, summing to `size`. */
+  buckets: AgeBucket[];
+  /** Items waiting `windowHours` or longer. */
+  staleCount: number;
 };
+/** The staleness window of the queue snapshot when the request names none: a week. */
+export const DEFAULT_WINDOW_HOURS = 168;
 
 /**
  * A queue's size and ages from its gauges by creation day. Ages are measured from the start of the
@@ -319,6 +334,7 @@ export const queueOf = (
   gauges: readonly string[],
   slaSeconds: number,
   now: number,
+  windowHours = DEFAULT_WINDOW_HOURS,
 ): QueueState => {
   const byDay: [string, number][] = work.days
     .map(({ day, counters }): [string, number] => [day, gauges.reduce((sum, gauge) => sum + (counters[gauge] ?? 0), 0)])
@@ -337,6 +353,14 @@ export const queueOf = (
     }
   }
   const oldestAgeSeconds = oldest === undefined ? null : ageOf(oldest[0]);
+  const buckets: AgeBucket[] = AGE_BUCKETS.map(({ label }) => ({ label, count: 0 }));
+  let staleCount = 0;
+  for (const [day, count] of byDay) {
+    const age = ageOf(day);
+    const index = AGE_BUCKETS.findLastIndex(({ fromDays }) => age >= fromDays * 86_400);
+    (buckets[index] as AgeBucket).count += count;
+    if (age >= windowHours * 3600) staleCount += count;
+  }
   return {
     name,
     size,
@@ -344,17 +368,28 @@ export const queueOf = (
     p50AgeSeconds: p50,
     slaSeconds,
     breaching: oldestAgeSeconds !== null && oldestAgeSeconds > slaSeconds,
+    buckets,
+    staleCount,
   };
 };
 
 export const REVIEW_QUEUE = [OPEN.pendingProposals] as const;
 export const TAKEDOWN_QUEUE = [OPEN.takedownsTodo, OPEN.takedownsInProgress] as const;
 
-/** `POST /operations/queues/snapshot`: the review and takedown queues, against the organization's SLAs. */
-export const queuesSnapshot = (work: OpenWork, settings: OrganizationSettings, now: number) => ({
+/**
+ * `POST /operations/queues/snapshot`: the review and takedown queues, against the organization's SLAs,
+ * with their age buckets and what has waited `windowHours` or longer, all from the same day gauges.
+ */
+export const queuesSnapshot = (
+  work: OpenWork,
+  settings: OrganizationSettings,
+  now: number,
+  windowHours = DEFAULT_WINDOW_HOURS,
+) => ({
+  windowHours,
   queues: [
-    queueOf(work, 'review', REVIEW_QUEUE, settings.sla.reviewSeconds, now),
-    queueOf(work, 'takedown', TAKEDOWN_QUEUE, settings.sla.takedownSeconds, now),
+    queueOf(work, 'review', REVIEW_QUEUE, settings.sla.reviewSeconds, now, windowHours),
+    queueOf(work, 'takedown', TAKEDOWN_QUEUE, settings.sla.takedownSeconds, now, windowHours),
   ],
 });
 

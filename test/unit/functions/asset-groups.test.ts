@@ -241,13 +241,24 @@ describe('DELETE /organization/asset-groups/{groupId}', () => {
     expect(await api.groups.list('globex')).toEqual([{ id: group.id, name: 'Globex', assetCount: 0 }]);
   });
 
-  it('returns 400 for a group id that is not a positive integer', async () => {
-    const response = await endpoints().remove(KEYS.acme, '0');
+  it.each(['0', 'abc', '-4', '1.5'])('returns 400 "Invalid group ID" for the malformed group id %j', async (id) => {
+    const response = await endpoints().remove(KEYS.acme, id);
 
     expect(response.statusCode).toBe(400);
     expect(response.body).toEqual(
-      errorBody('BAD_REQUEST', 'Group ID must be a positive integer', {
-        issues: [{ message: 'Group ID must be a positive integer', path: 'pathParameters.groupId' }],
+      errorBody('BAD_REQUEST', 'Invalid group ID', {
+        issues: [{ message: 'Invalid group ID', path: 'pathParameters.groupId' }],
+      }),
+    );
+  });
+
+  it('returns 400 "Group ID is required" for an empty group id', async () => {
+    const response = await endpoints().remove(KEYS.acme, '');
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toEqual(
+      errorBody('BAD_REQUEST', 'Group ID is required', {
+        issues: [{ message: 'Group ID is required', path: 'pathParameters.groupId' }],
       }),
     );
   });
