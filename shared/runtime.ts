@@ -19,6 +19,7 @@ import {
 import { secretSigningKeys } from './db/blocklist-signing-secret.ts';
 import { checkIndexRepository } from './db/check-repository.ts';
 import { createDocumentClient, lazyClient, underFailurePolicy } from './db/client.ts';
+import { consumerRepository } from './db/consumer-repository.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { detectionRepository } from './db/detection-repository.ts';
@@ -127,6 +128,7 @@ export const deadLetters = /* @__PURE__ */ once(() =>
 export const verdictLog = /* @__PURE__ */ table(verdictFeed);
 export const verdictExport = /* @__PURE__ */ table(verdictExportRepository);
 export const verdictEntries = /* @__PURE__ */ table(verdictEntryRepository);
+export const consumers = /* @__PURE__ */ table(consumerRepository);
 export const verdictSnapshots = /* @__PURE__ */ once(() => {
   const location = config.verdictSnapshots;
   if (location === undefined) return undefined;

@@ -1,19 +1,24 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { MAX_PARSE_LENGTH, parseAssets } from '../../shared/domain/intake/parse.ts';
+import { MAX_PARSE_LENGTH, parseRequest } from '../../shared/domain/intake/parse.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
+import { boundedText, nullable } from '../../shared/http/schemas.ts';
 import * as runtime from '../../shared/runtime.ts';
 
+/** The body decides: the published `{content}` (one asset), or this service's `{text}` (every asset in a text). */
 export const request = {
   body: v.object(
     {
-      text: v.pipe(
-        v.string('text must be a string'),
-        v.maxLength(MAX_PARSE_LENGTH, `text must be at most ${MAX_PARSE_LENGTH} characters`),
+      content: nullable(boundedText('content', 1, 4096)),
+      text: nullable(
+        v.pipe(
+          v.string('text must be a string'),
+          v.maxLength(MAX_PARSE_LENGTH, `text must be at most ${MAX_PARSE_LENGTH} characters`),
+        ),
       ),
     },
-    'Request body must be an object with text',
+    'Request body must be an object with content or text',
   ),
 };
 
@@ -23,7 +28,7 @@ const MAX_BODY_BYTES = 6 * MAX_PARSE_LENGTH + 1024;
 export const createHandler = ({ keys }: { keys: KeyResolver }) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { maxBytes: MAX_BODY_BYTES } },
-    async ({ body }) => json(200, { assets: parseAssets(body.text) }),
+    async ({ body }) => json(200, parseRequest(body)),
   );
 
 export const handler = createHandler({ keys: runtime.keys() });

@@ -31,4 +31,5 @@ export const handler = createHandler({
   lists: runtime.lists(),
   store: runtime.activity(),
   directory: runtime.directory(),
+  consumers: runtime.consumers(),
 });

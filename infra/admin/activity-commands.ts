@@ -12,6 +12,7 @@ import {
   parseActivityChange,
   updateActivity,
 } from '../../shared/domain/lifecycle/activity.ts';
+import { withBackingReports } from '../../shared/domain/lifecycle/backing-reports.ts';
 import { AppError } from '../../shared/errors.ts';
 
 export const ACTIVITY_USAGE = `  activity record <json-file|->        apply changes: one change, an array of them, or a fixture's "activity"
@@ -72,8 +73,9 @@ const record = async (store: ActivityStore, source: string | undefined) => {
       return explain(error, `Change ${index + 1} of ${entries.length}`);
     }
   });
-  const totals = await applyActivities(store, changes, { onResult: report });
-  console.log(`${changes.length} changes: ${totals.applied} applied, ${totals.ignored} ignored`);
+  const all = withBackingReports(changes);
+  const totals = await applyActivities(store, all, { onResult: report });
+  console.log(`${all.length} changes: ${totals.applied} applied, ${totals.ignored} ignored`);
 };
 
 const update = async (store: ActivityStore, text: string | undefined) => {

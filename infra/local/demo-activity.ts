@@ -1,5 +1,6 @@
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import type { ActivityChange, TakedownStatus, ThreatStatus } from '../../shared/domain/lifecycle/activity.ts';
+import { withBackingReports } from '../../shared/domain/lifecycle/backing-reports.ts';
 
 const ORGANIZATION = 'acme';
 const BRANDS = ['acme-wallet', 'acme-exchange'] as const;
@@ -119,5 +120,5 @@ export const demoActivity = (today: Date): ActivityChange[] => {
       }
     }
   }
-  return changes.filter((change) => Date.parse(change.updatedAt) < midnight);
+  return withBackingReports(changes.filter((change) => Date.parse(change.updatedAt) < midnight));
 };

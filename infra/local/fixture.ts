@@ -20,6 +20,7 @@ import { SLUG } from '../../shared/domain/core/limits.ts';
 import { webUrl } from '../../shared/domain/core/web-url.ts';
 import { changeDetectionSettings } from '../../shared/domain/detections/index.ts';
 import { type ActivityChange, applyActivities, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
+import { withBackingReports } from '../../shared/domain/lifecycle/backing-reports.ts';
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import {
   brandIdOf,
@@ -327,7 +328,8 @@ const PROGRESS_EVERY = 1000;
 
 /** Loads a fixture after validating all of it; loading the same fixture again changes nothing. */
 export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
-  const changes = await validateFixture(db, table, fixture);
+  // A threat that blocks without naming its report gets one, so every blocking verdict's report link leads somewhere.
+  const changes = withBackingReports(await validateFixture(db, table, fixture));
   const progress = (section: string, done: number, total: number) => {
     if (total > PROGRESS_EVERY && done % PROGRESS_EVERY === 0 && done < total)
       log(`${section}: ${done} of ${total} ...`);

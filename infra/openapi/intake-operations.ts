@@ -36,26 +36,30 @@ const BODY = {
     v.object({ status: v.literal('UNBLOCKED'), content: v.string() }),
     v.object({ status: v.literal('DISPUTED'), content: v.string(), disputeId: v.string() }),
   ]),
-  parsed: v.object({ assets: v.array(v.object({ content: v.string(), type, start: offset, end: offset })) }),
+  parsed: v.nullable(
+    v.union([
+      v.object({ content: v.string(), submittedContent: v.string(), type }),
+      v.object({ assets: v.array(v.object({ content: v.string(), type, start: offset, end: offset })) }),
+    ]),
+  ),
 };
 
 /** The routes of intake: parsing, disputes, unblocking, submissions and scans. */
 export const INTAKE_OPERATIONS: Record<string, OperationDoc> = {
   'parse-assets': {
-    summary: 'Find the assets in a text',
+    summary: 'Parse an asset, or find the assets in a text',
     description:
-      'Every URL, domain, e-mail address, blockchain address, @handle (a Twitter account) and invite link in a text of at most 20,000 characters, such as a chat message, in the order they appear and each once (by canonical content). Defanged writing (`hxxp`, `[.]`, `(.)`, `[:]`) is read as what it stands for; markdown link syntax and trailing punctuation (`).,;:!?\'"»`) are not part of an asset. `content` is canonical as the asset check reads it (no scheme, lower-case punycode host, no query or fragment), so checking it gives the verdict of what the text links to. `start` and `end` (exclusive) are UTF-16 offsets of the asset as written in `text`.',
+      'The body decides. **`{content}`** (the published contract): the one asset `content` is, normalized by the published glossary rules, as `{content, submittedContent, type}`, or `null` (the whole body) when no asset type fits. A `URL` loses its scheme, user and password, port, query, fragment and trailing slash, and its host becomes lower-case punycode (`https://User@Example.COM:8080/Path/?q=1#x` → `example.com/Path`); a `PAGE` (a URL on a link or hosting platform such as `bit.ly`, `linktr.ee` or `github.io`) is kept as sent, only trimmed; an `ADDRESS` (`0x` and 40 hex digits) is lower-cased; a `@handle` or profile URL becomes its canonical profile URL (`@Acme` → `x.com/acme`), an e-mail address its lower-case form. `submittedContent` is `content` exactly as sent. **`{text}`** (an extension of this service): every URL, domain, e-mail address, blockchain address, @handle (a Twitter account) and invite link in a text of at most 20,000 characters, such as a chat message, in the order they appear and each once (by canonical content), as `{assets: [...]}`. Defanged writing (`hxxp`, `[.]`, `(.)`, `[:]`) is read as what it stands for; markdown link syntax and trailing punctuation (`).,;:!?\'"»`) are not part of an asset. Each `content` is canonical as the asset check reads it (no scheme, lower-case punycode host, no query or fragment), so checking it gives the verdict of what the text links to. `start` and `end` (exclusive) are UTF-16 offsets of the asset as written in `text`. A body with both fields, or neither, is 400.',
     tag: 'Threat lifecycle',
-    requestExample: { text: 'Claim at hxxps://acme-wallet-airdrop[.]xyz/claim). DM @acme_support' },
+    requestExample: { content: 'https://User@Acme-Wallet-Airdrop.XYZ:8443/claim/?ref=1#top' },
     responses: {
       200: {
-        description: 'The assets found, possibly none',
+        description: 'The normalized asset (or null) for `content`; the assets found, possibly none, for `text`',
         body: BODY.parsed,
         example: {
-          assets: [
-            { content: 'acme-wallet-airdrop.xyz/claim', type: 'URL', start: 9, end: 48 },
-            { content: 'x.com/acme_support', type: 'TWITTER', start: 54, end: 67 },
-          ],
+          content: 'acme-wallet-airdrop.xyz/claim',
+          submittedContent: 'https://User@Acme-Wallet-Airdrop.XYZ:8443/claim/?ref=1#top',
+          type: 'URL',
         },
       },
     },

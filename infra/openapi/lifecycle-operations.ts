@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ASSET_TYPES } from '../../shared/domain/allowlist/asset-types.ts';
-import { SOURCE_ORDER } from '../../shared/domain/check/index.ts';
 import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/lifecycle/activity.ts';
+import { CONSUMERS, type ConsumerSlug } from '../../shared/domain/lookups/consumers.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -126,18 +126,22 @@ const BODY = {
         tasks: v.array(
           v.object({
             id: v.union([id, v.string()]),
+            type: v.string(),
             status: v.string(),
-            provider: v.nullable(v.object({ name: v.string() })),
-            createdAt: timestamp,
-            updatedAt: timestamp,
+            retractionStatus: v.string(),
+            takedownProvider: v.nullable(v.object({ name: v.string() })),
+            submittedAt: v.nullable(timestamp),
+            retractedAt: v.nullable(timestamp),
+            externalId: v.nullable(v.string()),
           }),
         ),
       }),
     ),
     blockedBy: v.array(
       v.object({
-        source: v.picklist(SOURCE_ORDER),
-        reason: v.picklist(['report', 'parent-domain', 'external-source']),
+        consumer: v.picklist(Object.keys(CONSUMERS) as ConsumerSlug[]),
+        name: v.picklist(Object.values(CONSUMERS)),
+        consumedAt: timestamp,
       }),
     ),
   }),
@@ -355,7 +359,7 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'asset-details': {
     summary: 'Asset details (deprecated)',
     description:
-      'The check’s verdict and why: `report` when the service’s own threat blocks it, `eth-phishing-detect` when that list does. With `report`, `reportId` names the report behind the newest blocking threat when that report is one of the caller’s organizations’ (another organization’s reports never show), and `reportUrl` always accompanies it: the stage’s `reportUrlBase` followed by the id, by default the public report page `GET /v2/reports/{reportId}` on the host the request came to. Deprecated in favour of the asset check.',
+      'The check’s verdict and why: `report` when the service’s own threat blocks it, `eth-phishing-detect` when that list does. With `report` (the service’s own block, of the content itself or inherited from a parent domain), `reportId` names the report behind it, and `reportUrl` always accompanies it: every block of the service stands on a report (a fixture, import or ingest that records a blocking threat without naming its report creates one, closed, with the threat as its approved proposal). The report is the one behind the newest blocking threat of the caller’s organizations, else of any organization: its public page shows only the report’s status, dates and approved assets, whose verdicts are public already. `reportUrl` is the stage’s `reportUrlBase` followed by the id, by default the public report page `GET /v2/reports/{reportId}` on the host the request came to. Deprecated in favour of the asset check.',
     tag: 'Threat lifecycle',
     requestExample: { content: 'https://acme-airdrop.xyz/claim' },
     responses: {
@@ -374,7 +378,7 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
   'search-asset': {
     summary: 'Search an asset',
     description:
-      'What the service knows of one asset, by `content` or `assetId` (one is required). `asset` is non-null whenever anything the asset check consults knows the content (allowlisted by any organization, blocked by the service or an external list) or any organization has a record of it (a threat of any status, ingested or reported); its `status` is the asset check’s verdict. `blockedBy` lists every source that blocks the content, each with why (`report`: the service’s own threat, `parent-domain`: inherited from a blocked parent domain, `external-source`: an external list); it is empty when none does. `reports` and `takedown` (with its provider `tasks`, an empty array when none is recorded) are the caller’s organizations’ only (a user key: its ACTIVE memberships). Another organization’s reports, proposals and reviews never show, nor their times: the asset’s `createdAt` and `updatedAt` are the earliest and latest of the caller’s own records and the public verdict’s last change (the `changedAt` of `POST /asset/changelog`), and null when none of these dates it. By `assetId` alone, an id that nothing the caller may know of names (no record or verdict, or only another organization’s pending proposal) answers `asset: null` with empty lists, one answer for both.',
+      'What the service knows of one asset, by `content` or `assetId` (one is required). `asset` is non-null whenever anything the asset check consults knows the content (allowlisted by any organization, blocked by the service or an external list) or any organization has a record of it (a threat of any status, ingested or reported); its `status` is the asset check’s verdict. `blockedBy` lists who consumes the service’s own block of the content, oldest first, each as `{consumer, name, consumedAt}`. In the published service a consumer is a partner platform; a self-hosted service has none, so its consumers are its own distribution channels: `blocklist` (`Prefix sync`: when the BLOCKED verdict entered the published snapshots and feeds, which is when the change that made it so was recorded), `taxii` (`TAXII blocked collection`: when the content entered that collection) and `webhook` (`Webhooks`: when the change was first delivered to one of the caller’s organizations’ webhooks). A block the content inherits from a parent domain is the parent’s. It is empty when the service does not block the content (an external list alone never puts a content in these channels’ blocks), and a channel that has not taken the block is left out. The earlier items `{source, reason}` are gone: they named blocking sources, not consumers. `reports` and `takedown` (with its provider `tasks`, each `{id, type, status, retractionStatus, takedownProvider, submittedAt, retractedAt, externalId}`; an empty array, since this service records no provider tasks yet) are the caller’s organizations’ only (a user key: its ACTIVE memberships). Another organization’s reports, proposals and reviews never show, nor their times: the asset’s `createdAt` and `updatedAt` are the earliest and latest of the caller’s own records and the public verdict’s last change (the `changedAt` of `POST /asset/changelog`), and null when none of these dates it. By `assetId` alone, an id that nothing the caller may know of names (no record or verdict, or only another organization’s pending proposal) answers `asset: null` with empty lists, one answer for both.',
     tag: 'Threat lifecycle',
     requestExample: { content: 'https://acme-airdrop.xyz/claim' },
     responses: {
@@ -402,8 +406,8 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
             tasks: [],
           },
           blockedBy: [
-            { source: 'service', reason: 'report' },
-            { source: 'eth-phishing-detect', reason: 'external-source' },
+            { consumer: 'blocklist', name: 'Prefix sync', consumedAt: '2026-11-21T10:00:01.000Z' },
+            { consumer: 'webhook', name: 'Webhooks', consumedAt: '2026-11-21T10:00:03.000Z' },
           ],
         },
       },

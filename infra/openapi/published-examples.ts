@@ -655,6 +655,32 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
         type: 'URL',
       },
     },
+    normalizedUrl: {
+      summary: 'A URL, normalized by the glossary rules',
+      body: { content: 'https://Scam-Site.COM/login/?utm_source=x#top' },
+      status: 200,
+      response: {
+        content: 'scam-site.com/login',
+        submittedContent: 'https://Scam-Site.COM/login/?utm_source=x#top',
+        type: 'URL',
+      },
+    },
+    address: {
+      summary: 'An EVM address, lower-cased',
+      body: { content: '0xAbCdEf0123456789abcdef0123456789ABCDEF01' },
+      status: 200,
+      response: {
+        content: '0xabcdef0123456789abcdef0123456789abcdef01',
+        submittedContent: '0xAbCdEf0123456789abcdef0123456789ABCDEF01',
+        type: 'ADDRESS',
+      },
+    },
+    noType: {
+      summary: 'Content no asset type fits: the body is null',
+      body: { content: 'hello world' },
+      status: 200,
+      response: null,
+    },
   },
   'list-healthchecks': {
     registry: {

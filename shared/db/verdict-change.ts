@@ -148,13 +148,18 @@ export const verdictChange = async (
     const hash = keyHash(change.checkKey);
     const version = versionOf(stamp, hash, seq);
     const type = change.type ?? (current?.type as AssetType | undefined);
+    // When the entry's BLOCKED verdict began (the change that made it so): what `/asset/search` dates its consumers by.
+    const blocked = statusOf(bitsOf(after)) === 'BLOCKED';
+    const blockedSince = blocked && statusOf(bitsOf(before)) !== 'BLOCKED' ? version : undefined;
     const entryItem: TransactItem = {
       Update: {
         TableName: table,
         Key: entryKey,
         UpdateExpression:
           'SET #key = :key, #allow = :allow, #block = :block, #watch = :watch, #version = :seq, #lastChange = :change, #idxPK = :idxPK' +
-          (type === undefined ? '' : ', #type = :type, #exportPK = :exportPK'),
+          (type === undefined ? '' : ', #type = :type, #exportPK = :exportPK') +
+          (blockedSince === undefined ? '' : ', #blockedSince = :change') +
+          (blocked ? '' : ' REMOVE #blockedSince'),
         ConditionExpression: underflow
           ? FAILING
           : previous === 0
@@ -164,6 +169,7 @@ export const verdictChange = async (
           ...ENTRY_NAMES,
           '#idxPK': CHECK_INDEX.partitionKey,
           ...(type === undefined ? {} : { '#type': 'type', '#exportPK': EXPORT_INDEX.partitionKey }),
+          ...(blockedSince === undefined && blocked ? {} : { '#blockedSince': 'blockedSince' }),
         },
         ExpressionAttributeValues: {
           ':key': change.checkKey,

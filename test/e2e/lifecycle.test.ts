@@ -313,7 +313,7 @@ describe('the lifecycle across organizations', () => {
       },
       reports: [{ id: created.body.id, title: 'Suspicious links', status: 'CLOSED', createdAt: expect.any(String) }],
       takedown: null,
-      blockedBy: [{ source: 'service', reason: 'report' }],
+      blockedBy: [{ consumer: 'blocklist', name: 'Prefix sync', consumedAt: expect.any(String) }],
     });
     // Globex sees the public verdict and when it changed, none of Acme's report's times.
     const verdictTime = globexSearch.body.asset.updatedAt;

@@ -228,12 +228,12 @@ describe('POST /asset/search', () => {
     });
   });
 
-  it('answers the asset an external list blocks, with the list in blockedBy', async () => {
+  it('answers the asset an external list blocks, with no consumer of a block the service itself does not hand out', async () => {
     expect(await search({ content: 'azukishop.live' })).toEqual({
       asset: { ...asset('azukishop.live', 'BLOCKED', 'undated'), id: expect.any(Number) },
       reports: [],
       takedown: null,
-      blockedBy: [{ source: 'eth-phishing-detect', reason: 'external-source' }],
+      blockedBy: [],
     });
   });
 
@@ -246,10 +246,19 @@ describe('POST /asset/search', () => {
     });
   });
 
-  it('answers the caller’s takedown with its tasks, and the service as the source that blocks', async () => {
-    expect(await search({ content: 'lookups-phish.xyz' })).toEqual({
+  it('answers the caller’s takedown with its tasks, the report behind the block, and prefix sync as its consumer', async () => {
+    const blocked = await search({ content: 'lookups-phish.xyz' });
+
+    expect(blocked).toEqual({
       asset: asset('lookups-phish.xyz', 'BLOCKED', 'dated'),
-      reports: [],
+      reports: [
+        {
+          id: expect.any(Number),
+          title: 'Blocked: lookups-phish.xyz',
+          status: 'CLOSED',
+          createdAt: '2026-01-05T10:00:00.000Z',
+        },
+      ],
       takedown: {
         id: expect.anything(),
         status: expect.any(String),
@@ -257,8 +266,12 @@ describe('POST /asset/search', () => {
         updatedAt: '2026-01-07T10:00:00.000Z',
         tasks: [],
       },
-      blockedBy: [{ source: 'service', reason: 'report' }],
+      blockedBy: [{ consumer: 'blocklist', name: 'Prefix sync', consumedAt: expect.any(String) }],
     });
+    // Prefix sync took the block when the change that made it was recorded: the verdict's change in the changelog.
+    const changes = (await changelog({ type: 'URL' })) as { content: string; changedAt: string }[];
+    const change = changes.find((entry) => entry.content === 'lookups-phish.xyz');
+    expect((blocked.blockedBy as { consumedAt: string }[])[0]?.consumedAt).toBe(change?.changedAt);
   });
 
   it('answers no asset for content nothing knows', async () => {

@@ -121,6 +121,8 @@ const ownBefore = new Map<string, Answer>();
 /** What Globex's records are made of, per status: ids, texts and times that must never reach Acme. */
 const secrets = new Map<Status, Set<string>>();
 const assetIds = new Map<Status, number>();
+/** The report behind a block: `/asset/details` names it to everyone, as its public page shows it to anyone with its address. */
+const blockingReports = new Map<Status, string>();
 
 const collect = (into: Set<string>, ...values: unknown[]) => {
   for (const value of values) if (value !== undefined && value !== null && value !== '') into.add(String(value));
@@ -171,6 +173,7 @@ beforeAll(async () => {
     expect(created.status).toBe(200);
     const report = created.body as { id: number; createdAt: string };
     collect(found, report.id, report.createdAt, `Globex ${status} report`, `reporter-${status}`);
+    if (status === 'approved') blockingReports.set(status, String(report.id));
     const listed = await call('GET', '/organization/reports', GLOBEX);
     const entry = (
       listed.body as { reports: { id: number; proposals: { id: number; asset: { id: number } }[] }[] }
@@ -251,7 +254,9 @@ describe('another organization’s reports, proposals and reviews', () => {
 
   it.each(STATUSES)('never show their ids, texts or times to another organization when %s', async (status) => {
     const verdictTimes = await publicVerdictTimes();
-    const hidden = [...(secrets.get(status) ?? [])].filter((secret) => !verdictTimes.has(secret));
+    const hidden = [...(secrets.get(status) ?? [])].filter(
+      (secret) => !verdictTimes.has(secret) && secret !== blockingReports.get(status),
+    );
     const leaks: string[] = [];
 
     let mentions = 0;

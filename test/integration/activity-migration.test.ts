@@ -31,6 +31,8 @@ const threat = (i: number) => ({
   content: `https://drainer-${i}.example/claim`,
   assetType: 'URL',
   status: 'BLOCKED',
+  // Named, so the load adds no backing report: these records are what the migration counts.
+  reportId: `ingest-r-${i}`,
   createdAt: at(i),
 });
 const takedown = (i: number) => ({

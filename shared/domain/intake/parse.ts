@@ -1,3 +1,4 @@
+import { BadRequestError } from '../../errors.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
 import { entryKeyOf } from '../check/index.ts';
@@ -133,4 +134,32 @@ export const parseAssets = (text: string): ParsedAsset[] => {
     });
   }
   return found;
+};
+
+/** One asset as `POST /asset/parse` answers it: its normalized content, the content as sent, and its type. */
+export type NormalizedAsset = { content: string; submittedContent: string; type: AssetType };
+
+/**
+ * `POST /asset/parse` with `{content}`: the asset the content is, normalized as the published
+ * glossary says, or null when no asset type fits. A URL loses its scheme, user, password, port,
+ * query, fragment and trailing slash, and its host is lower-case punycode; a page on a hosting or
+ * link platform (`PAGE`) is kept as sent, only trimmed; an address is lower-cased; a handle or
+ * profile becomes the canonical profile URL and an e-mail address its lower-case domain form.
+ */
+export const parseAsset = (submittedContent: string): NormalizedAsset | null => {
+  const trimmed = submittedContent.trim();
+  const type = detectAssetType(trimmed);
+  if (type === undefined) return null;
+  if (type === 'PAGE') return { content: trimmed, submittedContent, type };
+  const key = entryKeyOf(trimmed, type) ?? (type === 'ADDRESS' ? trimmed : undefined);
+  if (key === undefined) return null;
+  return { content: type === 'EMAIL' ? key.replace(/^mailto:/u, '') : key, submittedContent, type };
+};
+
+/** The body decides which parse it asks for: `{content}` one asset (the published contract), `{text}` every asset in a text. */
+export const parseRequest = ({ content, text }: { content?: string; text?: string }) => {
+  if (content !== undefined && text !== undefined) throw new BadRequestError('Send either content or text, not both');
+  if (content !== undefined) return parseAsset(content);
+  if (text !== undefined) return { assets: parseAssets(text) };
+  throw new BadRequestError('content is required');
 };

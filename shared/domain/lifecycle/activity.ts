@@ -12,6 +12,7 @@ import {
   COUNTED_THREAT_STATUSES,
   parseActivityChange,
 } from './activity-change.ts';
+import { withBackingReports } from './backing-reports.ts';
 
 export {
   ACTIVITY_KINDS,
@@ -297,7 +298,12 @@ export const applyMessage = async (
   body: string,
 ): Promise<ApplyResult | { rejected: unknown }> => {
   const parsed = parseMessage(body);
-  return 'rejected' in parsed ? parsed : applyActivity(store, parsed);
+  if ('rejected' in parsed) return parsed;
+  // A block that names no report gets its backing report first (applied alone, idempotent like any change).
+  const [report, threat] = withBackingReports([parsed]);
+  if (threat === undefined) return applyActivity(store, parsed);
+  await applyActivity(store, report as ActivityChange);
+  return applyActivity(store, threat);
 };
 
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {

@@ -4,11 +4,12 @@ import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
 import type { Checker, CheckResult, IndexEntry } from '../check/index.ts';
-import { entryKeyOf } from '../check/index.ts';
+import { canonicalize, entryKeyOf } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
 import { publicId } from '../lifecycle/views.ts';
+import { type Consumption, type ConsumptionStore, consumersOf } from './consumers.ts';
 
 /** Records read about one asset: its newest changes, in every organization. */
 const RECORDS_PER_ASSET = 25;
@@ -26,6 +27,7 @@ export type SearchDeps = {
   lists: ListStore;
   store: Pick<ActivityStore, 'find'>;
   directory: Pick<DirectoryStore, 'findMembership'>;
+  consumers: ConsumptionStore;
 };
 
 /** The organizations among `orgIds` whose records the caller may see: its own, or a user's active memberships. */
@@ -40,19 +42,34 @@ export const visibleOrganizations = async (
   return new Set(distinct.filter((_, i) => memberships[i]?.status === 'ACTIVE'));
 };
 
-/** Why a source blocks: the service's own threat (`report`, or `parent-domain` when inherited) or an external list. */
-const blockedByOf = (result: CheckResult | undefined) =>
-  (result?.sources ?? [])
-    .filter((report) => report.status === 'BLOCKED')
-    .map((report) => ({
-      source: report.source,
-      reason:
-        report.source !== 'service'
-          ? 'external-source'
-          : result?.source === 'service' && result.reason === 'parent-domain'
-            ? 'parent-domain'
-            : 'report',
-    }));
+/**
+ * The check key whose own verdict decides the service's block of `content`: the most specific
+ * candidate key (exact, page, host, nearer parents) that holds a verdict, as in the check itself.
+ * One read per candidate until one holds a verdict; a content has a handful.
+ */
+const decidingKey = async (verdicts: VerdictEntryStore, content: string, type: AssetType | undefined) => {
+  const target = canonicalize(content, type);
+  if (target.kind !== 'keys') return undefined;
+  for (const key of target.keys) {
+    const entry = await verdicts.find(key);
+    if (entry !== undefined && (entry.allow > 0 || entry.block > 0)) return key;
+  }
+  return undefined;
+};
+
+/** The channels that hand out the service's own block of the content; none when the service does not block it. */
+const blockedByOf = async (
+  deps: SearchDeps,
+  caller: Caller,
+  visible: ReadonlySet<string>,
+  found: { content: string; type: AssetType | undefined; result: CheckResult | undefined },
+): Promise<Consumption[]> => {
+  if (found.result?.status !== 'BLOCKED' || found.result.source !== 'service') return [];
+  const key = await decidingKey(deps.verdicts, found.content, found.type);
+  if (key === undefined) return [];
+  const orgIds = caller.kind === 'organization' ? [caller.orgId] : [...visible];
+  return consumersOf(deps.consumers, key, orgIds);
+};
 
 const earliest = (times: readonly string[]) =>
   times.reduce<string | null>((a, t) => (a === null || t < a ? t : a), null);
@@ -123,7 +140,6 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
     checkKey === undefined ? undefined : deps.verdicts.find(checkKey),
   ]);
   const own = records.filter((record) => visible.has(record.organization));
-  const blockedBy = blockedByOf(result);
   const known = disclosing.length > 0 || entry !== undefined || (result !== undefined && result.status !== 'UNKNOWN');
   const times = [
     ...own.flatMap((record) => [record.createdAt, record.updatedAt]),
@@ -153,6 +169,7 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   ];
   const reports = await Promise.all(reportRefs.map((ref) => deps.store.find({ ...ref, kind: 'report' })));
   const takedown = own.find((record) => record.kind === 'takedown' && !record.deleted);
+  const blockedBy = content === undefined ? [] : await blockedByOf(deps, caller, visible, { content, type, result });
   return {
     asset,
     reports: reports.flatMap((report) =>

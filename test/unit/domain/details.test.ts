@@ -64,9 +64,33 @@ describe('assetDetails', () => {
     });
   });
 
-  it("never names another organization's report", async () => {
+  it('names another organization’s blocking report when the caller has none, so the link is never missing', async () => {
+    const reportId = recordNumber('report', 'org-0', 'r-t-o0');
+
     const result = await assetDetails(deps(), { kind: 'organization', orgId: 'initech' }, CONTENT);
 
-    expect(result).toEqual({ status: 'BLOCKED', reason: 'report' });
+    expect(result).toEqual({
+      status: 'BLOCKED',
+      reason: 'report',
+      reportId,
+      reportUrl: `https://reports.example/${reportId}`,
+    });
+  });
+
+  it('names the report behind a parent domain whose block the content inherits', async () => {
+    const reportId = recordNumber('report', 'acme', 'r-t-acme');
+
+    const result = await assetDetails(
+      deps(),
+      { kind: 'organization', orgId: 'acme' },
+      `https://login.${CONTENT}/claim`,
+    );
+
+    expect(result).toEqual({
+      status: 'BLOCKED',
+      reason: 'report',
+      reportId,
+      reportUrl: `https://reports.example/${reportId}`,
+    });
   });
 });

@@ -70,6 +70,11 @@ const deps = (entry?: VerdictEntry, newer: ActivityRecord[] = []): SearchDeps =>
     directory: {
       findMembership: async (userId, orgId) => memberships.find((m) => m.userId === userId && m.orgId === orgId),
     },
+    consumers: {
+      blockedSince: async () => undefined,
+      firstDelivery: async () => undefined,
+      taxiiAddedAt: async () => undefined,
+    },
   };
 };
 

@@ -93,4 +93,35 @@ describe('POST /asset/parse', () => {
     expect(response.statusCode).toBe(401);
     expect(response.body).toEqual(errorBody('UNAUTHORIZED', expect.any(String)));
   });
+
+  it.each([
+    ['https://user:pw@Scam-Site.COM:8443/Login/?utm=1#top', 'scam-site.com/Login', 'URL'],
+    ['HTTPS://bücher.de/', 'xn--bcher-kva.de', 'URL'],
+    ['  https://linktr.ee/Acme_Claim?x=1 ', 'https://linktr.ee/Acme_Claim?x=1', 'PAGE'],
+    ['0xAbCdEf0123456789abcdef0123456789ABCDEF01', '0xabcdef0123456789abcdef0123456789abcdef01', 'ADDRESS'],
+    ['@Acme_Support', 'x.com/acme_support', 'TWITTER'],
+    ['Support@Acme.COM', 'support@acme.com', 'EMAIL'],
+  ])('answers the published shape for content %s: normalized %s, type %s', async (sent, content, type) => {
+    const response = await parse('acme-key', { content: sent });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({ content, submittedContent: sent, type });
+  });
+
+  it('answers a null body when no asset type fits the content', async () => {
+    const response = await parse('acme-key', { content: 'hello world' });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBeNull();
+  });
+
+  it('answers 400 for an empty content, and for a body with both content and text', async () => {
+    const empty = await parse('acme-key', { content: '' });
+    const both = await parse('acme-key', { content: 'acme.com', text: 'acme.com' });
+
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toMatchObject({ message: 'content is required' });
+    expect(both.statusCode).toBe(400);
+    expect(both.body).toMatchObject({ message: 'Send either content or text, not both' });
+  });
 });
