@@ -1,5 +1,6 @@
 import { detectAssetType } from '../../shared/domain/allowlist/asset-detection.ts';
 import { entryKeyOf } from '../../shared/domain/check/index.ts';
+import { SOURCE_CATALOGUE } from '../../shared/domain/detections/source-catalogue.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 
 /**
@@ -746,22 +747,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
     scopes: {
       summary: 'The sources an organization can configure, each with the scopes it supports',
       status: 200,
-      response: {
-        sources: [
-          {
-            key: 'CERTSTREAM',
-            name: 'Certificate transparency',
-            description: 'New certificates whose names look like the organization’s brands',
-            mode: 'push',
-            assetTypes: ['URL'],
-            brandScoped: true,
-            configSchema: { type: 'object' },
-            defaultCron: null,
-            enabledByDefault: true,
-            scopes: ['organization', 'global'],
-          },
-        ],
-      },
+      response: { sources: SOURCE_CATALOGUE },
     },
   },
   'list-user-organizations': {
