@@ -1,5 +1,6 @@
 import { decodeArtifact, holds } from '../domain/blocklist/artifact.ts';
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
+import type { PublicSuffixes } from '../domain/check/index.ts';
 import {
   checkArtifact,
   entryOf,
@@ -19,6 +20,8 @@ export type BlocklistClientOptions = {
   /** The API base, e.g. `https://api.example.com/v2`. */
   baseUrl: string;
   apiKey: string;
+  /** The suffix data content is canonicalized with, as the service does (`publicSuffixes(suffixFile)`: the shipped list). */
+  suffixes: PublicSuffixes;
   /** How long confirmed full hashes (and confirmed misses) are kept. */
   confirmTtlMs?: number;
   fetch?: typeof fetch;
@@ -182,7 +185,10 @@ export class BlocklistClient {
 
   /** Whether content is blocked: decided locally unless one of its prefixes is held, then confirmed. */
   async lookup(content: string): Promise<Lookup> {
-    const hashes = expressionsOf(content).map((expression) => ({ expression, hash: fullHash(expression) }));
+    const hashes = expressionsOf(this.#options.suffixes, content).map((expression) => ({
+      expression,
+      hash: fullHash(expression),
+    }));
     const matched = hashes.filter(({ hash }) => holds(this.#prefixes, prefixOf(hash)));
     if (matched.length === 0) return { blocked: false, sent: 0 };
     const now = this.#options.now();

@@ -17,6 +17,7 @@ import { snapshotPrefixes } from '../../shared/domain/blocklist/blocklist.ts';
 import { ALGO_VERSION } from '../../shared/domain/blocklist/expressions.ts';
 import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
 import { BIT, pack, positionAt } from '../../shared/domain/verdict-feed/index.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
@@ -98,7 +99,7 @@ const offline = async (): Promise<Row[]> => {
       ),
     });
   }) as typeof fetch;
-  const client = new BlocklistClient({ baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
+  const client = new BlocklistClient({ suffixes, baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
   await client.sync();
 
   const unknown = Array.from({ length: CHANGES }, (_, i) => `https://www.unknown-${i}.example.org/path/${i}?q=${i}`);
@@ -155,7 +156,7 @@ const freshness = async (endpoint: string): Promise<Row[]> => {
   });
   const activity = activityRepository(db, tableName);
   const threat = (id: string, content: string, status: string) =>
-    applyActivity(activity, {
+    applyActivity(suffixes, activity, {
       organization: 'bench-blocklist',
       kind: 'threat',
       id,
@@ -172,6 +173,7 @@ const freshness = async (endpoint: string): Promise<Row[]> => {
   const server = createGateway();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = new BlocklistClient({
+    suffixes,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
     apiKey: KEY,
     confirmTtlMs: 0,

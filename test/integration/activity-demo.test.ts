@@ -5,6 +5,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 
@@ -17,7 +18,7 @@ const stores = {
 const TODAY = new Date('2026-11-21T15:00:00Z');
 const TOMORROW = new Date('2026-11-22T08:00:00Z');
 
-const applyAll = (changes: ActivityChange[]) => applyActivities(store, changes);
+const applyAll = (changes: ActivityChange[]) => applyActivities(suffixes, store, changes);
 /** The last version of every record, by updatedAt. */
 const finalStates = (changes: ActivityChange[]) => {
   const latest = new Map<string, ActivityChange>();

@@ -28,6 +28,7 @@ import { cursorCodec } from '../../shared/domain/core/cursor.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { apiEvent, call, errorBody, type Response } from '../fixtures/api-event.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('insights-endpoints');
@@ -47,6 +48,7 @@ const deps = {
   lists: lifecycleRepository(table.db, table.tableName),
   detections: detectionRepository(table.db, table.tableName),
   cursors: cursorCodec(() => 'insights-test-secret'),
+  suffixes,
   now: () => NOW,
 };
 
@@ -60,7 +62,7 @@ const KEYS = {
 };
 
 const AIRDROP = 'acme-airdrop.xyz';
-const airdropId = assetIdOf(entryKeyOf(AIRDROP, 'URL') as string);
+const airdropId = assetIdOf(entryKeyOf(suffixes, AIRDROP, 'URL') as string);
 const ACTIVITY: unknown[] = [
   {
     organization: 'acme',
@@ -137,7 +139,7 @@ beforeAll(async () => {
   await apiKeys.put(hashApiKey(KEYS.member), { kind: 'user', userId: 'u-1', scopes: all, revoked: false });
   await apiKeys.put(hashApiKey(KEYS.stranger), { kind: 'user', userId: 'u-2', scopes: all, revoked: false });
   await apiKeys.put(hashApiKey(KEYS.readOnly), { kind: 'user', userId: 'u-1', scopes: ['read'], revoked: false });
-  for (const change of ACTIVITY) await applyActivity(store, parseActivityChange(change));
+  for (const change of ACTIVITY) await applyActivity(suffixes, store, parseActivityChange(change));
 });
 
 type Case = {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalize, type KeyLevel, LEVEL } from '../check/index.ts';
+import { canonicalize, type KeyLevel, LEVEL, type PublicSuffixes } from '../check/index.ts';
 
 /**
  * The hash-prefix blocklist's expressions, algorithm version 1. A client computes the expressions
@@ -26,8 +26,8 @@ const expressionAt = (key: string, level: KeyLevel): string => {
 };
 
 /** The expressions of checked content, most specific first (none for content the check does not look up). */
-export const expressionsOf = (content: string): string[] => {
-  const target = canonicalize(content);
+export const expressionsOf = (suffixes: PublicSuffixes, content: string): string[] => {
+  const target = canonicalize(suffixes, content);
   if (target.kind !== 'keys') return [];
   return target.keys.map((key, i) => expressionAt(key, target.levels[i] as KeyLevel));
 };

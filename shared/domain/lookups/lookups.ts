@@ -1,7 +1,7 @@
 import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
-import type { Checker } from '../check/index.ts';
+import type { Checker, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import { isCountedThreat } from '../lifecycle/activity.ts';
@@ -15,6 +15,7 @@ export type DetailsDeps = {
   directory: Pick<DirectoryStore, 'findMembership'>;
   /** What a report id is appended to for its `reportUrl`. */
   reportUrlBase: string;
+  suffixes: PublicSuffixes;
 };
 
 /**
@@ -28,7 +29,7 @@ export const assetDetails = async (deps: DetailsDeps, caller: Caller, content: s
   if (result.status !== 'BLOCKED') return { status: result.status };
   if (result.source === 'eth-phishing-detect') return { status: result.status, reason: 'eth-phishing-detect' };
   if (result.source !== 'service') return { status: result.status };
-  const checkKey = entryKeyOf(content, detectAssetType(content));
+  const checkKey = entryKeyOf(deps.suffixes, content, detectAssetType(deps.suffixes, content));
   const assetId = checkKey === undefined ? undefined : assetIdOf(checkKey);
   const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
   const blocking = records.filter((record) => record.kind === 'threat' && isCountedThreat(record) && record.reportId);

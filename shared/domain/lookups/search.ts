@@ -3,7 +3,7 @@ import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { Checker, CheckResult, IndexEntry } from '../check/index.ts';
+import type { Checker, CheckResult, IndexEntry, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
@@ -26,6 +26,7 @@ export type SearchDeps = {
   lists: ListStore;
   store: Pick<ActivityStore, 'find'>;
   directory: Pick<DirectoryStore, 'findMembership'>;
+  suffixes: PublicSuffixes;
 };
 
 /** The organizations among `orgIds` whose records the caller may see: its own, or a user's active memberships. */
@@ -102,8 +103,8 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   if (query.content === undefined && query.assetId === undefined) {
     throw new BadRequestError('content or assetId is required');
   }
-  const sentType = query.content === undefined ? undefined : detectAssetType(query.content);
-  const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
+  const sentType = query.content === undefined ? undefined : detectAssetType(deps.suffixes, query.content);
+  const sentKey = query.content === undefined ? undefined : entryKeyOf(deps.suffixes, query.content, sentType);
   const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
   const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
   const visible = await visibleOrganizations(
@@ -116,7 +117,8 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const recorded = disclosing.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;
-  const checkKey = sentKey ?? (recorded === undefined ? undefined : entryKeyOf(recorded.content, recorded.type));
+  const checkKey =
+    sentKey ?? (recorded === undefined ? undefined : entryKeyOf(deps.suffixes, recorded.content, recorded.type));
 
   const [result, entry] = await Promise.all([
     content === undefined ? undefined : deps.checker.check(content),
