@@ -80,6 +80,7 @@ const once = <T>(build: () => T): (() => T) => {
 
 /** The shipped Public Suffix List, read at the container's first suffix lookup: what canonicalization looks suffixes up in. */
 export const suffixes = /* @__PURE__ */ once(shippedSuffixes);
+
 const documentClient = /* @__PURE__ */ once(() => lazyClient(() => createDocumentClient(config.dynamoEndpoint)));
 /** The container's table client, for the local runtime's write guard (infra/local/write-guard.ts); no function uses it. */
 export const tableClient = documentClient;

@@ -156,24 +156,16 @@ const triesOf = (packed: PackedSuffixes): Tries => {
  * a host first ends in it, and both kept in the value.
  */
 export type PublicSuffixes = {
-  /** The source's packed list, read on the first call. */
-  readonly packed: () => PackedSuffixes;
-  /** The packed list's tries, indexed on the first lookup. */
+  /** The tries of the source's packed list: the source is read and indexed on the first call. */
   readonly tries: () => Tries;
 };
 
 /** The suffix data read from `source` when first looked up. */
 export const publicSuffixes = (source: SuffixSource): PublicSuffixes => {
-  let packed: PackedSuffixes | undefined;
   let tries: Tries | undefined;
-  const read = (): PackedSuffixes => {
-    packed ??= source();
-    return packed;
-  };
   return {
-    packed: read,
     tries: () => {
-      tries ??= triesOf(read());
+      tries ??= triesOf(source());
       return tries;
     },
   };
