@@ -1,4 +1,5 @@
 import type { DeadLetterStore } from './db/dead-letter-queue.ts';
+import type { PublicSuffixes } from './domain/check/index.ts';
 import { type ActivityStore, applyMessage } from './domain/lifecycle/activity.ts';
 import { logger } from './logger.ts';
 import { sqsWorker } from './workers.ts';
@@ -14,14 +15,14 @@ const describe = (reason: unknown): string => (reason instanceof Error ? reason.
  * reported back for SQS to redeliver, as is a rejected one whose dead-letter write failed.
  */
 export const activityWorker = (
-  { store, deadLetters }: { store: ActivityStore; deadLetters: DeadLetterStore },
+  { store, deadLetters, suffixes }: { store: ActivityStore; deadLetters: DeadLetterStore; suffixes: PublicSuffixes },
   counts: IngestCounts,
 ) =>
   sqsWorker({
     parse: (body) => body,
     unreadable: 'Activity message without a body',
     handle: async (body, { messageId }) => {
-      const outcome = await applyMessage(store, body);
+      const outcome = await applyMessage(suffixes, store, body);
       if (typeof outcome === 'string') {
         counts[outcome]++;
         return;

@@ -4,7 +4,7 @@ import { config } from './config.ts';
 import { profileRepository, settingsRepository } from './db/account-repository.ts';
 import { activityRepository } from './db/activity-repository.ts';
 import { httpListReader } from './db/adapters/list-reader.ts';
-import { useSuffixFile } from './db/adapters/public-suffix-file.ts';
+import { shippedSuffixes } from './db/adapters/public-suffix-file.ts';
 import { systemTimer } from './db/adapters/timer.ts';
 import { apiKeyRepository } from './db/api-key-repository.ts';
 import { assetGroupRepository } from './db/asset-group-repository.ts';
@@ -78,9 +78,6 @@ import { cachedHooks, type DeliveryDeps, type Enqueue } from './webhooks/dispatc
 import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
 import { sendWebhook } from './webhooks/sender.ts';
 
-// Canonicalization looks public suffixes up in every layer: the shipped list is its suffix data.
-useSuffixFile();
-
 /** Builds a value on first use and keeps it for the life of the container. */
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -89,6 +86,9 @@ const once = <T>(build: () => T): (() => T) => {
     return value;
   };
 };
+
+/** The shipped Public Suffix List, read at the container's first suffix lookup: what canonicalization looks suffixes up in. */
+export const suffixes = /* @__PURE__ */ once(shippedSuffixes);
 
 const documentClient = /* @__PURE__ */ once(() => lazyClient(() => createDocumentClient(config.dynamoEndpoint)));
 /** The container's table client, for the local runtime's write guard (infra/local/write-guard.ts); no function uses it. */
@@ -187,6 +187,7 @@ export const lifecycle = /* @__PURE__ */ once(() => ({
   store: activity(),
   verdicts: verdicts(),
   directory: directory(),
+  suffixes: suffixes(),
 }));
 export const cursors = /* @__PURE__ */ once(() => {
   const location = config.cursorKeys;
@@ -247,6 +248,7 @@ export const blocklistVerdicts = /* @__PURE__ */ once(() =>
           onListsError: (error: unknown) => logger.error('External lists not published', { error }),
         }
       : {}),
+    suffixes: suffixes(),
   }),
 );
 /**
@@ -290,6 +292,7 @@ export const listSync = /* @__PURE__ */ once(() => ({
   feeds: parseFeeds(config.listUrls),
   store: listSnapshots(),
   read: listReader(),
+  suffixes: suffixes(),
 }));
 /** The platform's timers, for waits with a bound. */
 export const timer = systemTimer;
@@ -359,9 +362,10 @@ export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
 export const disputeDeps = /* @__PURE__ */ once(() => ({
   disputes: disputeRepository(documentClient(), config.tableName),
-  checker: createChecker({ timer: systemTimer, index: verdicts(), sources: externalSources() }),
+  checker: createChecker({ timer: systemTimer, index: verdicts(), sources: externalSources(), suffixes: suffixes() }),
   lists: lists(),
   userEmail: userEmailOf(documentClient(), config.tableName),
+  suffixes: suffixes(),
 }));
 export const unblockDeps = /* @__PURE__ */ once(() => ({
   ...disputeDeps(),
@@ -379,12 +383,14 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   assets: assets(),
   reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
   isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
+  suffixes: suffixes(),
   detections: {
     ...detectionDeps(),
     checker: disputeDeps().checker,
     assets: assets(),
     reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
     lists: lists(),
+    suffixes: suffixes(),
   },
 }));
 export const scanQueue = /* @__PURE__ */ once(() => {
@@ -439,6 +445,7 @@ export const detectionPipeline = /* @__PURE__ */ once(
     assets: assets(),
     reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
     lists: lists(),
+    suffixes: suffixes(),
     resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
     certificates:
       config.detectionCtRecording === undefined

@@ -1,7 +1,4 @@
 import fc from 'fast-check';
-import { useSuffixFile } from '../shared/db/adapters/public-suffix-file.ts';
-
-useSuffixFile();
 
 /**
  * Every property test runs from one seed, so a run is repeatable: `FC_SEED=<n> npm test` replays

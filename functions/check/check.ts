@@ -13,10 +13,10 @@ export const request = {
   body: v.object({ content: checkContent }, 'Request body must be an object with a content string'),
 };
 /** `samples`: unknown content sampled for the ASSET_CHECK detection source, off the request's path. */
-type Deps = Pick<CheckerOptions, 'index' | 'sources'> & { keys: KeyResolver; samples?: CheckSampler };
+type Deps = Pick<CheckerOptions, 'index' | 'sources' | 'suffixes'> & { keys: KeyResolver; samples?: CheckSampler };
 
-export const createHandler = ({ keys, index, sources, samples }: Deps) => {
-  const checker = createChecker({ timer: systemTimer, index, sources });
+export const createHandler = ({ keys, index, sources, suffixes, samples }: Deps) => {
+  const checker = createChecker({ timer: systemTimer, index, sources, suffixes });
   return apiHandler({ request, caller: 'any', scope: 'read', rateClass: 'check', keys }, async ({ body }) => {
     const result = await checker.check(body.content);
     recordVerdict(result);
@@ -29,5 +29,6 @@ export const handler = createHandler({
   keys: runtime.keys(),
   index: runtime.checkIndex(),
   sources: runtime.externalSources(),
+  suffixes: runtime.suffixes(),
   samples: runtime.checkSamples(),
 });

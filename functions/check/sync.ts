@@ -11,9 +11,9 @@ const report = (outcome: SyncOutcome) => {
 
 /** Scheduled every 5 minutes: a new snapshot per changed list; fails (for alarms) if any list could not be synced. */
 export const createHandler =
-  ({ feeds, store, read }: ListSync) =>
+  ({ feeds, store, read, suffixes }: ListSync) =>
   async () => {
-    const outcomes = await syncLists(feeds, store, { read, now: () => new Date() });
+    const outcomes = await syncLists(feeds, store, { read, now: () => new Date(), suffixes });
     outcomes.forEach(report);
     publishListSync(outcomes, Date.now());
     const failure = syncFailure(outcomes);

@@ -1,5 +1,6 @@
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
 import type { DirectoryStore } from '../../shared/domain/account/organizations.ts';
+import type { PublicSuffixes } from '../../shared/domain/check/index.ts';
 import { insightsOrganization } from '../../shared/domain/insights/insights.ts';
 import type { ActivityStore } from '../../shared/domain/lifecycle/activity.ts';
 import type { ListStore } from '../../shared/domain/lifecycle/lists.ts';
@@ -15,6 +16,7 @@ type Deps = {
   lists: ListStore;
   store: Pick<ActivityStore, 'find'>;
   directory: Pick<DirectoryStore, 'findMembership'>;
+  suffixes: PublicSuffixes;
 };
 
 export const createHandler = ({ keys, directory, ...deps }: Deps) =>
@@ -28,4 +30,5 @@ export const handler = createHandler({
   lists: runtime.lists(),
   store: runtime.activity(),
   directory: runtime.directory(),
+  suffixes: runtime.suffixes(),
 });

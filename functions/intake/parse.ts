@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
+import type { PublicSuffixes } from '../../shared/domain/check/index.ts';
 import { MAX_PARSE_LENGTH, parseRequest } from '../../shared/domain/intake/parse.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -25,10 +26,10 @@ export const request = {
 /** 20,000 characters, each escaped in the JSON (`\uXXXX`, 6 bytes), and the rest of the body. */
 const MAX_BODY_BYTES = 6 * MAX_PARSE_LENGTH + 1024;
 
-export const createHandler = ({ keys }: { keys: KeyResolver }) =>
+export const createHandler = ({ keys, suffixes }: { keys: KeyResolver; suffixes: PublicSuffixes }) =>
   apiHandler(
     { request, caller: 'any', scope: 'read', rateClass: 'read', keys, body: { maxBytes: MAX_BODY_BYTES } },
-    async ({ body }) => json(200, parseRequest(body)),
+    async ({ body }) => json(200, parseRequest(suffixes, body)),
   );
 
-export const handler = createHandler({ keys: runtime.keys() });
+export const handler = createHandler({ keys: runtime.keys(), suffixes: runtime.suffixes() });

@@ -16,5 +16,10 @@ export const request = {
 
 export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'report' }, startScan);
 
-const intake = { scans: runtime.scans(), queue: runtime.scanQueue(), directory: runtime.directory() };
+const intake = {
+  scans: runtime.scans(),
+  queue: runtime.scanQueue(),
+  directory: runtime.directory(),
+  suffixes: runtime.suffixes(),
+};
 export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...intake });

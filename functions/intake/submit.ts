@@ -23,5 +23,10 @@ export const request = {
 
 export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'report' }, submitAssets);
 
-const intake = { scans: runtime.scans(), queue: runtime.scanQueue(), directory: runtime.directory() };
+const intake = {
+  scans: runtime.scans(),
+  queue: runtime.scanQueue(),
+  directory: runtime.directory(),
+  suffixes: runtime.suffixes(),
+};
 export const handler = createHandler({ keys: runtime.keys(), now: runtime.now, ...intake });

@@ -26,8 +26,14 @@ export const createHandler = ({ keys, reportUrlBase, ...deps }: Deps) =>
 
 export const handler = createHandler({
   keys: runtime.keys(),
-  checker: createChecker({ timer: systemTimer, index: runtime.checkIndex(), sources: runtime.externalSources() }),
+  checker: createChecker({
+    timer: systemTimer,
+    index: runtime.checkIndex(),
+    sources: runtime.externalSources(),
+    suffixes: runtime.suffixes(),
+  }),
   lists: runtime.lists(),
   directory: runtime.directory(),
   reportUrlBase: config.reportUrlBase,
+  suffixes: runtime.suffixes(),
 });

@@ -26,10 +26,16 @@ export const createHandler = ({ keys, ...deps }: SearchDeps & { keys: KeyResolve
 
 export const handler = createHandler({
   keys: runtime.keys(),
-  checker: createChecker({ timer: systemTimer, index: runtime.verdicts(), sources: runtime.externalSources() }),
+  checker: createChecker({
+    timer: systemTimer,
+    index: runtime.verdicts(),
+    sources: runtime.externalSources(),
+    suffixes: runtime.suffixes(),
+  }),
   verdicts: runtime.verdictEntries(),
   lists: runtime.lists(),
   store: runtime.activity(),
   directory: runtime.directory(),
   consumers: runtime.consumers(),
+  suffixes: runtime.suffixes(),
 });

@@ -27,6 +27,7 @@ export const handler = workerHandler(
     groups: runtime.groups(),
     reports: runtime.activity(),
     assets: runtime.assets(),
+    suffixes: runtime.suffixes(),
     now: runtime.now,
   }),
 );

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
+import type { PublicSuffixes } from '../../shared/domain/check/index.ts';
 import {
   ACTIVITY_KINDS,
   type ActivityChange,
@@ -56,7 +58,7 @@ const report = (result: ApplyResult, change: ActivityChange): void => {
   );
 };
 
-const record = async (store: ActivityStore, source: string | undefined) => {
+const record = async (suffixes: PublicSuffixes, store: ActivityStore, source: string | undefined) => {
   if (!source) return fail('Give a JSON file, or - for standard input');
   const text = readFileSync(source === '-' ? 0 : source, 'utf8');
   const json = parseJson(text, source === '-' ? 'Standard input' : source);
@@ -73,19 +75,19 @@ const record = async (store: ActivityStore, source: string | undefined) => {
       return explain(error, `Change ${index + 1} of ${entries.length}`);
     }
   });
-  const all = withBackingReports(changes);
-  const totals = await applyActivities(store, all, { onResult: report });
+  const all = withBackingReports(suffixes, changes);
+  const totals = await applyActivities(suffixes, store, all, { onResult: report });
   console.log(`${all.length} changes: ${totals.applied} applied, ${totals.ignored} ignored`);
 };
 
-const update = async (store: ActivityStore, text: string | undefined) => {
+const update = async (suffixes: PublicSuffixes, store: ActivityStore, text: string | undefined) => {
   if (!text) return fail('Give the change as JSON');
   const json = parseJson(text, 'The change');
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail('The change must be a JSON object');
   const { organization, kind, id, ...changes } = json as Record<string, unknown>;
   const ref = refOf(organization as string | undefined, kind as string | undefined, id as string | undefined);
-  const { result, change } = await updateActivity(store, ref, changes, new Date().toISOString()).catch((error) =>
-    explain(error, describeRef(ref)),
+  const { result, change } = await updateActivity(suffixes, store, ref, changes, new Date().toISOString()).catch(
+    (error) => explain(error, describeRef(ref)),
   );
   report(result, change);
 };
@@ -93,15 +95,16 @@ const update = async (store: ActivityStore, text: string | undefined) => {
 /** `npm run admin -- activity …`: record, update, soft-delete and show activity records. */
 export async function activityCommand(args: string[], store: ActivityStore): Promise<void> {
   const [verb, ...rest] = args;
+  const suffixes = shippedSuffixes();
   switch (verb) {
     case 'record':
-      return record(store, rest[0]);
+      return record(suffixes, store, rest[0]);
     case 'update':
-      return update(store, rest[0]);
+      return update(suffixes, store, rest[0]);
     case 'delete': {
       const ref = refOf(rest[0], rest[1], rest[2]);
-      const { result, change } = await deleteActivity(store, ref, rest[3] ?? new Date().toISOString()).catch((error) =>
-        explain(error, describeRef(ref)),
+      const { result, change } = await deleteActivity(suffixes, store, ref, rest[3] ?? new Date().toISOString()).catch(
+        (error) => explain(error, describeRef(ref)),
       );
       return report(result, change);
     }

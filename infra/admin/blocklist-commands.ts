@@ -1,4 +1,5 @@
 import { BlocklistClient } from '../../shared/blocklist-client/client.ts';
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
 import { rotateKeys, type SigningKeyStore } from '../../shared/domain/blocklist/signing-keys.ts';
 
 export const BLOCKLIST_USAGE = `  blocklist check <url> [--base <API base URL>] [--key <API key>]
@@ -31,7 +32,7 @@ export const blocklistCommand = async (
       'Usage: blocklist check <url> [--base <API base URL>] [--key <API key>] | blocklist rotate-key [--signing-secret <ARN>]',
     );
   }
-  const client = new BlocklistClient({ baseUrl: options.base, apiKey: options.key });
+  const client = new BlocklistClient({ baseUrl: options.base, apiKey: options.key, suffixes: shippedSuffixes() });
   const started = performance.now();
   const { refused } = await client.sync();
   if (refused !== undefined) throw new Error(`refused the blocklist: ${refused}`);

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
 import { dropLegacyInsightCounters, migrateActivityItems } from '../../shared/db/activity-migration.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
@@ -242,7 +243,7 @@ export const runAdminCommand = async (
       v.parse(assetFields.content, content);
       const orgId = await existingOrg(0);
       const groupId = flags.group ? positive(flags.group, 'group id') : null;
-      const result = await addAssets(assets, groups, orgId, [
+      const result = await addAssets(shippedSuffixes(), assets, groups, orgId, [
         { content, type: assetType, name: flags.name, description: flags.description ?? null, groupId },
       ]);
       const [outcome] = result.results;

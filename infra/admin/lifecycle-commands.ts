@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
@@ -36,13 +37,13 @@ export const lifecycleCommand = async (db: DynamoDBDocumentClient, table: string
       readFileSync(target === '-' ? 0 : target, 'utf8'),
       'The report',
     );
-    const deps = { store, verdicts, directory, ignoredHosts: [] };
+    const deps = { store, verdicts, directory, ignoredHosts: [], suffixes: shippedSuffixes() };
     const created = await createReport(deps, orgId, report, { now: new Date().toISOString() });
     return JSON.stringify(created, null, 2);
   }
   if (noun === 'proposal' && verb === 'review' && orgId && target && json && /^[1-9]\d{0,15}$/.test(target)) {
     const input = parse(reviewBody, json, 'The review');
-    const deps = { store, verdicts, directory, dailyLimit: 0 };
+    const deps = { store, verdicts, directory, dailyLimit: 0, suffixes: shippedSuffixes() };
     return JSON.stringify(await reviewProposal(deps, orgId, Number(target), input, Date.now()), null, 2);
   }
   throw new Error(`Usage:\n${LIFECYCLE_USAGE}`);

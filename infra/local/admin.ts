@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { fileSigningKeys } from '../../shared/db/blocklist-signing-keys.ts';
 import { secretSigningKeys } from '../../shared/db/blocklist-signing-secret.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
@@ -10,8 +9,6 @@ import { logListCommand } from '../admin/log-list-commands.ts';
 import { listenForWebhooks } from '../admin/webhook-listen.ts';
 import { withLocalTable } from './connect.ts';
 import { LOCAL } from './settings.ts';
-
-useSuffixFile();
 
 /** The demo organization's key (infra/local/demo.json), for `blocklist check` against `npm start`. */
 const DEMO_KEY = 'demo-acme-0123456789abcdef';

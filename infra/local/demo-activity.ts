@@ -1,4 +1,5 @@
 import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
+import type { PublicSuffixes } from '../../shared/domain/check/index.ts';
 import type { ActivityChange, TakedownStatus, ThreatStatus } from '../../shared/domain/lifecycle/activity.ts';
 import { withBackingReports } from '../../shared/domain/lifecycle/backing-reports.ts';
 
@@ -51,7 +52,7 @@ const TAKEDOWN_OUTCOMES: readonly TakedownStatus[] = [
  * records forward instead of adding new ones. Changes due after today's UTC midnight have not
  * happened yet and are left out, so every version of a record has its own `updatedAt`.
  */
-export const demoActivity = (today: Date): ActivityChange[] => {
+export const demoActivity = (suffixes: PublicSuffixes, today: Date): ActivityChange[] => {
   const midnight = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
   const at = (ms: number) => new Date(ms).toISOString();
   const random = generator(20_260_301);
@@ -120,5 +121,8 @@ export const demoActivity = (today: Date): ActivityChange[] => {
       }
     }
   }
-  return withBackingReports(changes.filter((change) => Date.parse(change.updatedAt) < midnight));
+  return withBackingReports(
+    suffixes,
+    changes.filter((change) => Date.parse(change.updatedAt) < midnight),
+  );
 };

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { putProfile, settingsRepository } from '../../shared/db/account-repository.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
@@ -329,7 +330,8 @@ const PROGRESS_EVERY = 1000;
 /** Loads a fixture after validating all of it; loading the same fixture again changes nothing. */
 export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fixture: Fixture, log: Log) => {
   // A threat that blocks without naming its report gets one, so every blocking verdict's report link leads somewhere.
-  const changes = withBackingReports(await validateFixture(db, table, fixture));
+  const suffixes = shippedSuffixes();
+  const changes = withBackingReports(suffixes, await validateFixture(db, table, fixture));
   const progress = (section: string, done: number, total: number) => {
     if (total > PROGRESS_EVERY && done % PROGRESS_EVERY === 0 && done < total)
       log(`${section}: ${done} of ${total} ...`);
@@ -404,7 +406,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   for (const [i, asset] of fixture.assets.entries()) {
     progress('assets', i, fixture.assets.length);
     const groupId = asset.group ? (groupIds.get(groupKey(asset.organization, asset.group)) ?? null) : null;
-    const result = await addAssets(assets, groups, asset.organization, [
+    const result = await addAssets(suffixes, assets, groups, asset.organization, [
       {
         content: asset.content,
         type: asset.type,
@@ -425,7 +427,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   const totals = { applied: 0, ignored: 0 };
   for (let start = 0; start < changes.length; start += PROGRESS_EVERY) {
     progress('activity', start, changes.length);
-    const { applied, ignored } = await applyActivities(store, changes.slice(start, start + PROGRESS_EVERY));
+    const { applied, ignored } = await applyActivities(suffixes, store, changes.slice(start, start + PROGRESS_EVERY));
     totals.applied += applied;
     totals.ignored += ignored;
   }
@@ -438,7 +440,10 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
     const report = { ...text, assets: reported.map(({ content }) => ({ content, status: 'BLOCKED' as const })) };
     const ids = { reportId: id, proposalIds: reported.map((asset) => asset.proposalId) };
     const at = new Date(createdAt).toISOString();
-    await createReport({ store, verdicts, directory, ignoredHosts: [] }, organization, report, { now: at, ids });
+    await createReport({ store, verdicts, directory, ignoredHosts: [], suffixes }, organization, report, {
+      now: at,
+      ids,
+    });
     newReports++;
   }
   log(`reports: ${newReports} added, ${fixture.reports.length - newReports} already present`);
@@ -452,7 +457,7 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
       assetId: proposal.assetId ?? 0,
       ...(brand === undefined ? {} : { brandId: brandIdOf({ orgId: organization, slug: brand }) }),
     };
-    const deps = { store, verdicts, directory, dailyLimit: 0 };
+    const deps = { store, verdicts, directory, dailyLimit: 0, suffixes };
     await reviewProposal(deps, organization, proposalId, input, Date.parse(createdAt));
     newReviews++;
   }

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { createDocumentClient } from '../../shared/db/client.ts';
 import { withLocalTable } from './connect.ts';
 import { loadFixture, parseFixture } from './fixture.ts';
 import { LOCAL } from './settings.ts';
-
-useSuffixFile();
 
 const path = process.argv[2];
 if (!path) {

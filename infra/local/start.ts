@@ -3,7 +3,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { fileArtifactStore } from '../../shared/db/blocklist-artifact-store.ts';
@@ -25,7 +24,7 @@ import {
   snapshotVerdicts,
   verdictPublisher,
 } from '../../shared/domain/verdict-feed/index.ts';
-import { detectionQueue } from '../../shared/runtime.ts';
+import { detectionQueue, suffixes } from '../../shared/runtime.ts';
 import { corsSettings } from '../cors.ts';
 import { BASE_PATH, WORKER_WRITES, type Worker } from '../routes.ts';
 import { demoActivity } from './demo-activity.ts';
@@ -36,8 +35,6 @@ import { prettyLogs } from './pretty-logs.ts';
 import { applyLocalEnv, LOCAL, OWNER_TABLE } from './settings.ts';
 import { startLocalWebhooks } from './webhooks.ts';
 import { guardWrites, runAs } from './write-guard.ts';
-
-useSuffixFile();
 
 const DEMO = resolve(import.meta.dirname, 'demo.json');
 
@@ -90,7 +87,11 @@ const main = async () => {
   const db = createDocumentClient(dynamo.endpoint);
   await loadFixture(db, LOCAL.tableName, fixture, (line) => console.log(`  ${line}`));
   console.log('Recording demo activity for the last 90 days ...');
-  const demo = await applyActivities(activityRepository(db, LOCAL.tableName), demoActivity(new Date()));
+  const demo = await applyActivities(
+    suffixes(),
+    activityRepository(db, LOCAL.tableName),
+    demoActivity(suffixes(), new Date()),
+  );
   console.log(`  activity: ${demo.applied} applied, ${demo.ignored} already recorded`);
 
   // The fixture and the demo activity were the operator's writes; what follows writes as the scheduled functions.
@@ -141,7 +142,7 @@ const main = async () => {
     if (resuming) return;
     resuming = true;
     asWorker('resume-interrupted-writes', async () => {
-      await rollBackAbandonedReports(reports, new Date().toISOString());
+      await rollBackAbandonedReports(suffixes(), reports, new Date().toISOString());
       await finishBulkAdds(bulkAssets, Date.now(), Date.now() + RESUME_BUDGET_MS);
       await groups.resumeRemovals(Date.now() + RESUME_BUDGET_MS);
     })

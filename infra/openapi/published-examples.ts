@@ -1,3 +1,4 @@
+import { shippedSuffixes } from '../../shared/db/adapters/public-suffix-file.ts';
 import { detectAssetType } from '../../shared/domain/allowlist/asset-detection.ts';
 import { entryKeyOf } from '../../shared/domain/check/index.ts';
 import { SOURCE_CATALOGUE } from '../../shared/domain/detections/source-catalogue.ts';
@@ -49,9 +50,12 @@ const added = (id: number, content: string, type: string) => ({
   },
 });
 
+/** The suffix data the examples' content is canonicalized with, as the service's. */
+const suffixes = shippedSuffixes();
+
 /** The service's stable id for reported content, the `assetId` a review must name. */
 const reportedAssetId = (content: string): number => {
-  const key = entryKeyOf(content, detectAssetType(content));
+  const key = entryKeyOf(suffixes, content, detectAssetType(suffixes, content));
   if (key === undefined) throw new Error(`${content} has no check key`);
   return assetIdOf(key);
 };

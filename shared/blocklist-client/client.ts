@@ -1,7 +1,13 @@
 import { decodeArtifact, holds, type Lookalikes } from '../domain/blocklist/artifact.ts';
 import { fullHash, lookupExpressionsOf, prefixHex, prefixOf } from '../domain/blocklist/expressions.ts';
 import type { Verdicts } from '../domain/blocklist/list-index.ts';
-import { EXTERNAL_SOURCES, type ExternalSource, ethPhishingSource, type SourceVerdict } from '../domain/check/index.ts';
+import {
+  EXTERNAL_SOURCES,
+  type ExternalSource,
+  ethPhishingSource,
+  type PublicSuffixes,
+  type SourceVerdict,
+} from '../domain/check/index.ts';
 import {
   checkArtifact,
   entryOf,
@@ -23,6 +29,8 @@ export type BlocklistClientOptions = {
   /** The API base, e.g. `https://api.example.com/v2`. */
   baseUrl: string;
   apiKey: string;
+  /** The suffix data content is canonicalized with, as the service does (`publicSuffixes(suffixFile)`: the shipped list). */
+  suffixes: PublicSuffixes;
   /** How long confirmed full hashes (and confirmed misses) are kept. */
   confirmTtlMs?: number;
   fetch?: typeof fetch;
@@ -271,7 +279,7 @@ export class BlocklistClient {
 
   /** Content's expressions with their hashes, those held locally, and whether its domain is a look-alike. */
   #plan(content: string): Plan {
-    const { keys, domains, target } = lookupExpressionsOf(content);
+    const { keys, domains, target } = lookupExpressionsOf(this.#options.suffixes, content);
     const hashed = (expression: string) => {
       const hash = fullHash(expression);
       return { expression, hash, prefix: prefixOf(hash) };

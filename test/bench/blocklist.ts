@@ -24,6 +24,7 @@ import { PrefixState } from '../../shared/domain/blocklist/prefix-state.ts';
 import { newSigningKey, publishedKeys, SIGNING_KEYS } from '../../shared/domain/blocklist/signing-keys.ts';
 import { loadExternalLists } from '../../shared/domain/check/index.ts';
 import { BIT, pack, positionAt } from '../../shared/domain/verdict-feed/index.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
@@ -132,7 +133,7 @@ const offline = async (): Promise<Row[]> => {
       ),
     });
   }) as typeof fetch;
-  const client = new BlocklistClient({ baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
+  const client = new BlocklistClient({ suffixes, baseUrl: 'mem://api/v2', apiKey: KEY, fetch: fakeFetch });
   const synced = await client.sync();
   if (synced.refused !== undefined) throw new Error(`The bench client refused its sync: ${synced.refused}`);
 
@@ -194,7 +195,7 @@ const freshness = async (endpoint: string): Promise<Row[]> => {
   });
   const activity = activityRepository(db, tableName);
   const threat = (id: string, content: string, status: string) =>
-    applyActivity(activity, {
+    applyActivity(suffixes, activity, {
       organization: 'bench-blocklist',
       kind: 'threat',
       id,
@@ -211,6 +212,7 @@ const freshness = async (endpoint: string): Promise<Row[]> => {
   const server = createGateway();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = new BlocklistClient({
+    suffixes,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
     apiKey: KEY,
     confirmTtlMs: 0,

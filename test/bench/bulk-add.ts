@@ -13,6 +13,7 @@ import { createDocumentClient } from '../../shared/db/client.ts';
 import { REQUEST_BUDGET_MS } from '../../shared/deadline.ts';
 import { addAssets } from '../../shared/domain/allowlist/assets.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 
 const SIZES = [100, 1_000];
 const ROUNDS = 3;
@@ -106,7 +107,7 @@ export const benchBulkAdd = async (endpoint: string) => {
             groupId: group,
           }));
           const bulkMs = await time(async () => {
-            const result = await addAssets(assets, groups, orgId, inputs);
+            const result = await addAssets(suffixes, assets, groups, orgId, inputs);
             if (result.successCount !== n) throw new Error(`bulk add stored ${result.successCount} of ${n}`);
           });
           // The staged copies are the add's own bookkeeping: the floor writes only what the add leaves visible.

@@ -9,10 +9,7 @@
  *   changelog calls in flight (goal: at most 2× before).
  */
 import type { AddressInfo } from 'node:net';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { percentile, type Row, rowsOfChild, runAsChild } from './child.ts';
-
-useSuffixFile();
 
 const TABLE = 'bench-changelog';
 const BURST_KEY = 'bench-changelog-burst-0123456789';

@@ -16,6 +16,7 @@ import type { EthPhishingConfig } from '../../shared/domain/check/eth-phishing-d
 import { loadExternalSources } from '../../shared/domain/check/lists.ts';
 import type { CheckStatus } from '../../shared/domain/check/types.ts';
 import { checkSampler } from '../../shared/domain/detections/check-samples.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 const require = createRequire(import.meta.url);
@@ -49,7 +50,7 @@ const stubbedTable = (items: Map<string, Record<string, unknown>>) =>
 const serviceItems = (entries: { content: string; field: 'allow' | 'block' }[]) => {
   const items = new Map<string, Record<string, unknown>>();
   for (const { content, field } of entries) {
-    const checkKey = entryKeyOf(content) as string;
+    const checkKey = entryKeyOf(suffixes, content) as string;
     const { PK } = key.checkEntry(checkKey);
     items.set(PK, { PK, key: checkKey, allow: 0, block: 0, watch: 0, ...items.get(PK), [field]: 1 });
   }
@@ -116,7 +117,7 @@ export async function benchCheck(): Promise<Row[]> {
   const lists = await Promise.all((['vendor', 'seal', 'polkadot-phishing'] as const).map((s) => snapshots.latest(s)));
   const { service, sets } = inputs(lists.flatMap((list) => (list ? [list] : [])));
   const index = checkIndexRepository(stubbedTable(serviceItems(service)), TABLE, { ttlMs: 3_600_000 });
-  const checker = createChecker({ timer: systemTimer, index, sources: () => sources });
+  const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => sources });
 
   // Steady state, as in a warm container: the JIT has optimized both paths before any timing.
   const all = Object.values(sets).flat();

@@ -12,9 +12,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
-
-useSuffixFile();
 
 type Row = { name: string; value: string };
 

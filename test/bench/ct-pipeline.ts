@@ -10,11 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { logEntry } from '../fixtures/certificates.ts';
 import { percentile, type Row, rowsOfChild, runAsChild } from './child.ts';
-
-useSuffixFile();
 
 const TABLE = 'bench-ct-pipeline';
 const ROUNDS = 5;

@@ -7,6 +7,7 @@ import { matchNames, namesOf } from '../../shared/domain/detections/certstream.t
 import { permutations } from '../../shared/domain/detections/dnstwist.ts';
 import { brandProfile } from '../../shared/domain/threat-engine/engine.ts';
 import { logEntry } from '../fixtures/certificates.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 
 const NAMES = 200_000;
 const ENTRIES = 20_000;
@@ -62,7 +63,7 @@ export const benchDetections = async (): Promise<{ name: string; value: string }
   ];
   for (const domain of ['acme.com', 'acmewallet.com', 'globex.com', 'example.co.uk']) {
     start = process.hrtime.bigint();
-    const list = permutations(domain);
+    const list = permutations(suffixes, domain);
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     rows.push({
       name: `detections: DNS_TWIST permutations of ${domain}`,

@@ -5,10 +5,7 @@
  * handlers read this table; it prints its rows as JSON on the last line of stdout.
  */
 import type { AddressInfo } from 'node:net';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { percentile, type Row, rowsOfChild, runAsChild } from './child.ts';
-
-useSuffixFile();
 
 const TABLE = 'bench-disputes';
 const KEY = 'bench-dispute-key-0123456789';

@@ -5,6 +5,7 @@
 import { type BrandProfile, brandProfile, evaluateThreat } from '../../shared/domain/threat-engine/engine.ts';
 import { permutations } from '../fixtures/dnstwist.ts';
 import POPULAR from '../fixtures/popular-domains.json' with { type: 'json' };
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 const PROFILE: BrandProfile = brandProfile(
@@ -24,12 +25,12 @@ export const benchEngine = async (): Promise<{ name: string; value: string }[]> 
     ),
     ...POPULAR,
   ];
-  for (const content of contents) evaluateThreat(content, PROFILE);
+  for (const content of contents) evaluateThreat(suffixes, content, PROFILE);
   const times: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const content of contents) {
       const start = process.hrtime.bigint();
-      evaluateThreat(`https://${content}/claim`, PROFILE);
+      evaluateThreat(suffixes, `https://${content}/claim`, PROFILE);
       times.push(Number(process.hrtime.bigint() - start) / 1000);
     }
   }

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import { ensureTable } from '../../infra/local/dynamo.ts';
 import { loadFixture, parseFixture } from '../../infra/local/fixture.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts';
 import { assetRepository } from '../../shared/db/asset-repository.ts';
@@ -49,9 +48,8 @@ import {
   type VerdictSnapshot,
   verdictPublisher,
 } from '../../shared/domain/verdict-feed/index.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
-
-useSuffixFile();
 
 type Row = { name: string; value: string };
 
@@ -157,7 +155,7 @@ const changesOf = (db: ReturnType<typeof createDocumentClient>, table: string, h
   const activity = activityRepository(db, table);
   let assetId = 0;
   const threat = (deleted: boolean) =>
-    applyActivity(activity, {
+    applyActivity(suffixes, activity, {
       organization: ORG,
       kind: 'threat',
       id: `t-${host}`,
@@ -175,7 +173,9 @@ const changesOf = (db: ReturnType<typeof createDocumentClient>, table: string, h
       name: 'allowlist add',
       expect: 'ALLOWED',
       write: async () => {
-        const { results } = await addAssets(assets, groups, ORG, [{ content: `https://${host}`, type: 'URL' }]);
+        const { results } = await addAssets(suffixes, assets, groups, ORG, [
+          { content: `https://${host}`, type: 'URL' },
+        ]);
         const [added] = results;
         if (!added?.success) throw new Error(`${host} was not added`);
         assetId = added.id;
@@ -317,6 +317,7 @@ const runGateway = async (endpoint: string): Promise<Row[]> => {
   const snapshots = fileSnapshotStore('infra/local/lists');
   const sources = await loadExternalSources(snapshots, () => shipped);
   const baseline = createChecker({
+    suffixes,
     timer: systemTimer,
     index: checkIndexRepository(createDocumentClient(baselineProxy.endpoint), table, { ttlMs: 10_000 }),
     sources: () => sources,
@@ -535,7 +536,7 @@ const runReplica = async (): Promise<Row[]> => {
   const heap = after.total - before.total;
   const { entries } = await replica.status();
 
-  const checker = createChecker({ timer: systemTimer, index: replica, sources: () => sources });
+  const checker = createChecker({ suffixes, timer: systemTimer, index: replica, sources: () => sources });
   const sets = classes();
   const all = Object.values(sets).flat();
   const allInputs = all.map(libraryInput);

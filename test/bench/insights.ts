@@ -41,6 +41,7 @@ import {
   toRecord,
 } from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent } from '../fixtures/api-event.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 const DAYS = 365;
@@ -182,16 +183,19 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
     detections: detectionRepository(db, tableName),
     store: activity,
     cursors: cursorCodec(() => 'bench-secret'),
+    suffixes,
     now: () => Date.now(),
   };
 
   try {
     const ingestStart = performance.now();
     await applyActivities(
+      suffixes,
       activity,
       Array.from({ length: SMALL }, (_, i) => recordOf(orgs.small, i, firstDay)),
     );
     await applyActivities(
+      suffixes,
       activity,
       Array.from({ length: LARGE_INGESTED }, (_, i) => recordOf(orgs.large, i, firstDay)),
     );
@@ -202,7 +206,7 @@ export async function benchInsights(endpoint: string): Promise<Array<{ name: str
     const CHUNK = 10_000;
     for (let start = LARGE_INGESTED; start < LARGE; start += CHUNK) {
       const records = Array.from({ length: Math.min(CHUNK, LARGE - start) }, (_, i) =>
-        toRecord(undefined, recordOf(orgs.large, start + i, firstDay)),
+        toRecord(suffixes, undefined, recordOf(orgs.large, start + i, firstDay)),
       );
       countersOf(records, items);
     }

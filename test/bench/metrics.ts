@@ -12,6 +12,7 @@ import { utcDay } from '../../shared/domain/core/dates.ts';
 import { threatCounter } from '../../shared/domain/insights/counters.ts';
 import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 const DAYS = 365;
@@ -76,9 +77,9 @@ export async function benchMetrics(endpoint: string): Promise<Array<{ name: stri
   try {
     const ingestStart = performance.now();
     const small = Array.from({ length: SMALL }, (_, i) => threat(orgs.small, i, firstDay));
-    await applyActivities(activity, small);
+    await applyActivities(suffixes, activity, small);
     const large = Array.from({ length: LARGE_INGESTED }, (_, i) => threat(orgs.large, i, firstDay));
-    await applyActivities(activity, large);
+    await applyActivities(suffixes, activity, large);
     const ingestMs = performance.now() - ingestStart;
 
     // The rest of the 10^6, added to the same day items with the ADDs the transaction uses.

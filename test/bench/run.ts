@@ -9,7 +9,6 @@ import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling.ts';
 import { ROUTES, type Route } from '../../infra/routes.ts';
-import { useSuffixFile } from '../../shared/db/adapters/public-suffix-file.ts';
 import { sampleEvent } from '../fixtures/sample-events.ts';
 
 process.env.TABLE_NAME ??= 'bench-table';
@@ -22,8 +21,6 @@ process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
 // One key drives each benchmark far past a stage default: the buckets are still taken (their cost is
 // measured), but never run dry.
 process.env.RATE_LIMITS ??= 'check=1000000/1000000,read=1000000/1000000,write=1000000/1000000,report=1000000/1000000';
-
-useSuffixFile();
 
 const OUT = '.bench';
 type Row = { name: string; value: string };

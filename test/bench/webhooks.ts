@@ -25,6 +25,7 @@ import { addAssets } from '../../shared/domain/allowlist/assets.ts';
 import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 import { positionAt } from '../../shared/domain/verdict-feed/index.ts';
 import { newWebhookId } from '../../shared/domain/webhooks/webhooks.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { percentile } from './child.ts';
 
 type Row = { name: string; value: string };
@@ -107,6 +108,7 @@ export const benchWebhooks = async (endpoint: string): Promise<Row[]> => {
   let counter = 0;
   const allowlist = (orgId: string, count: number) =>
     addAssets(
+      suffixes,
       assets,
       groups,
       orgId,

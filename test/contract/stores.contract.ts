@@ -9,6 +9,7 @@ import {
 import type { GroupStore } from '../../shared/domain/allowlist/groups.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../shared/errors.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 
 /** One organization's view of a group store and an asset store that share their data, as the service's do. */
 export type Stores = { groups: GroupStore; assets: AssetStore; orgId: string; otherOrgId: string };
@@ -16,8 +17,8 @@ export type Stores = { groups: GroupStore; assets: AssetStore; orgId: string; ot
 /** An asset as the domain hands it to the store: its identity and check-index key worked out. */
 const prepared = (input: NewAsset): PreparedAsset => ({
   ...input,
-  identity: assetIdentity(input.content, input.type),
-  checkKey: (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, input.type) : undefined,
+  identity: assetIdentity(suffixes, input.content, input.type),
+  checkKey: (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(suffixes, input.content, input.type) : undefined,
 });
 
 const domain = (name: string, extra: Partial<NewAsset> = {}): NewAsset => ({

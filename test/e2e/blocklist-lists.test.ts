@@ -7,6 +7,7 @@ import { fileSnapshotStore, SHIPPED_ETH_LIST } from '../../shared/db/list-snapsh
 import type { EthPhishingConfig, ExternalSourceName, ListSnapshot } from '../../shared/domain/check/index.ts';
 import { snapshotOf } from '../../shared/domain/check/index.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
 
@@ -79,8 +80,9 @@ const localSnapshot = async (source: ExternalSourceName) =>
   JSON.parse(await readFile(join('infra/local/lists', `${source}.json`), 'utf8')) as ListSnapshot;
 const fetchedAt = new Date('2026-12-01T00:00:00Z');
 const lists: ListSnapshot[] = [
-  snapshotOf('eth-phishing-detect', JSON.stringify(ethConfig), 'https://lists.test/eth.json', fetchedAt),
+  snapshotOf(suffixes, 'eth-phishing-detect', JSON.stringify(ethConfig), 'https://lists.test/eth.json', fetchedAt),
   snapshotOf(
+    suffixes,
     'polkadot-phishing',
     JSON.stringify({
       allow: [...(await localSnapshot('polkadot-phishing')).allow, ...EDGES.polkadotAllow],
@@ -90,12 +92,14 @@ const lists: ListSnapshot[] = [
     fetchedAt,
   ),
   snapshotOf(
+    suffixes,
     'seal',
     JSON.stringify([...(await localSnapshot('seal')).deny, ...EDGES.sealDeny]),
     'https://lists.test/seal.json',
     fetchedAt,
   ),
   snapshotOf(
+    suffixes,
     'vendor',
     [...(await localSnapshot('vendor')).deny, ...EDGES.vendorDeny].join('\n'),
     'https://lists.test/vendor.txt',
@@ -183,6 +187,7 @@ describe('prefix sync with the external lists', () => {
     const urls = corpus();
     // The check as POST /asset/check composes it (the same replica and lists), called in-process.
     const checker = createChecker({
+      suffixes,
       timer: runtime.timer,
       index: runtime.checkIndex(),
       sources: runtime.externalSources(),
@@ -192,7 +197,7 @@ describe('prefix sync with the external lists', () => {
       sent.push(`${init?.method ?? 'GET'} ${String(input).replace(base, '')} ${init?.body ?? ''}`);
       return fetch(input, init);
     };
-    const client = new BlocklistClient({ baseUrl: base, apiKey: KEY, fetch: recording });
+    const client = new BlocklistClient({ suffixes, baseUrl: base, apiKey: KEY, fetch: recording });
 
     // Both sides follow the verdict log; the comparison starts once each shows every seeded verdict.
     const seeded = [...serviceAllowed, ...serviceBlocked].map((content) => `https://${content}`);

@@ -6,6 +6,7 @@ import { BlocklistClient } from '../../shared/blocklist-client/client.ts';
 import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
 
@@ -219,7 +220,7 @@ const inParallel = async <T, R>(items: readonly T[], work: (item: T) => Promise<
 describe('the hash-prefix blocklist against the asset check', () => {
   it('blocks exactly what POST /asset/check blocks on 11,000 URLs, sending the service only prefixes', async () => {
     const urls = corpus();
-    const client = new BlocklistClient({ baseUrl: viaProxy, apiKey: KEY });
+    const client = new BlocklistClient({ suffixes, baseUrl: viaProxy, apiKey: KEY });
 
     await client.sync();
     const verdicts = await inParallel(urls, check);
@@ -250,7 +251,7 @@ describe('the hash-prefix blocklist against the asset check', () => {
   });
 
   it('brings an approval and a rejection to a syncing client through the recent feed, the snapshot unchanged', async () => {
-    const client = new BlocklistClient({ baseUrl: direct, apiKey: KEY, confirmTtlMs: 0 });
+    const client = new BlocklistClient({ suffixes, baseUrl: direct, apiKey: KEY, confirmTtlMs: 0 });
     await client.sync();
     const version = async () =>
       (await (await fetch(`${direct}/asset/blocklist/version`, { headers: { 'X-API-KEY': KEY } })).json()) as {
@@ -260,7 +261,7 @@ describe('the hash-prefix blocklist against the asset check', () => {
     const before = await version();
     const content = 'https://late-drainer-e2e.xyz/claim';
     const threat = (status: string) =>
-      applyActivity(activityRepository(table.db, table.tableName), {
+      applyActivity(suffixes, activityRepository(table.db, table.tableName), {
         organization: 'blocklist-org',
         kind: 'threat',
         id: 'late-drainer',

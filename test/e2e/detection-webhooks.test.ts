@@ -9,6 +9,7 @@ import { localSealer } from '../../shared/db/webhook-secrets.ts';
 import { permutations } from '../../shared/domain/detections/dnstwist.ts';
 import { organizationIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver, verifySignature } from '../fixtures/webhook-receiver.ts';
 
@@ -37,7 +38,7 @@ const webhooks = startLocalWebhooks({
 let base = '';
 /** About 50 of the domain's lookalikes, spread over its permutation families, are registered. */
 const registered = (domain: string) => {
-  const all = permutations(domain);
+  const all = permutations(suffixes, domain);
   const step = Math.ceil(all.length / 50);
   return all.filter((_, i) => i % step === 0).map((p) => p.domain);
 };

@@ -11,6 +11,7 @@ import { permutations } from '../../shared/domain/detections/dnstwist.ts';
 import { logEntry } from '../fixtures/certificates.ts';
 import { assertDocumented } from '../fixtures/contract.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 /*
@@ -100,7 +101,7 @@ const server = createGateway();
 let base = '';
 
 beforeAll(async () => {
-  const registered = permutations('acme.com')
+  const registered = permutations(suffixes, 'acme.com')
     .filter((_, i) => i % 10 === 0)
     .map((p) => p.domain);
   writeFileSync(join(dir, 'dns.json'), JSON.stringify({ registered: [...registered, 'unrelated-site.com'] }));
@@ -192,7 +193,7 @@ const createConfig = async (body: object, apiKey = ACME) =>
 
 describe('DNS_TWIST through the fixture resolver', () => {
   it('turns the registered permutations of a brand domain into detections and leaves the unregistered out', async () => {
-    const registered = permutations('acme.com')
+    const registered = permutations(suffixes, 'acme.com')
       .filter((_, i) => i % 10 === 0)
       .map((p) => p.domain);
 

@@ -5,6 +5,7 @@ import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { recordNumber } from '../../shared/domain/core/ids.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('e2e-numeric-ids');
@@ -30,7 +31,7 @@ beforeAll(async () => {
         kind: 'threat',
         id: 'demo-t-77',
         reportId: 'demo-r-77',
-        assetId: assetIdOf(entryKeyOf('ingested-drainer.example', 'URL') as string),
+        assetId: assetIdOf(entryKeyOf(suffixes, 'ingested-drainer.example', 'URL') as string),
         content: 'ingested-drainer.example',
         assetType: 'URL',
         status: 'BLOCKED',

@@ -11,6 +11,7 @@ import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { ARTIFACTS, launchBrowser, watchedPage } from '../fixtures/browser.ts';
 import { assertDocumented, openApiDocument } from '../fixtures/contract.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('pages');
@@ -22,7 +23,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   await seed(table.db, table.tableName, JSON.parse(readFileSync('infra/local/demo.json', 'utf8')));
-  await applyActivities(activityRepository(table.db, table.tableName), demoActivity(new Date()));
+  await applyActivities(suffixes, activityRepository(table.db, table.tableName), demoActivity(suffixes, new Date()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchBrowser();

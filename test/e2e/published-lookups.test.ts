@@ -11,6 +11,7 @@ import { applyMessage } from '../../shared/domain/lifecycle/activity.ts';
 import { assertDocumented } from '../fixtures/contract.ts';
 import { eventually } from '../fixtures/eventually.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver } from '../fixtures/webhook-receiver.ts';
 
@@ -107,7 +108,7 @@ describe('a block imported without a report, as its consumers and connectors see
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     const imported = JSON.stringify(IMPORTED);
 
-    await applyMessage(activityRepository(table.db, table.tableName), imported);
+    await applyMessage(suffixes, activityRepository(table.db, table.tableName), imported);
     await receiver.waitFor(1);
     const search = await eventually(
       async () => {
@@ -144,7 +145,7 @@ describe('a block imported without a report, as its consumers and connectors see
       updatedAt: new Date(Date.now() + 1).toISOString(),
     });
 
-    await applyMessage(activityRepository(table.db, table.tableName), watched);
+    await applyMessage(suffixes, activityRepository(table.db, table.tableName), watched);
     const after = await eventually(
       async () => {
         const found = await call('POST', '/asset/search', ACME, { content: BLOCKED });

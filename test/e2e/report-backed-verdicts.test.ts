@@ -9,6 +9,7 @@ import { mapConcurrently } from '../../shared/domain/core/concurrency.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { documentedOrganization, exampleOrganization, mergeFixtures } from '../fixtures/contract-data.ts';
 import { seed, seedBlockedThreat } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('e2e-report-backed');
@@ -23,7 +24,9 @@ let base = '';
 
 // Each load in a hook of its own: the demo's ninety days of activity are most of the work.
 beforeAll(() => seed(table.db, table.tableName, JSON.parse(readFileSync('infra/local/demo.json', 'utf8'))));
-beforeAll(() => applyActivities(activityRepository(table.db, table.tableName), demoActivity(new Date())));
+beforeAll(() =>
+  applyActivities(suffixes, activityRepository(table.db, table.tableName), demoActivity(suffixes, new Date())),
+);
 beforeAll(async () => {
   await seed(
     table.db,

@@ -5,6 +5,7 @@ import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { assetIdOf, recordNumber } from '../../shared/domain/core/ids.ts';
 import { brandIdOf } from '../../shared/domain/lifecycle/reviews.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('e2e-takedowns');
@@ -82,7 +83,7 @@ const item = (id: string, status: string, updatedAt: string, livenessStatus: str
   updatedAt,
   // An ingested takedown with no asset id answers the service's id for its content.
   asset: {
-    id: assetIdOf(entryKeyOf(`https://${id}.example/login`, 'URL') ?? ''),
+    id: assetIdOf(entryKeyOf(suffixes, `https://${id}.example/login`, 'URL') ?? ''),
     content: `https://${id}.example/login`,
     type: 'URL',
     livenessStatus,

@@ -7,6 +7,7 @@ import { HEALTHCHECK_KEYS } from '../../shared/domain/account/organization-setti
 import { expressionsOf, fullHash, prefixHex, prefixOf } from '../../shared/domain/blocklist/expressions.ts';
 import { eventually } from '../fixtures/eventually.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 /*
@@ -109,7 +110,7 @@ const lookupCalls = (
     'confirm-blocklist-prefixes',
     'POST',
     '/asset/blocklist/confirm',
-    { algoVersion: 1, prefixes: [prefixHex(prefixOf(fullHash(expressionsOf(CONTENT[status])[0] ?? '')))] },
+    { algoVersion: 1, prefixes: [prefixHex(prefixOf(fullHash(expressionsOf(suffixes, CONTENT[status])[0] ?? '')))] },
   ],
   ['get-public-metrics', 'POST', '/public/getOrganizationMetrics', { organizationSlug: 'globex' }],
   ['list-threats', 'POST', '/threats/list', { organizationSlug: 'globex' }],

@@ -13,6 +13,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { eventually } from '../fixtures/eventually.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 /**
@@ -75,8 +76,10 @@ beforeAll(async () => {
   // What `npm start` loads, which the README's calls are written against.
   await seed(table.db, table.tableName, JSON.parse(readFileSync(resolve(ROOT, 'infra/local/demo.json'), 'utf8')));
   // Of the demo activity, only what the README's check is about: the whole 90 days take long to record.
-  const aboutReadme = demoActivity(new Date()).filter((change) => JSON.stringify(change).includes(README_CONTENT));
-  await applyActivities(activityRepository(table.db, table.tableName), aboutReadme);
+  const aboutReadme = demoActivity(suffixes, new Date()).filter((change) =>
+    JSON.stringify(change).includes(README_CONTENT),
+  );
+  await applyActivities(suffixes, activityRepository(table.db, table.tableName), aboutReadme);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // A recorded block reaches the check once it settles, as it has by the time `npm start` prints the calls.

@@ -9,6 +9,7 @@ import type { AssetType } from '../../shared/domain/allowlist/asset-types.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
 import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../shared/domain/lifecycle/activity.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 
@@ -82,7 +83,7 @@ describe('concurrent activity writers on DynamoDB Local', () => {
         // Each writer has its own client, like separate Lambda containers.
         const store = activityRepository(createDocumentClient(table.endpoint), table.tableName);
         const results = { applied: 0, ignored: 0 };
-        for (const event of queue) results[await applyActivity(store, event)]++;
+        for (const event of queue) results[await applyActivity(suffixes, store, event)]++;
         return results;
       }),
     );
@@ -98,13 +99,13 @@ describe('concurrent activity writers on DynamoDB Local', () => {
       );
     }
     for (let n = 0; n < 50; n++) {
-      const checkKey = entryKeyOf(`threat-${n}.example`, 'URL') as string;
+      const checkKey = entryKeyOf(suffixes, `threat-${n}.example`, 'URL') as string;
       const blocking = finals.filter(
         (r) =>
           r.kind === 'threat' &&
           !r.deleted &&
           ['BLOCKED', 'APPROVED', 'AUTO_APPROVED'].includes(r.status) &&
-          entryKeyOf(r.content, r.assetType) === checkKey,
+          entryKeyOf(suffixes, r.content, r.assetType) === checkKey,
       );
       const { Item } = await table.db.send(
         new GetCommand({ TableName: table.tableName, Key: key.checkEntry(checkKey), ConsistentRead: true }),

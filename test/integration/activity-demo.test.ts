@@ -5,6 +5,7 @@ import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 
@@ -17,7 +18,7 @@ const stores = {
 const TODAY = new Date('2026-11-21T15:00:00Z');
 const TOMORROW = new Date('2026-11-22T08:00:00Z');
 
-const applyAll = (changes: ActivityChange[]) => applyActivities(store, changes);
+const applyAll = (changes: ActivityChange[]) => applyActivities(suffixes, store, changes);
 /** The last version of every record, by updatedAt. */
 const finalStates = (changes: ActivityChange[]) => {
   const latest = new Map<string, ActivityChange>();
@@ -37,7 +38,7 @@ beforeAll(async () => {
 
 describe('demo activity', () => {
   it('gives non-trivial metrics over the last 90 days for the organization and for each brand', async () => {
-    await applyAll(demoActivity(TODAY));
+    await applyAll(demoActivity(suffixes, TODAY));
 
     const org = await organizationMetrics(stores, 'acme', {}, '2026-11-21');
     const brands = await Promise.all(
@@ -58,10 +59,10 @@ describe('demo activity', () => {
   });
 
   it('changes nothing when loaded again the same day, and moves the same records when loaded the next day', async () => {
-    const again = await applyAll(demoActivity(TODAY));
-    await applyAll(demoActivity(TOMORROW));
+    const again = await applyAll(demoActivity(suffixes, TODAY));
+    await applyAll(demoActivity(suffixes, TOMORROW));
 
-    const tomorrow = finalStates(demoActivity(TOMORROW));
+    const tomorrow = finalStates(demoActivity(suffixes, TOMORROW));
     expect(again.applied).toBe(0);
     for (const brandSlug of [undefined, 'acme-wallet', 'acme-exchange']) {
       expect(await organizationMetrics(stores, 'acme', { brandSlug }, '2026-11-22')).toEqual(

@@ -5,6 +5,7 @@ import { activityRepository } from '../../shared/db/activity-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
 import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { organizationMetrics } from '../../shared/domain/insights/metrics.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { asWorker } from '../fixtures/workers.ts';
 
@@ -14,6 +15,7 @@ const deadLettered: { id: string; body: string; reason: string }[] = [];
 const handler = asWorker(
   'ingest-activity',
   createHandler({
+    suffixes,
     store: activityRepository(table.db, table.tableName),
     deadLetters: {
       put: async (message, reason) => {
@@ -123,6 +125,7 @@ describe('activity ingest Lambda (SQS)', () => {
 
   it('reports a message that cannot be applied for a retry when the dead-letter queue refuses it', async () => {
     const unavailable = createHandler({
+      suffixes,
       store: activityRepository(table.db, table.tableName),
       deadLetters: {
         put: async () => {

@@ -14,6 +14,7 @@ import { type ActivityChange, applyActivity, TAKEDOWN_STATUSES } from '../../sha
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import { brandIdOf, reviewProposal } from '../../shared/domain/lifecycle/reviews.ts';
 import { AppError } from '../../shared/errors.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { recount } from '../unit/metrics/recount.ts';
 
@@ -148,7 +149,9 @@ describe('activity ingestion on DynamoDB Local', () => {
           for (const slug of BRANDS) await directory.putBrand({ orgId, slug, name: slug });
 
           for (let i = 0; i < stream.length; i += concurrency) {
-            await Promise.all(stream.slice(i, i + concurrency).map((change) => applyActivity(activity, change)));
+            await Promise.all(
+              stream.slice(i, i + concurrency).map((change) => applyActivity(suffixes, activity, change)),
+            );
           }
 
           const finals = versions.map((history) => history[history.length - 1] as ActivityChange);
@@ -165,13 +168,13 @@ describe('activity ingestion on DynamoDB Local', () => {
 
           for (const content of CONTENTS) {
             for (const type of TYPES) {
-              const checkKey = entryKeyOf(content(orgId), type) as string;
+              const checkKey = entryKeyOf(suffixes, content(orgId), type) as string;
               const counted = finals.filter(
                 (r) =>
                   r.kind === 'threat' &&
                   !r.deleted &&
                   ['BLOCKED', 'APPROVED', 'AUTO_APPROVED'].includes(r.status) &&
-                  entryKeyOf(r.content, r.assetType) === checkKey,
+                  entryKeyOf(suffixes, r.content, r.assetType) === checkKey,
               );
               expect(await checkEntry(checkKey)).toEqual({
                 block: counted.length,
@@ -217,6 +220,7 @@ describe('the threat lifecycle on DynamoDB Local', () => {
       directory,
       ignoredHosts: [],
       dailyLimit: 0,
+      suffixes,
     };
     await fc.assert(
       fc.asyncProperty(
@@ -324,9 +328,12 @@ describe('the threat lifecycle on DynamoDB Local', () => {
             expect(actual).toEqual(recount(records, { orgId, brandSlug }, {}, TODAY));
           }
           for (const { content, type } of REPORTED) {
-            const checkKey = entryKeyOf(content(orgId), type) as string;
+            const checkKey = entryKeyOf(suffixes, content(orgId), type) as string;
             const approved = records.filter(
-              (r) => r.kind === 'threat' && r.status === 'APPROVED' && entryKeyOf(r.content, r.assetType) === checkKey,
+              (r) =>
+                r.kind === 'threat' &&
+                r.status === 'APPROVED' &&
+                entryKeyOf(suffixes, r.content, r.assetType) === checkKey,
             );
             expect((await checkEntry(checkKey)).block).toBe(approved.length);
           }

@@ -14,6 +14,7 @@ import {
   updateActivity,
 } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('activity-repository');
@@ -187,7 +188,7 @@ describe('day counters in shards, on DynamoDB Local', () => {
         deleted: false,
       }));
 
-    await applyActivities(store, [...reportsOf('org-quiet'), ...reportsOf('org-busy')]);
+    await applyActivities(suffixes, store, [...reportsOf('org-quiet'), ...reportsOf('org-busy')]);
 
     expect(Object.keys(await shardsHolding('org-quiet'))).toEqual(['0']);
     expect(Object.keys(await shardsHolding('org-quiet', 'wallet'))).toEqual(['0']);
@@ -229,7 +230,7 @@ describe('day counters in shards, on DynamoDB Local', () => {
     await store.commit(undefined, threat, effectsOf(undefined, threat));
     const ref = { organization: 'org-own', kind: 'threat', id: 't-1' } as const;
 
-    await updateActivity(store, ref, { createdAt: '2026-03-02T10:00:00Z' }, '2026-03-03T00:00:00.000Z');
+    await updateActivity(suffixes, store, ref, { createdAt: '2026-03-02T10:00:00Z' }, '2026-03-03T00:00:00.000Z');
 
     expect(await shardsHolding('org-own')).toEqual({ [SHARD]: ['2026-03-01 total=0', '2026-03-02 total=1'] });
     expect(await days('org-own', 'wallet')).toEqual([
@@ -237,7 +238,7 @@ describe('day counters in shards, on DynamoDB Local', () => {
       { day: '2026-03-02', threats_URL: 1 },
     ]);
 
-    await deleteActivity(store, ref, '2026-03-04T00:00:00.000Z');
+    await deleteActivity(suffixes, store, ref, '2026-03-04T00:00:00.000Z');
 
     expect(await shardsHolding('org-own')).toEqual({ [SHARD]: ['2026-03-01 total=0', '2026-03-02 total=0'] });
     expect(await shardsHolding('org-own', 'wallet')).toEqual({
@@ -268,7 +269,7 @@ describe('day counters in shards, on DynamoDB Local', () => {
     }
     const ref = { organization: 'org-legacy', kind: 'report', id: 'r-legacy' } as const;
 
-    await updateActivity(store, ref, { createdAt: '2026-03-02T10:00:00Z' }, '2026-03-03T00:00:00.000Z');
+    await updateActivity(suffixes, store, ref, { createdAt: '2026-03-02T10:00:00Z' }, '2026-03-03T00:00:00.000Z');
 
     expect(await shardsHolding('org-legacy')).toEqual({ 0: ['2026-03-01 total=0', '2026-03-02 total=1'] });
     expect(await shardsHolding('org-legacy', 'wallet')).toEqual({ 0: ['2026-03-01 total=0', '2026-03-02 total=1'] });
@@ -278,7 +279,7 @@ describe('day counters in shards, on DynamoDB Local', () => {
     ]);
     expect((await store.find(ref))?.counterShard).toBe(0);
 
-    await deleteActivity(store, ref, '2026-03-04T00:00:00.000Z');
+    await deleteActivity(suffixes, store, ref, '2026-03-04T00:00:00.000Z');
 
     expect(await shardsHolding('org-legacy')).toEqual({ 0: ['2026-03-01 total=0', '2026-03-02 total=0'] });
     expect(await shardsHolding('org-legacy', 'wallet')).toEqual({ 0: ['2026-03-01 total=0', '2026-03-02 total=0'] });

@@ -13,6 +13,7 @@ import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts'
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, GLOBEX_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('assets');
@@ -46,7 +47,7 @@ const givenGlobexGroupWithAsset = async (label: string) => {
   const group = await groups.create('globex', `Globex ${label}`);
   // Group ids count per organization: acme must not have a group of that id for the attempt to be cross-tenant.
   if ((await groups.list('acme')).some((own) => own.id === group.id)) throw new Error('acme has this group id');
-  const added = await addAssets(assets, groups, 'globex', [
+  const added = await addAssets(suffixes, assets, groups, 'globex', [
     { content: `https://globex-${label}.example`, type: 'URL', groupId: group.id },
   ]);
   const [asset] = await Promise.all(added.results.map((result) => assets.findById(result.success ? result.id : 0)));
@@ -87,7 +88,9 @@ describe("another organization's assets and groups on DynamoDB Local", () => {
 
   it("refuses to assign one's own asset to another organization's group with 404 and changes nothing", async () => {
     const { group } = await givenGlobexGroupWithAsset('assign');
-    const added = await addAssets(assets, groups, 'acme', [{ content: 'https://acme-assign.example', type: 'URL' }]);
+    const added = await addAssets(suffixes, assets, groups, 'acme', [
+      { content: 'https://acme-assign.example', type: 'URL' },
+    ]);
     const ownAsset = added.results[0]?.success ? added.results[0].id : 0;
     const before = await tableState();
 
@@ -152,12 +155,13 @@ const stateOf = async (orgId: string, content: string) => {
     live.push(...(page.Items ?? []).map((item) => item.id as number));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  const [entry] = await checkIndex.lookup([entryKeyOf(content, 'URL') as string]);
+  const [entry] = await checkIndex.lookup([entryKeyOf(suffixes, content, 'URL') as string]);
   return { live: live.length, allow: entry?.allow ?? 0 };
 };
 
 const add = (orgId: string, ...contents: string[]) =>
   addAssets(
+    suffixes,
     assets,
     groups,
     orgId,

@@ -10,6 +10,7 @@ import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, context, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('blocklist-contract');
@@ -19,14 +20,14 @@ const { createHandler: createConfirmHandler } = await import('../../functions/bl
 const { createHandler: createArtifactHandler } = await import('../../functions/blocklist/artifact.ts');
 
 const artifacts = memoryArtifactStore();
-const service = blocklist({ log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
+const service = blocklist({ suffixes, log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
 const version = createVersionHandler({ keys: runtime.keys(), blocklist: service, cdnUrl: undefined });
 const onCdn = createVersionHandler({ keys: runtime.keys(), blocklist: service, cdnUrl: 'https://d1.cloudfront.net' });
 const confirm = createConfirmHandler({ keys: runtime.keys(), blocklist: service });
 const artifact = createArtifactHandler({ artifacts });
 
 const block = (id: string, content: string, status = 'BLOCKED') =>
-  applyActivity(runtime.activity(), {
+  applyActivity(suffixes, runtime.activity(), {
     organization: 'acme',
     kind: 'threat',
     id,
@@ -190,7 +191,7 @@ describe('POST /asset/blocklist/confirm', () => {
   });
 
   it('lists under a blocked prefix the full hashes of the ALLOWED entries that mask it', async () => {
-    await addAssets(runtime.assets(), runtime.groups(), 'globex', [
+    await addAssets(suffixes, runtime.assets(), runtime.groups(), 'globex', [
       { content: 'https://good.contract-drainer.xyz', type: 'URL' },
       { content: 'https://contract-pages.org/claim/help', type: 'URL' },
     ]);

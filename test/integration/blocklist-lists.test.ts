@@ -12,6 +12,7 @@ import {
   type SnapshotStore,
   snapshotOf,
 } from '../../shared/domain/check/index.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('blocklist-lists');
@@ -31,7 +32,7 @@ const memorySnapshots = () => {
   return store;
 };
 const polkadot = (lists: { allow: string[]; deny: string[] }, at: string) =>
-  snapshotOf('polkadot-phishing', JSON.stringify(lists), 'https://lists.test/all.json', new Date(at));
+  snapshotOf(suffixes, 'polkadot-phishing', JSON.stringify(lists), 'https://lists.test/all.json', new Date(at));
 const prefixOfExpression = (expression: string) => prefixHex(prefixOf(fullHash(expression)));
 
 describe('the blocklist over changing external lists', () => {
@@ -40,6 +41,7 @@ describe('the blocklist over changing external lists', () => {
     const artifacts = memoryArtifactStore();
     let clock = Date.now();
     const service = blocklist({
+      suffixes,
       log: verdictFeed(table.db, table.tableName),
       artifacts,
       pollMs: 0,
@@ -96,7 +98,7 @@ describe('the blocklist over changing external lists', () => {
 
   it('publishes an empty lists artifact where the stage publishes only the service verdicts', async () => {
     const artifacts = memoryArtifactStore();
-    const service = blocklist({ log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
+    const service = blocklist({ suffixes, log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
 
     const { lists } = await service.version();
 

@@ -14,6 +14,7 @@ import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, context } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('blocklist-manifest');
@@ -25,7 +26,7 @@ const { createHandler: createKeysHandler } = await import('../../functions/block
 const keyFile = join(mkdtempSync(join(tmpdir(), 'blocklist-keys-')), 'signing-keys.json');
 const signingKeys = fileSigningKeys(keyFile);
 const artifacts = memoryArtifactStore();
-const verdicts = blocklist({ log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
+const verdicts = blocklist({ suffixes, log: verdictFeed(table.db, table.tableName), artifacts, pollMs: 0 });
 const issue = manifestIssuer({ keys: () => signingKeys.load() });
 const service = { ...verdicts, version: () => verdicts.version(issue) };
 const version = createVersionHandler({ keys: runtime.keys(), blocklist: service, cdnUrl: undefined });
@@ -46,7 +47,7 @@ const served = async (path: string, handler: typeof artifact, pathParameters?: R
 
 beforeAll(async () => {
   await seedTwoOrganizations(table.db, table.tableName);
-  await applyActivity(runtime.activity(), {
+  await applyActivity(suffixes, runtime.activity(), {
     organization: 'acme',
     kind: 'threat',
     id: 'm-1',

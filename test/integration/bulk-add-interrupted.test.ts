@@ -18,6 +18,7 @@ import { apiEvent, call, parse } from '../fixtures/api-event.ts';
 import { phaseCounter } from '../fixtures/bulk-phases.ts';
 import { seed } from '../fixtures/seed.ts';
 import { stallingProxy } from '../fixtures/stalling-proxy.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { asWorker } from '../fixtures/workers.ts';
 
@@ -48,6 +49,7 @@ const sweep = () =>
   asWorker(
     'resume-interrupted-writes',
     createResume({
+      suffixes,
       groups,
       reports: activityRepository(table.db, table.tableName),
       assets,
@@ -71,7 +73,7 @@ const visible = async (org: string) => {
   const entries = await batchGetAll(
     table.db,
     table.tableName,
-    contents(org).map((content) => key.checkEntry(entryKeyOf(content, 'URL') as string)),
+    contents(org).map((content) => key.checkEntry(entryKeyOf(suffixes, content, 'URL') as string)),
     undefined,
     { consistent: true },
   );
@@ -151,6 +153,7 @@ describe('a bulk add of 1,000 assets under a stalled table', () => {
         { step: 'initialize', name: 'stall' },
       );
       const handler = createAddAssets({
+        suffixes,
         keys,
         assets: assetRepository(db, table.tableName),
         groups: assetGroupRepository(db, table.tableName),
@@ -238,11 +241,12 @@ describe('a retry of the same 1,000 assets', () => {
       { step: 'initialize', name: 'crash' },
     );
     const interrupted = createAddAssets({
+      suffixes,
       keys,
       assets: assetRepository(crashing, table.tableName),
       groups: assetGroupRepository(crashing, table.tableName),
     });
-    const healthy = createAddAssets({ keys, assets, groups });
+    const healthy = createAddAssets({ suffixes, keys, assets, groups });
 
     const first = parse(await interrupted(addEvent('retry') as never, lambdaContext('test')));
     const retried = await call(healthy, addEvent('retry'));
@@ -270,7 +274,7 @@ describe('a bulk add of 1,000 assets on a loaded machine', () => {
     const saved = process.env.STORE_REQUEST_BUDGET_MS;
     process.env.STORE_REQUEST_BUDGET_MS = '2000';
     spinners = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-    const handler = createAddAssets({ keys, assets, groups });
+    const handler = createAddAssets({ suffixes, keys, assets, groups });
 
     const response = await call(handler, addEvent('loaded')).finally(() => {
       if (saved === undefined) delete process.env.STORE_REQUEST_BUDGET_MS;

@@ -6,6 +6,7 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { key } from '../../shared/db/keys.ts';
 import { type AddResult, addAssets, assetIdentity } from '../../shared/domain/allowlist/assets.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('bulk-property');
@@ -56,7 +57,7 @@ describe('concurrent bulk adds on DynamoDB Local', () => {
           })),
         );
 
-        const answers = await Promise.all(sent.map((inputs) => addAssets(assets, groups, orgId, inputs)));
+        const answers = await Promise.all(sent.map((inputs) => addAssets(suffixes, assets, groups, orgId, inputs)));
 
         const items = await scanAll();
         const live = items.filter((i) => i.entity === 'ASSET' && i.orgId === orgId && i.deletedAt === undefined);
@@ -66,7 +67,7 @@ describe('concurrent bulk adds on DynamoDB Local', () => {
         const liveIds = new Set(live.map((a) => a.id));
         const byIdentity = new Map<string, number>();
         for (const asset of live) {
-          const identity = `${asset.type}#${assetIdentity(asset.content as string, asset.type as never)}`;
+          const identity = `${asset.type}#${assetIdentity(suffixes, asset.content as string, asset.type as never)}`;
           byIdentity.set(identity, (byIdentity.get(identity) ?? 0) + 1);
         }
         expect([...byIdentity.values()].every((count) => count === 1)).toBe(true);
@@ -98,7 +99,7 @@ describe('concurrent bulk adds on DynamoDB Local', () => {
           expect(group.assetCount).toBe(live.filter((a) => a.groupId === group.id).length);
         }
         for (const asset of live) {
-          const checkKey = entryKeyOf(asset.content as string, asset.type as never) as string;
+          const checkKey = entryKeyOf(suffixes, asset.content as string, asset.type as never) as string;
           const entry = items.find((i) => i.PK === key.checkEntry(checkKey).PK);
           expect(entry?.allow).toBe(1);
         }

@@ -7,6 +7,7 @@ import { assetIdentity } from '../../shared/domain/allowlist/assets.ts';
 import { entryKeyOf } from '../../shared/domain/check/canonical.ts';
 import { apiEvent, call } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('bulk-add');
@@ -61,8 +62,8 @@ describe('a bulk add and the table', () => {
       content,
       type: 'URL' as const,
       groupId: i === 0 ? websites : i === 2 ? gone : null,
-      identity: assetIdentity(content, 'URL'),
-      checkKey: entryKeyOf(content, 'URL'),
+      identity: assetIdentity(suffixes, content, 'URL'),
+      checkKey: entryKeyOf(suffixes, content, 'URL'),
     }));
     const before = await snapshot();
 
@@ -75,11 +76,11 @@ describe('a bulk add and the table', () => {
       'group-gone',
       'exists',
     ]);
-    const identityOf = (content: string) => key.assetIdentity('acme', 'URL', assetIdentity(content, 'URL'));
+    const identityOf = (content: string) => key.assetIdentity('acme', 'URL', assetIdentity(suffixes, content, 'URL'));
     const expected = created.flatMap((asset) => [
       `${key.asset(asset.id).PK}|ASSET`,
       `${identityOf(asset.content).PK}|${identityOf(asset.content).SK}`,
-      `${key.checkEntry(entryKeyOf(asset.content, 'URL') as string).PK}|CHECK`,
+      `${key.checkEntry(entryKeyOf(suffixes, asset.content, 'URL') as string).PK}|CHECK`,
     ]);
     const after = await snapshot();
     const changed = diff(before, after);
@@ -88,7 +89,7 @@ describe('a bulk add and the table', () => {
       [...expected, `${key.group('acme', websites).PK}|${key.group('acme', websites).SK}`].sort(),
     );
     expect(logged.map((k) => (after.get(k) as { key: string }).key).sort()).toEqual(
-      created.map((asset) => entryKeyOf(asset.content, 'URL')).sort(),
+      created.map((asset) => entryKeyOf(suffixes, asset.content, 'URL')).sort(),
     );
     expect((await groups.list('acme'))[0]?.assetCount).toBe(2);
   });

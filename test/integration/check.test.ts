@@ -18,19 +18,26 @@ import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycl
 import { replicatedIndex } from '../../shared/domain/verdict-feed/index.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('check');
 const listsDir = await mkdtemp(join(tmpdir(), 'check-lists-'));
 await fileSnapshotStore(listsDir).save(
-  snapshotOf('vendor', 'vendor-listed.example\n', 'https://vendor.example/feed', new Date('2026-01-01T00:00:00Z')),
+  snapshotOf(
+    suffixes,
+    'vendor',
+    'vendor-listed.example\n',
+    'https://vendor.example/feed',
+    new Date('2026-01-01T00:00:00Z'),
+  ),
 );
 process.env.LISTS_DIR = listsDir;
 const { createHandler } = await import('../../functions/check/check.ts');
 const runtime = await import('../../shared/runtime.ts');
 /** The check's replica of the verdicts; a test syncs it after writing instead of waiting for its poll. */
 const replica = replicatedIndex({ log: verdictFeed(table.db, table.tableName) });
-const handler = createHandler({ keys: runtime.keys(), index: replica, sources: runtime.externalSources() });
+const handler = createHandler({ suffixes, keys: runtime.keys(), index: replica, sources: runtime.externalSources() });
 
 const ORG_KEY = 'check-acme-read-0123456789';
 const USER_KEY = 'check-user-0123456789abcdef';
@@ -52,15 +59,19 @@ const approveThreat = async (content: string, watchlisted = false) => {
     watchlisted,
     createdAt: '2026-03-01T10:00:00Z',
   };
-  await applyActivity(activity, parseActivityChange(threat));
+  await applyActivity(suffixes, activity, parseActivityChange(threat));
   return () =>
-    applyActivity(activity, parseActivityChange({ ...threat, status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }));
+    applyActivity(
+      suffixes,
+      activity,
+      parseActivityChange({ ...threat, status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }),
+    );
 };
 
 const assets = assetRepository(table.db, table.tableName);
 const groups = assetGroupRepository(table.db, table.tableName);
 const allowlist = async (orgId: string, content: string) => {
-  const { results } = await addAssets(assets, groups, orgId, [{ content, type: 'URL' }]);
+  const { results } = await addAssets(suffixes, assets, groups, orgId, [{ content, type: 'URL' }]);
   return results[0]?.success ? results[0].id : Number.NaN;
 };
 
@@ -83,7 +94,7 @@ beforeAll(async () => {
 });
 
 describe('asset check against the replica of the verdicts on DynamoDB Local', () => {
-  const checker = createChecker({ timer: systemTimer, index: replica, sources: () => [] });
+  const checker = createChecker({ suffixes, timer: systemTimer, index: replica, sources: () => [] });
   const statusOf = async (content: string) => (await checker.check(content)).status;
 
   it('turns ALLOWED at the next sync once an organization allowlists the content, and UNKNOWN once it is deleted', async () => {

@@ -20,6 +20,7 @@ import {
 } from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent, call } from '../fixtures/api-event.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('counter-slots');
@@ -112,7 +113,7 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
       i % 2 === 0 ? report('org-busy', i) : threat('org-busy', i),
     );
 
-    const results = await mapConcurrently(changes, 16, (change) => applyActivity(store, change));
+    const results = await mapConcurrently(changes, 16, (change) => applyActivity(suffixes, store, change));
 
     expect(results.every((result) => result === 'applied')).toBe(true);
     const items = await dayItems('org-busy');
@@ -139,9 +140,12 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
     const first = report('org-again', 1);
     const second = threat('org-again', 2);
 
-    const once = await applyActivity(store, first);
-    const redelivered = await applyActivity(store, first);
-    const together = await Promise.all([applyActivity(store, second), applyActivity(store, second)]);
+    const once = await applyActivity(suffixes, store, first);
+    const redelivered = await applyActivity(suffixes, store, first);
+    const together = await Promise.all([
+      applyActivity(suffixes, store, second),
+      applyActivity(suffixes, store, second),
+    ]);
 
     expect([once, redelivered]).toEqual(['applied', 'ignored']);
     expect(together.sort()).toEqual(['applied', 'ignored']);
@@ -157,10 +161,10 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
     await seedOrganization('org-moved', true);
     const store = activityRepository(table.db, table.tableName);
     const ids = Array.from({ length: 40 }, (_, i) => i);
-    await mapConcurrently(ids, 8, (i) => applyActivity(store, threat('org-moved', i)));
+    await mapConcurrently(ids, 8, (i) => applyActivity(suffixes, store, threat('org-moved', i)));
 
     const withdrawn = await mapConcurrently(ids, 8, (i) =>
-      applyActivity(store, threat('org-moved', i, { status: 'REJECTED', updatedAt: `${DAY}T12:00:00Z` })),
+      applyActivity(suffixes, store, threat('org-moved', i, { status: 'REJECTED', updatedAt: `${DAY}T12:00:00Z` })),
     );
 
     expect(withdrawn.every((result) => result === 'applied')).toBe(true);
@@ -174,7 +178,7 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
     await seedOrganization('org-mixed', false);
     const before = activityRepository(table.db, table.tableName);
     // Counted as earlier versions counted them: unsharded, and sharded by partition alone.
-    await mapConcurrently([0, 1, 2, 3, 4, 5], 3, (i) => applyActivity(before, report('org-mixed', i)));
+    await mapConcurrently([0, 1, 2, 3, 4, 5], 3, (i) => applyActivity(suffixes, before, report('org-mixed', i)));
     for (const i of [6, 7, 8, 9]) {
       const record = { ...report('org-mixed', i), counterShard: spreadShardOf(`r-${i}`) };
       await before.commit(undefined, record, effectsOf(undefined, record));
@@ -194,7 +198,7 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
     await mapConcurrently(
       Array.from({ length: 30 }, (_, i) => report('org-mixed', 100 + i)),
       8,
-      (change) => applyActivity(after, change),
+      (change) => applyActivity(suffixes, after, change),
     );
 
     expect((await dayItems('org-mixed')).length).toBeGreaterThan(legacy.length);
@@ -205,7 +209,12 @@ describe('counter slots of an organization with sharded counters, on DynamoDB Lo
     expect(await reportsByBrand('org-mixed')).toEqual({ [dimensionCounter('reports', 'brand', 'wallet')]: 40 });
 
     for (const id of ['r-0', 'r-6', 'r-100']) {
-      await deleteActivity(after, { organization: 'org-mixed', kind: 'report', id }, '2026-03-03T00:00:00.000Z');
+      await deleteActivity(
+        suffixes,
+        after,
+        { organization: 'org-mixed', kind: 'report', id },
+        '2026-03-03T00:00:00.000Z',
+      );
     }
 
     expect((await metricsOf('org-mixed')).metrics.reports).toBe(37);

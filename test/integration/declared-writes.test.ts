@@ -33,6 +33,7 @@ import { sendWebhook } from '../../shared/webhooks/sender.ts';
 import { logEntry } from '../fixtures/certificates.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { startReceiver } from '../fixtures/webhook-receiver.ts';
 import { asWorker } from '../fixtures/workers.ts';
@@ -105,6 +106,7 @@ const abandonReport = async (prefix: string) => {
     verdicts: checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 }),
     directory: directoryRepository(table.db, table.tableName),
     ignoredHosts: [],
+    suffixes,
   };
   const assets = Array.from({ length: 100 }, (_, i) => ({
     content: `${prefix}-${i}.example`,
@@ -130,7 +132,13 @@ const interruptBulkAdd = async () => {
   const { client } = crashingClient(table.endpoint, 6, 'before');
   const inputs = Array.from({ length: 60 }, (_, i) => ({ content: `https://bulk-${i}.acme.example` }));
   await expect(
-    addAssets(assetRepository(client, table.tableName), assetGroupRepository(client, table.tableName), 'acme', inputs),
+    addAssets(
+      suffixes,
+      assetRepository(client, table.tableName),
+      assetGroupRepository(client, table.tableName),
+      'acme',
+      inputs,
+    ),
   ).rejects.toThrow('crash before call 6');
 };
 
@@ -219,6 +227,7 @@ describe('the partitions each function writes, driven down every path that write
     const ingest = asWorker(
       'ingest-activity',
       ingestHandler({
+        suffixes,
         store: activityRepository(table.db, table.tableName),
         deadLetters: { put: async () => undefined },
       }),
@@ -237,6 +246,7 @@ describe('the partitions each function writes, driven down every path that write
     const resume = asWorker(
       'resume-interrupted-writes',
       resumeHandler({
+        suffixes,
         groups: assetGroupRepository(table.db, table.tableName),
         reports: activityRepository(table.db, table.tableName),
         assets: assetRepository(table.db, table.tableName),

@@ -12,6 +12,7 @@ import { type PipelineDeps, processCandidates } from '../../shared/domain/detect
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import type { ReportDeps } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('detections-store');
@@ -29,6 +30,7 @@ const deps: PipelineDeps = {
   checker: { check: (content) => ({ status: verdicts[content] ?? 'UNKNOWN', source: 'service', sources: [] }) },
   // Auto-reporting is off for this organization: no report is ever filed here.
   reports: {} as ReportDeps,
+  suffixes,
   lists: lifecycleRepository(table.db, table.tableName),
   resolver: { registered: async () => false },
   certificates: { read: async () => ({ names: [], positions: {} }) },
@@ -92,7 +94,7 @@ describe('auto-reporting in DynamoDB Local', () => {
   it('files the report of a lookalike its organization rejected once before, and none of one rejected twice', async () => {
     const activity = activityRepository(table.db, table.tableName);
     const rejected = (id: string, content: string) =>
-      applyActivity(activity, {
+      applyActivity(suffixes, activity, {
         organization: 'acme',
         kind: 'threat',
         id,
@@ -118,6 +120,7 @@ describe('auto-reporting in DynamoDB Local', () => {
         verdicts: checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 }),
         directory: directoryRepository(table.db, table.tableName),
         ignoredHosts: [],
+        suffixes,
       },
     };
 

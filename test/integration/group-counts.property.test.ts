@@ -5,6 +5,7 @@ import { assetGroupRepository } from '../../shared/db/asset-group-repository.ts'
 import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { addAssets, removeAsset, updateAsset } from '../../shared/domain/allowlist/assets.ts';
 import { NotFoundError } from '../../shared/errors.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('counts');
@@ -134,19 +135,23 @@ describe('group assetCount on DynamoDB Local', () => {
                       type: 'URL' as const,
                       groupId: pickGroup(step.group),
                     }));
-                    const done = await unlessGone(addAssets(assets, groups, orgId, inputs), gone, (result) => {
-                      expect(result.results.map((r) => r.content)).toEqual(inputs.map((input) => input.content));
-                      result.results.forEach((r, i) => {
-                        if (r.success) {
-                          added.set(r.id, r.content);
-                          assetIds.push(r.id);
-                          return;
-                        }
-                        // Only a group deleted by a concurrent step refuses an item of a fresh content.
-                        const group = inputs[i]?.groupId as number;
-                        expect([r.error, gone.groups.has(group)]).toEqual([`Group with ID ${group} not found`, true]);
-                      });
-                    });
+                    const done = await unlessGone(
+                      addAssets(suffixes, assets, groups, orgId, inputs),
+                      gone,
+                      (result) => {
+                        expect(result.results.map((r) => r.content)).toEqual(inputs.map((input) => input.content));
+                        result.results.forEach((r, i) => {
+                          if (r.success) {
+                            added.set(r.id, r.content);
+                            assetIds.push(r.id);
+                            return;
+                          }
+                          // Only a group deleted by a concurrent step refuses an item of a fresh content.
+                          const group = inputs[i]?.groupId as number;
+                          expect([r.error, gone.groups.has(group)]).toEqual([`Group with ID ${group} not found`, true]);
+                        });
+                      },
+                    );
                     if (!done) for (const input of inputs) maybeAdded.add(input.content);
                     return;
                   }

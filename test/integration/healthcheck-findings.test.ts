@@ -7,6 +7,7 @@ import { key } from '../../shared/db/keys.ts';
 import { recordNumber } from '../../shared/domain/core/ids.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('healthcheck-findings');
@@ -19,6 +20,7 @@ const LATER = new Date(Date.now() + DAY).toISOString();
 
 const takedown = (organization: string, id: string, status: string, createdAt: string, updatedAt = createdAt) =>
   applyActivity(
+    suffixes,
     store,
     parseActivityChange({ organization, kind: 'takedown', id, status, createdAt, updatedAt, deleted: false }),
   );
@@ -46,6 +48,7 @@ describe('the oldest IN_PROGRESS takedowns of an organization', () => {
   it('leave the findings when they complete, and a deleted one is never listed', async () => {
     await takedown('acme', 'old-29', 'COMPLETED', daysAgo(39), daysAgo(0));
     await applyActivity(
+      suffixes,
       store,
       parseActivityChange({
         organization: 'acme',
@@ -87,6 +90,7 @@ describe('the oldest pending proposals of an organization', () => {
   it('are the pending proposals of its oldest reports with one, at most the limit', async () => {
     const report = (id: number, createdAt: string, reviewStatuses: string[]) =>
       applyActivity(
+        suffixes,
         store,
         parseActivityChange({
           organization: 'acme',

@@ -15,6 +15,7 @@ import {
 import { windowMedian } from '../../shared/domain/insights/insights.ts';
 import { type ActivityChange, applyActivities } from '../../shared/domain/lifecycle/activity.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('insight-histogram-groups');
@@ -67,7 +68,7 @@ const changeOf = ({ kind, i, minutes, brands, deleted }: Spec): ActivityChange =
 /** The live records, as the test wrote them. */
 const live = new Map<string, Spec>();
 const apply = async (specs: Spec[]) => {
-  const results = await applyActivities(store, specs.map(changeOf));
+  const results = await applyActivities(suffixes, store, specs.map(changeOf));
   for (const spec of specs) {
     if (spec.deleted) live.delete(`${spec.kind}-${spec.i}`);
     else live.set(`${spec.kind}-${spec.i}`, spec);

@@ -30,6 +30,7 @@ import { recordNumber } from '../../shared/domain/core/ids.ts';
 import { applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
 import { apiEvent, call, errorBody, type Response } from '../fixtures/api-event.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('insights-endpoints');
@@ -50,6 +51,7 @@ const deps = {
   lists: lifecycleRepository(table.db, table.tableName),
   detections: detectionRepository(table.db, table.tableName),
   cursors: cursorCodec(() => 'insights-test-secret'),
+  suffixes,
   now: () => NOW,
 };
 
@@ -63,7 +65,7 @@ const KEYS = {
 };
 
 const AIRDROP = 'acme-airdrop.xyz';
-const airdropId = assetIdOf(entryKeyOf(AIRDROP, 'URL') as string);
+const airdropId = assetIdOf(entryKeyOf(suffixes, AIRDROP, 'URL') as string);
 const ACTIVITY: unknown[] = [
   {
     organization: 'acme',
@@ -140,7 +142,7 @@ beforeAll(async () => {
   await apiKeys.put(hashApiKey(KEYS.member), { kind: 'user', userId: 'u-1', scopes: all, revoked: false });
   await apiKeys.put(hashApiKey(KEYS.stranger), { kind: 'user', userId: 'u-2', scopes: all, revoked: false });
   await apiKeys.put(hashApiKey(KEYS.readOnly), { kind: 'user', userId: 'u-1', scopes: ['read'], revoked: false });
-  for (const change of ACTIVITY) await applyActivity(store, parseActivityChange(change));
+  for (const change of ACTIVITY) await applyActivity(suffixes, store, parseActivityChange(change));
 });
 
 type Case = {
@@ -639,6 +641,7 @@ describe('POST /reports/search', () => {
       const organization = `crowd-${n}`;
       await directory.putOrganization({ slug: organization, name: `Crowd ${n}`, featureFlags: [] });
       await applyActivity(
+        suffixes,
         store,
         parseActivityChange({
           organization,

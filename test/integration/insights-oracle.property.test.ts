@@ -28,6 +28,7 @@ import {
   queuesSnapshot,
 } from '../../shared/domain/insights/insights.ts';
 import { type ActivityChange, type ActivityRecord, applyActivity } from '../../shared/domain/lifecycle/activity.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('insights-oracle');
@@ -376,7 +377,9 @@ describe('insights on DynamoDB Local', () => {
           const versions = changesOf(orgId, specs);
           const stream = order.map((index) => versions.flat()[index] as ActivityChange);
           for (let i = 0; i < stream.length; i += concurrency) {
-            await Promise.all(stream.slice(i, i + concurrency).map((change) => applyActivity(activity, change)));
+            await Promise.all(
+              stream.slice(i, i + concurrency).map((change) => applyActivity(suffixes, activity, change)),
+            );
           }
           const stored = await Promise.all(versions.map((history) => activity.find(history[0] as ActivityChange)));
           const records = stored.filter((r): r is ActivityRecord => r !== undefined && !r.deleted);

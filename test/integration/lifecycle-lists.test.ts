@@ -13,6 +13,7 @@ import {
 } from '../../shared/domain/lifecycle/activity.ts';
 import { listReports, listTakedowns, listThreats } from '../../shared/domain/lifecycle/views.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('lifecycle-lists');
@@ -93,7 +94,7 @@ await seed(table.db, table.tableName, {
     { slug: 'globex', name: 'Globex' },
   ],
 });
-for (const record of records) await applyActivity(activity, record);
+for (const record of records) await applyActivity(suffixes, activity, record);
 
 /** Walks every page, holding each to its read budget; returns what the pages held, in order. */
 const walk = async <T>(perPage: number, read: (cursor?: string) => Promise<{ items: T[]; next: string | null }>) => {

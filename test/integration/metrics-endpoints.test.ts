@@ -8,6 +8,7 @@ import { metricsRepository } from '../../shared/db/metrics-repository.ts';
 import { cachedKeyResolver, hashApiKey } from '../../shared/domain/account/api-keys.ts';
 import { type ActivityChange, applyActivity, parseActivityChange } from '../../shared/domain/lifecycle/activity.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('metrics-endpoints');
@@ -118,7 +119,7 @@ beforeAll(async () => {
   await apiKeys.put(hashApiKey(KEYS.member), { kind: 'user', userId: 'u-1', scopes, revoked: false });
   await apiKeys.put(hashApiKey(KEYS.stranger), { kind: 'user', userId: 'u-2', scopes, revoked: false });
   const store = activityRepository(table.db, table.tableName);
-  for (const change of ACTIVITY) await applyActivity(store, parseActivityChange(change) as ActivityChange);
+  for (const change of ACTIVITY) await applyActivity(suffixes, store, parseActivityChange(change) as ActivityChange);
 });
 
 const get = (apiKey: string | null, query?: Record<string, string>) =>

@@ -9,6 +9,7 @@ import { key } from '../../shared/db/keys.ts';
 import { dimensionCounter, OPEN } from '../../shared/domain/insights/insight-counters.ts';
 import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('report-month-rollup');
@@ -29,7 +30,7 @@ const reportOf = async (orgId: string, assets: number): Promise<number[]> => {
     { step: 'initialize', name: 'transactionSizes' },
   );
   await createReport(
-    { store: activityRepository(client, table.tableName), verdicts, directory, ignoredHosts: [] },
+    { suffixes, store: activityRepository(client, table.tableName), verdicts, directory, ignoredHosts: [] },
     orgId,
     {
       title: `${assets} assets`,

@@ -16,6 +16,7 @@ import {
 import { AppError } from '../../shared/errors.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('report-recovery');
@@ -33,7 +34,13 @@ const request = (org: string) => ({
   description: 'One hundred sites',
   assets: contents(org).map((content) => ({ content, status: 'BLOCKED' as const })),
 });
-const deps = (store: ReturnType<typeof activityRepository>) => ({ store, verdicts, directory, ignoredHosts: [] });
+const deps = (store: ReturnType<typeof activityRepository>) => ({
+  store,
+  verdicts,
+  directory,
+  ignoredHosts: [],
+  suffixes,
+});
 
 /** The store calls of one report of 100 assets: the claims read, then three transactions. */
 const STEPS = 4;
@@ -187,7 +194,11 @@ describe('POST /report/create of more than 47 assets, interrupted', () => {
       },
     };
 
-    await rollBackAbandonedReports(staleRead, new Date(Date.parse(CREATED) + ABANDONED_AFTER_MS + 1).toISOString());
+    await rollBackAbandonedReports(
+      suffixes,
+      staleRead,
+      new Date(Date.parse(CREATED) + ABANDONED_AFTER_MS + 1).toISOString(),
+    );
 
     const left = (await recordsOf('org-stale', 'threat')).filter((proposal) => !proposal.deleted);
     // Every part but the last was written: more withdrawals than one transaction holds.

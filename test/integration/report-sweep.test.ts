@@ -12,6 +12,7 @@ import { ABANDONED_AFTER_MS, createReport, pendingClaim } from '../../shared/dom
 import { reviewProposal } from '../../shared/domain/lifecycle/reviews.ts';
 import { crashingClient } from '../fixtures/crashing-client.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { asWorker } from '../fixtures/workers.ts';
 
@@ -20,7 +21,13 @@ const healthy = activityRepository(table.db, table.tableName);
 const directory = directoryRepository(table.db, table.tableName);
 const verdicts = checkIndexRepository(table.db, table.tableName, { ttlMs: 0, maxEntries: 0 });
 const lists = lifecycleRepository(table.db, table.tableName);
-const deps = (store: ReturnType<typeof activityRepository>) => ({ store, verdicts, directory, ignoredHosts: [] });
+const deps = (store: ReturnType<typeof activityRepository>) => ({
+  store,
+  verdicts,
+  directory,
+  ignoredHosts: [],
+  suffixes,
+});
 
 const CREATED = '2026-05-04T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(CREATED) + ms).toISOString();
@@ -37,6 +44,7 @@ const sweepAt = (now: string) =>
   asWorker(
     'resume-interrupted-writes',
     createHandler({
+      suffixes,
       groups: assetGroupRepository(table.db, table.tableName),
       reports: healthy,
       assets: assetRepository(table.db, table.tableName),
@@ -126,7 +134,7 @@ describe('the scheduled function, on reports abandoned between two of their tran
       (record): record is ActivityRecord & { kind: 'threat'; assetId: number } => record.kind === 'threat',
     );
     await reviewProposal(
-      { store: healthy, verdicts, directory, dailyLimit: 0 },
+      { suffixes, store: healthy, verdicts, directory, dailyLimit: 0 },
       'org-reviewed',
       Number(approved?.id),
       { assetId: approved?.assetId ?? 0, decision: 'APPROVE', label: 'General Phishing' },

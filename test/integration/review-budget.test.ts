@@ -6,6 +6,7 @@ import { createReport } from '../../shared/domain/lifecycle/reports.ts';
 import { reviewProposal } from '../../shared/domain/lifecycle/reviews.ts';
 import { TooManyRequestsError } from '../../shared/errors.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('review-budget');
@@ -19,7 +20,7 @@ const DAY = 86_400_000;
 const proposalsOf = async (org: string, count: number) => {
   await directory.putOrganization({ slug: org, name: org, featureFlags: [] });
   const ids = await createReport(
-    { store, verdicts, directory, ignoredHosts: [] },
+    { suffixes, store, verdicts, directory, ignoredHosts: [] },
     org,
     {
       title: 'Drainers',
@@ -34,7 +35,7 @@ const proposalsOf = async (org: string, count: number) => {
 
 const reject = (dailyLimit: number, org: string, proposal: { id: number; assetId: number }, now: number) =>
   reviewProposal(
-    { store, verdicts, directory, dailyLimit },
+    { suffixes, store, verdicts, directory, dailyLimit },
     org,
     proposal.id,
     { assetId: proposal.assetId, decision: 'REJECT', rejectReason: 'decayed' },

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../infra/admin/commands.ts';
 import { demoActivity } from '../../infra/local/demo-activity.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable, tableSnapshot } from '../fixtures/table.ts';
 
 const table = await createTestTable('seed-validation');
@@ -30,7 +31,7 @@ const fixture = () => ({
     { organization: 'acme', content: 'https://acme-partner.example', type: 'URL', group: 'Websites' },
     { organization: 'hooli', content: 'https://hooli-chat.example', type: 'URL' },
   ],
-  activity: demoActivity(new Date('2026-06-01T12:00:00Z'))
+  activity: demoActivity(suffixes, new Date('2026-06-01T12:00:00Z'))
     .slice(0, 20)
     .map((change, i) => ({ ...(change as Entry), organization: 'hooli', id: `hooli-${i}`, brands: ['hooli-chat'] })),
   reports: [

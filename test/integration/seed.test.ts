@@ -6,6 +6,7 @@ import { parseFixture } from '../../infra/local/fixture.ts';
 import { apiKeyRepository } from '../../shared/db/api-key-repository.ts';
 import { hashApiKey } from '../../shared/domain/account/api-keys.ts';
 import { seed } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('seed');
@@ -26,7 +27,7 @@ const snapshot = async () => {
 describe('npm run seed', () => {
   it('changes nothing when the same fixture, activity included, is loaded a second time', async () => {
     const fixture = JSON.parse(readFileSync('infra/local/demo.json', 'utf8'));
-    fixture.activity = demoActivity(new Date('2026-06-01T12:00:00Z')).slice(0, 60);
+    fixture.activity = demoActivity(suffixes, new Date('2026-06-01T12:00:00Z')).slice(0, 60);
 
     await seed(table.db, table.tableName, fixture);
     const first = await snapshot();

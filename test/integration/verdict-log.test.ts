@@ -10,6 +10,7 @@ import { addAssets, removeAsset } from '../../shared/domain/allowlist/assets.ts'
 import { applyActivity } from '../../shared/domain/lifecycle/activity.ts';
 import { positionAt, readWholeIndex } from '../../shared/domain/verdict-feed/index.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-log');
@@ -20,7 +21,7 @@ const feed = verdictFeed(table.db, table.tableName);
 const started = positionAt(Date.now() - 1_000);
 
 const threat = (id: string, content: string, status: string, updatedAt: string, watchlisted = false) =>
-  applyActivity(activity, {
+  applyActivity(suffixes, activity, {
     organization: 'acme',
     kind: 'threat',
     id,
@@ -39,10 +40,10 @@ beforeAll(async () => {
 
 describe('the verdict log on DynamoDB Local', () => {
   it('appends one change per check-index change, with the state after it and consecutive sequences per key', async () => {
-    const { results: added } = await addAssets(assets, groups, 'acme', [
+    const { results: added } = await addAssets(suffixes, assets, groups, 'acme', [
       { content: 'https://log-brand.example', type: 'URL' },
     ]);
-    await addAssets(assets, groups, 'globex', [{ content: 'log-brand.example', type: 'URL' }]);
+    await addAssets(suffixes, assets, groups, 'globex', [{ content: 'log-brand.example', type: 'URL' }]);
     await removeAsset(assets, 'acme', added[0]?.success ? added[0].id : 0);
     await threat('t-log', 'log-threat.example', 'BLOCKED', '2026-03-01T10:00:00Z');
     await threat('t-log', 'log-threat.example', 'BLOCKED', '2026-03-02T10:00:00Z', true);

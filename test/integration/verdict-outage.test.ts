@@ -7,6 +7,7 @@ import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { createChecker } from '../../shared/domain/check/engine.ts';
 import type { CheckResult } from '../../shared/domain/check/types.ts';
 import { replicatedIndex } from '../../shared/domain/verdict-feed/index.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-outage');
@@ -55,7 +56,7 @@ const replica = replicatedIndex({
   pollTimeoutMs: 2_000,
   staleAfterMs: STALE_AFTER_MS,
 });
-const checker = createChecker({ timer: systemTimer, index: replica, sources: () => [] });
+const checker = createChecker({ suffixes, timer: systemTimer, index: replica, sources: () => [] });
 
 const write = (checkKey: string, change: { allow?: number; block?: number }) =>
   changeWriter(table.db, table.tableName).commit(() => [verdicts([{ checkKey, type: 'URL', ...change }])]);

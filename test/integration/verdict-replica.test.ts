@@ -26,6 +26,7 @@ import {
   verdictPublisher,
 } from '../../shared/domain/verdict-feed/index.ts';
 import { seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 import { seededRandom } from '../fixtures/verdicts.ts';
 
@@ -49,7 +50,7 @@ const writer = async (id: number, operations: number) => {
     const content = CONTENTS[Math.floor(next() * CONTENTS.length)] as string;
     const choice = next();
     if (choice < 0.3) {
-      const { results } = await addAssets(assets, groups, id % 2 ? 'acme' : 'globex', [
+      const { results } = await addAssets(suffixes, assets, groups, id % 2 ? 'acme' : 'globex', [
         { content: `https://${id}.${content}`, type: 'URL' },
       ]);
       const [added] = results;
@@ -60,7 +61,7 @@ const writer = async (id: number, operations: number) => {
       await removeAsset(assets, id % 2 ? 'acme' : 'globex', assetId as number);
     } else {
       const statuses = ['BLOCKED', 'APPROVED', 'REJECTED', 'PENDING'];
-      await applyActivity(activity, {
+      await applyActivity(suffixes, activity, {
         organization: 'acme',
         kind: 'threat',
         id: `t-${id}-${Math.floor(next() * 4)}`,
@@ -144,7 +145,7 @@ describe('verdict replicas on DynamoDB Local', () => {
   it('recovers through a newer snapshot when log entries are missing, even of keys that never change again', async () => {
     const activity = activityRepository(table.db, table.tableName);
     const threat = (n: number, status: string, updatedAt: string) =>
-      applyActivity(activity, {
+      applyActivity(suffixes, activity, {
         organization: 'globex',
         kind: 'threat',
         id: `gap-${n}`,

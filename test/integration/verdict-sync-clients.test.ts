@@ -23,6 +23,7 @@ import {
 import * as runtime from '../../shared/runtime.ts';
 import { apiEvent, call, errorBody } from '../fixtures/api-event.ts';
 import { ACME_KEY, seedTwoOrganizations } from '../fixtures/seed.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 import { createTestTable } from '../fixtures/table.ts';
 
 const table = await createTestTable('verdict-clients');
@@ -43,7 +44,7 @@ const later = () => Date.now() + LOG_TIMING.settleMs + 1;
 const changelog = createChangelogHandler({ keys: runtime.keys(), feed, now: later, timer: systemTimer });
 const version = createVersionHandler({
   keys: runtime.keys(),
-  blocklist: blocklist({ log: feed, artifacts: memoryArtifactStore(), pollMs: 0, now: later }),
+  blocklist: blocklist({ suffixes, log: feed, artifacts: memoryArtifactStore(), pollMs: 0, now: later }),
   cdnUrl: undefined,
 });
 const exportList = createListHandler({
@@ -80,7 +81,7 @@ const threat = (
   watchlisted = false,
   assetType = 'URL',
 ) =>
-  applyActivity(activity, {
+  applyActivity(suffixes, activity, {
     organization: 'acme',
     kind: 'threat',
     id,
@@ -160,7 +161,7 @@ beforeAll(async () => {
 describe('clients that keep the verdicts locally', () => {
   it('end equal to the service verdict of every entry after following the changelog, page by page', async () => {
     const copy = new Map<string, [string, string]>();
-    const { results: brand } = await addAssets(assets, groups, 'acme', [
+    const { results: brand } = await addAssets(suffixes, assets, groups, 'acme', [
       { content: 'https://sync-brand.example', type: 'URL' },
       { content: 'https://sync-gone.example', type: 'URL' },
     ]);
@@ -172,7 +173,7 @@ describe('clients that keep the verdicts locally', () => {
     await removeAsset(assets, 'acme', gone.id);
     await threat('s-1', 'sync-drainer.example', 'REJECTED', '2026-03-02T10:00:00Z');
     await threat('s-3', 'sync-phish.example', 'AUTO_APPROVED', '2026-03-02T10:00:00Z');
-    await addAssets(assets, groups, 'globex', [{ content: 'sync-brand.example', type: 'URL' }]);
+    await addAssets(suffixes, assets, groups, 'globex', [{ content: 'sync-brand.example', type: 'URL' }]);
 
     await syncFrom(copy, middle);
 
@@ -242,7 +243,7 @@ describe('clients that keep the verdicts locally', () => {
           ? threat(`w-${target}`, `sync-writer-${target}.example`, status, updatedAt, watch)
           : threat(`w-${target}`, address, status, updatedAt, watch, 'ADDRESS');
       }
-      const { results } = await addAssets(assets, groups, 'globex', [
+      const { results } = await addAssets(suffixes, assets, groups, 'globex', [
         { content: `https://sync-allow-${target}.example`, type: 'URL' },
       ]);
       const added = results[0];

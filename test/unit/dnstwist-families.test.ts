@@ -1,9 +1,10 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { permutations } from '../../shared/domain/detections/dnstwist.ts';
+import { suffixes } from '../fixtures/suffixes.ts';
 
 const familyOf = (domain: string, name: string) =>
-  permutations(domain).find((permutation) => permutation.domain === name)?.family;
+  permutations(suffixes, domain).find((permutation) => permutation.domain === name)?.family;
 
 describe('DNS_TWIST lookalike families', () => {
   it.each([
@@ -16,7 +17,9 @@ describe('DNS_TWIST lookalike families', () => {
   });
 
   it('types the neighbours of a key on QWERTY, QWERTZ and AZERTY', () => {
-    const names = permutations('lazy.com', { families: ['replacement'] }).map((permutation) => permutation.domain);
+    const names = permutations(suffixes, 'lazy.com', { families: ['replacement'] }).map(
+      (permutation) => permutation.domain,
+    );
 
     expect(names).toContain('lszy.com');
     expect(names).toContain('lyzy.com');
@@ -25,7 +28,7 @@ describe('DNS_TWIST lookalike families', () => {
 
   it('folds the suffix into the label, and moves a two-label suffix', () => {
     const tldSwaps = (domain: string) =>
-      permutations(domain, { families: ['tld-swap'], tlds: [] }).map((permutation) => permutation.domain);
+      permutations(suffixes, domain, { families: ['tld-swap'], tlds: [] }).map((permutation) => permutation.domain);
 
     expect(tldSwaps('metamask.io')).toEqual(['metamaskio.io', 'metamask-io.com']);
     expect(tldSwaps('acme.com')).toEqual(['acmecom.com']);
@@ -34,7 +37,7 @@ describe('DNS_TWIST lookalike families', () => {
 
   it('writes a name wholly in Cyrillic twins only when every letter has one', () => {
     const cyrillicLabels = (domain: string) =>
-      permutations(domain, { families: ['homoglyph'] })
+      permutations(suffixes, domain, { families: ['homoglyph'] })
         .map((permutation) => domainToUnicode(permutation.domain).split('.')[0] ?? '')
         .filter((label) => /^\p{Script=Cyrillic}+$/u.test(label));
 
@@ -43,7 +46,9 @@ describe('DNS_TWIST lookalike families', () => {
   });
 
   it('swaps digits for lookalikes and lookalikes for digits', () => {
-    const names = permutations('1inch.io', { families: ['homoglyph'] }).map((permutation) => permutation.domain);
+    const names = permutations(suffixes, '1inch.io', { families: ['homoglyph'] }).map(
+      (permutation) => permutation.domain,
+    );
 
     expect(names).toContain('linch.io');
     expect(names).toContain('11nch.io');

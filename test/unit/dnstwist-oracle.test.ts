@@ -87,7 +87,7 @@ describe('DNS_TWIST against dnstwist -f list', () => {
 
   it.each(DOMAINS)('makes every name dnstwist lists for %s', (domain) => {
     const theirs = listed(domain);
-    const made = permutations(domain);
+    const made = permutations(suffixes, domain);
     ours.set(domain, made);
     const names = new Set(made.map((permutation) => permutation.domain));
 
@@ -130,3 +130,5 @@ describe('DNS_TWIST against dnstwist -f list', () => {
     );
   });
 });
+
+import { suffixes } from '../fixtures/suffixes.ts';

@@ -3,6 +3,7 @@
  * generated deterministically and canonicalized exactly as the sync function stores real lists.
  * Run with `npx tsx infra/local/lists/generate.ts`.
  */
+import { shippedSuffixes } from '../../../shared/db/adapters/public-suffix-file.ts';
 import { fileSnapshotStore } from '../../../shared/db/list-snapshot-store.ts';
 import type { ExternalSourceName } from '../../../shared/domain/check/index.ts';
 import { snapshotOf } from '../../../shared/domain/check/index.ts';
@@ -30,9 +31,17 @@ const sample = (next: () => number) => {
   return { pick, host, address };
 };
 
+const suffixes = shippedSuffixes();
+
 const write = async (source: ExternalSourceName, seed: number, lists: (s: ReturnType<typeof sample>) => object) => {
   const body = JSON.stringify(lists(sample(random(seed))));
-  const snapshot = snapshotOf(source, body, `https://lists.example/${source}.json`, new Date('2026-01-01T00:00:00Z'));
+  const snapshot = snapshotOf(
+    suffixes,
+    source,
+    body,
+    `https://lists.example/${source}.json`,
+    new Date('2026-01-01T00:00:00Z'),
+  );
   await fileSnapshotStore(import.meta.dirname).save(snapshot);
   console.log(`${source}: ${snapshot.allow.length} allow, ${snapshot.deny.length} deny`);
 };

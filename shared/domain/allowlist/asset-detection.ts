@@ -1,4 +1,4 @@
-import { canonicalize, onHostingPlatform, platformRule } from '../check/index.ts';
+import { canonicalize, onHostingPlatform, type PublicSuffixes, platformRule } from '../check/index.ts';
 import type { AssetType } from './asset-types.ts';
 
 /**
@@ -78,10 +78,10 @@ type Reading =
   | { kind: 'web'; key: string; host: string };
 
 /** What the content is, read the way the check reads it; undefined when it is nothing the service knows. */
-const read = (content: string, type?: AssetType): Reading | undefined => {
+const read = (suffixes: PublicSuffixes, content: string, type?: AssetType): Reading | undefined => {
   const text = content.trim();
   if (OTHER_ADDRESS.test(text) && (type === undefined || type === 'ADDRESS')) return { kind: 'address' };
-  const target = canonicalize(text, type);
+  const target = canonicalize(suffixes, text, type);
   if (target.kind !== 'keys') return undefined;
   const key = target.keys[0] as string;
   if (key.startsWith('mailto:')) return { kind: 'email' };
@@ -102,17 +102,17 @@ const platformTypeOf = (host: string, key: string): AssetType | undefined => {
 };
 
 /** A path on a site whose owner is a tenant of a hosting platform (`acme.github.io/app`, `linktr.ee/acme`). */
-const isHostedPage = (key: string, host: string): boolean =>
-  key.includes('/') ? onHostingPlatform(host) || platformRule(host) !== undefined : false;
+const isHostedPage = (suffixes: PublicSuffixes, key: string, host: string): boolean =>
+  key.includes('/') ? onHostingPlatform(suffixes, host) || platformRule(host) !== undefined : false;
 
 /**
  * The asset type of `content` when the client gave none: addresses, e-mail
  * addresses, `@handle` (Twitter), accounts on known platforms by their URL, pages on hosting
  * platforms (PAGE), any other URL or bare domain (URL). Undefined: not recognisable.
  */
-export const detectAssetType = (content: string): AssetType | undefined => {
+export const detectAssetType = (suffixes: PublicSuffixes, content: string): AssetType | undefined => {
   if (TWITTER_HANDLE.test(content.trim())) return 'TWITTER';
-  const reading = read(content);
+  const reading = read(suffixes, content);
   if (reading === undefined) return undefined;
   switch (reading.kind) {
     case 'email':
@@ -124,13 +124,16 @@ export const detectAssetType = (content: string): AssetType | undefined => {
     case 'address':
       return 'ADDRESS';
     case 'web':
-      return platformTypeOf(reading.host, reading.key) ?? (isHostedPage(reading.key, reading.host) ? 'PAGE' : 'URL');
+      return (
+        platformTypeOf(reading.host, reading.key) ??
+        (isHostedPage(suffixes, reading.key, reading.host) ? 'PAGE' : 'URL')
+      );
   }
 };
 
 /** Whether `content` is an asset of `type`: a platform type needs an account on that platform. */
-export const isValidFor = (content: string, type: AssetType): boolean => {
-  const reading = read(content, type);
+export const isValidFor = (suffixes: PublicSuffixes, content: string, type: AssetType): boolean => {
+  const reading = read(suffixes, content, type);
   if (reading === undefined) return false;
   switch (type) {
     case 'EMAIL':

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from '../../errors.ts';
-import { entryKeyOf } from '../check/index.ts';
+import { entryKeyOf, type PublicSuffixes } from '../check/index.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import { detectAssetType, isValidFor } from './asset-detection.ts';
 import type { AssetStatus, AssetType } from './asset-types.ts';
@@ -81,7 +81,8 @@ export interface AssetStore {
 export type AssetView = Omit<Asset, 'orgId' | 'groupId'> & { group: { id: number; name: string } | null };
 
 /** Same content and type (canonically) is one asset per organization. */
-export const assetIdentity = (content: string, type: AssetType): string => entryKeyOf(content, type) ?? content.trim();
+export const assetIdentity = (suffixes: PublicSuffixes, content: string, type: AssetType): string =>
+  entryKeyOf(suffixes, content, type) ?? content.trim();
 
 const ownedAsset = async (store: AssetStore, orgId: string, assetId: number): Promise<Asset> => {
   const asset = await store.findById(assetId);
@@ -121,24 +122,24 @@ export type AddResult =
   | { content: string; success: false; error: string };
 
 /** Settles each input's type and identity; inputs that cannot be added get their error instead. */
-const prepare = (inputs: readonly AssetInput[]) => {
+const prepare = (suffixes: PublicSuffixes, inputs: readonly AssetInput[]) => {
   const refused = new Map<number, string>();
   const prepared: PreparedAsset[] = [];
   const positions = new Map<number, number>();
   const seen = new Set<string>();
   inputs.forEach((input, index) => {
-    const type = input.type ?? detectAssetType(input.content);
-    if (type === undefined || !isValidFor(input.content, type)) {
+    const type = input.type ?? detectAssetType(suffixes, input.content);
+    if (type === undefined || !isValidFor(suffixes, input.content, type)) {
       refused.set(index, INVALID_ASSET_FORMAT);
       return;
     }
-    const identity = assetIdentity(input.content, type);
+    const identity = assetIdentity(suffixes, input.content, type);
     if (seen.has(`${type}#${identity}`)) {
       refused.set(index, ASSET_EXISTS);
       return;
     }
     seen.add(`${type}#${identity}`);
-    const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(input.content, type) : undefined;
+    const checkKey = (input.status ?? 'ALLOWED') === 'ALLOWED' ? entryKeyOf(suffixes, input.content, type) : undefined;
     positions.set(index, prepared.push({ ...input, type, identity, checkKey }) - 1);
   });
   return { refused, prepared, positions };
@@ -150,7 +151,13 @@ const prepare = (inputs: readonly AssetInput[]) => {
  * the reason it was not added (unrecognisable content, or an asset the organization, or an
  * earlier input, already has).
  */
-export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: string, inputs: AssetInput[]) => {
+export const addAssets = async (
+  suffixes: PublicSuffixes,
+  store: AssetStore,
+  groups: GroupStore,
+  orgId: string,
+  inputs: AssetInput[],
+) => {
   const names = await groupNames(
     groups,
     orgId,
@@ -159,7 +166,7 @@ export const addAssets = async (store: AssetStore, groups: GroupStore, orgId: st
   const missing = inputs.find((input) => typeof input.groupId === 'number' && !names.has(input.groupId));
   if (missing) throw new NotFoundError(`Group with ID ${missing.groupId} not found`);
 
-  const { refused, prepared, positions } = prepare(inputs);
+  const { refused, prepared, positions } = prepare(suffixes, inputs);
   const outcomes = await store.addMany(orgId, prepared);
   const results = inputs.map(({ content, groupId }, index): AddResult => {
     const outcome = outcomes[positions.get(index) ?? -1];
@@ -236,13 +243,17 @@ export const listAssets = async (
 const MAX_OWN_DOMAIN_PAGES = 5;
 
 /** The organization's own domains: the hosts of its allowlisted URL assets. */
-export const ownDomains = async (assets: Pick<AssetStore, 'list'>, orgId: string): Promise<string[]> => {
+export const ownDomains = async (
+  suffixes: PublicSuffixes,
+  assets: Pick<AssetStore, 'list'>,
+  orgId: string,
+): Promise<string[]> => {
   const domains: string[] = [];
   let position: string | undefined;
   for (let page = 0; page < MAX_OWN_DOMAIN_PAGES; page++) {
     const listed = await assets.list(orgId, { type: 'URL' }, 100, position);
     for (const asset of listed.assets) {
-      const key = asset.status === 'ALLOWED' ? entryKeyOf(asset.content, 'URL') : undefined;
+      const key = asset.status === 'ALLOWED' ? entryKeyOf(suffixes, asset.content, 'URL') : undefined;
       if (key !== undefined && !key.includes('/')) domains.push(key);
     }
     position = listed.position;

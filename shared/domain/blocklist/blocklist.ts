@@ -1,5 +1,5 @@
 import { ConflictError } from '../../errors.ts';
-import type { ExternalLists } from '../check/index.ts';
+import type { ExternalLists, PublicSuffixes } from '../check/index.ts';
 import {
   bitsOfPacked,
   LOG_TIMING,
@@ -96,6 +96,8 @@ type Options = {
   /** Where the verdict snapshots are; without a store (locally, in tests) the index itself is read. */
   snapshots?: VerdictSnapshotStore;
   artifacts: ArtifactStore;
+  /** The suffix data an entry's less specific expressions are found with. */
+  suffixes: PublicSuffixes;
   now?: () => number;
   /** At most one log poll per this interval. */
   pollMs?: number;
@@ -139,6 +141,7 @@ export const blocklist = ({
   log,
   snapshots,
   artifacts,
+  suffixes,
   now = Date.now,
   pollMs = 1_000,
   pointerMs = 30_000,
@@ -229,7 +232,7 @@ export const blocklist = ({
     if (snapshot === undefined) throw new Error('No verdict snapshot to start the blocklist from');
     const verdicts = VerdictState.of(snapshot);
     const prefixes = new PrefixState();
-    const masks = new AllowMasks();
+    const masks = new AllowMasks(suffixes);
     for (let i = 0; i < snapshot.keys.length; i++) {
       const bits = bitsOfPacked(snapshot.states[i] as number);
       if (isBlocked(bits)) prefixes.set(snapshot.keys[i] as string, true);

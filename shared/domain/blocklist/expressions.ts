@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalize, type KeyLevel, type KeyTarget, LEVEL } from '../check/index.ts';
+import { canonicalize, type KeyLevel, type KeyTarget, LEVEL, type PublicSuffixes } from '../check/index.ts';
 
 /**
  * The hash-prefix blocklist's expressions, algorithm version 1. A client computes the expressions
@@ -26,8 +26,8 @@ const expressionAt = (key: string, level: KeyLevel): string => {
 };
 
 /** The expressions of checked content, most specific first (none for content the check does not look up). */
-export const expressionsOf = (content: string): string[] => {
-  const target = canonicalize(content);
+export const expressionsOf = (suffixes: PublicSuffixes, content: string): string[] => {
+  const target = canonicalize(suffixes, content);
   if (target.kind !== 'keys') return [];
   return target.keys.map((key, i) => expressionAt(key, target.levels[i] as KeyLevel));
 };
@@ -60,8 +60,8 @@ export const PREFIX_PATTERN = /^[0-9a-f]{8}$/;
  */
 export type LookupExpressions = { keys: string[]; domains: string[]; target: KeyTarget | undefined };
 
-export const lookupExpressionsOf = (content: string): LookupExpressions => {
-  const target = canonicalize(content);
+export const lookupExpressionsOf = (suffixes: PublicSuffixes, content: string): LookupExpressions => {
+  const target = canonicalize(suffixes, content);
   if (target.kind !== 'keys') return { keys: [], domains: [], target: undefined };
   const keys = target.keys.map((key, i) => expressionAt(key, target.levels[i] as KeyLevel));
   return { keys, domains: target.domain === undefined ? [] : domainExpressions(target.domain), target };

@@ -1,3 +1,4 @@
+import type { PublicSuffixes } from '../check/index.ts';
 import { holds, sortedUnique } from './artifact.ts';
 import { entryExpressions, expressionsOf, fullHash, prefixOf } from './expressions.ts';
 
@@ -94,8 +95,13 @@ export class PrefixState {
  */
 export class AllowMasks {
   readonly #under = new Map<number, Set<string>>();
+  readonly #suffixes: PublicSuffixes;
   /** The ALLOWED expressions' full hashes under their own prefixes. */
   readonly #own = new Map<number, Set<string>>();
+
+  constructor(suffixes: PublicSuffixes) {
+    this.#suffixes = suffixes;
+  }
 
   set(key: string, allowed: boolean): void {
     const own = entryExpressions(key).map((expression) => fullHash(expression));
@@ -110,7 +116,7 @@ export class AllowMasks {
         if (held.size === 0) this.#own.delete(prefix);
       }
     }
-    for (const expression of expressionsOf(key).slice(1)) {
+    for (const expression of expressionsOf(this.#suffixes, key).slice(1)) {
       const prefix = prefixOf(fullHash(expression));
       const held = this.#under.get(prefix);
       if (allowed) {

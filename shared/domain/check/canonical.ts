@@ -4,6 +4,7 @@ import HANDLE_URL_PREFIXES from './handle-urls.json' with { type: 'json' };
 import { appendParents, boundaryLength } from './hosting.ts';
 import { plainUrl } from './plain-url.ts';
 import { cidOf, platformRule } from './platforms.ts';
+import type { PublicSuffixes } from './public-suffix.ts';
 import { type CheckTarget, type KeyLevel, LEVEL } from './types.ts';
 
 const PARSE_ERROR: CheckTarget = Object.freeze({ kind: 'parse-error' });
@@ -238,11 +239,11 @@ const cidLabel = (host: string): string | undefined => {
   return dot >= 59 ? cidOf(host.slice(0, dot)) : undefined;
 };
 
-const fromHost = (host: string, pathname: string, url: () => URL): CheckTarget => {
+const fromHost = (suffixes: PublicSuffixes, host: string, pathname: string, url: () => URL): CheckTarget => {
   const bare = host.startsWith('www.') ? host.slice(4) : host;
   const rule = platformRule(bare);
   if (rule) return fromPlatform(rule, bare, pathname, url);
-  const boundary = boundaryLength(host);
+  const boundary = boundaryLength(suffixes, host);
   if (boundary >= host.length) return { kind: 'hosting-domain', host };
   const hostKey = bare !== host && bare.length > boundary ? bare : host;
   const keys: string[] = [];
@@ -260,28 +261,28 @@ const fromHost = (host: string, pathname: string, url: () => URL): CheckTarget =
 };
 
 /** The keys of a URL's clean host (see `cleanHost`) that is not an IP address. */
-const fromNamedHost = (host: string, pathname: string, url: () => URL): CheckTarget => {
+const fromNamedHost = (suffixes: PublicSuffixes, host: string, pathname: string, url: () => URL): CheckTarget => {
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
     return PRIVATE;
   }
-  return fromHost(host, pathname, url);
+  return fromHost(suffixes, host, pathname, url);
 };
 
 /** The keys of a parsed URL; `url` gives the parsed URL itself to the platform rules that read its query. */
-const fromLocation = (hostname: string, pathname: string, url: () => URL): CheckTarget => {
+const fromLocation = (suffixes: PublicSuffixes, hostname: string, pathname: string, url: () => URL): CheckTarget => {
   if (hostname === '') return PARSE_ERROR;
   if (hostname.charCodeAt(0) === CHAR.openBracket) return fromIpv6(hostname, pathname);
   const host = cleanHost(hostname);
   if (host === undefined) return PARSE_ERROR;
   const ip = IPV4.exec(host);
   if (ip) return isPrivateIpv4(Number(ip[1]), Number(ip[2])) ? PRIVATE : fromIp(host, pathname);
-  return fromNamedHost(host, pathname, url);
+  return fromNamedHost(suffixes, host, pathname, url);
 };
 
-const fromUrl = (text: string): CheckTarget => {
+const fromUrl = (suffixes: PublicSuffixes, text: string): CheckTarget => {
   const plain = plainUrl(text);
   // A plain URL's host is clean and ends in a letter, so it is no IP address.
-  if (plain) return fromNamedHost(plain.hostname, plain.pathname, () => new URL(text));
+  if (plain) return fromNamedHost(suffixes, plain.hostname, plain.pathname, () => new URL(text));
   let url: URL;
   try {
     url = new URL(text);
@@ -289,10 +290,10 @@ const fromUrl = (text: string): CheckTarget => {
     return PARSE_ERROR;
   }
   // Each read of `hostname` or `pathname` makes a new string.
-  return fromLocation(url.hostname, url.pathname, () => url);
+  return fromLocation(suffixes, url.hostname, url.pathname, () => url);
 };
 
-const fromEmail = (text: string): CheckTarget => {
+const fromEmail = (suffixes: PublicSuffixes, text: string): CheckTarget => {
   const query = text.indexOf('?');
   const address = query < 0 ? text : text.slice(0, query);
   const at = address.lastIndexOf('@');
@@ -300,7 +301,7 @@ const fromEmail = (text: string): CheckTarget => {
   if (domain === undefined || !domain.includes('.')) return PARSE_ERROR;
   const keys = [`mailto:${address.slice(0, at).toLowerCase()}@${domain}`];
   const levels: KeyLevel[] = [LEVEL.exact];
-  const boundary = boundaryLength(domain);
+  const boundary = boundaryLength(suffixes, domain);
   if (!WEBMAIL.has(domain) && boundary < domain.length && !IPV4.test(domain)) {
     keys.push(domain);
     levels.push(LEVEL.parent);
@@ -327,13 +328,13 @@ const fromEthereumUri = (rest: string): CheckTarget => {
   return address ? single(address.toLowerCase()) : UNSUPPORTED;
 };
 
-const fromTyped = (text: string, type: AssetType): CheckTarget | undefined => {
+const fromTyped = (suffixes: PublicSuffixes, text: string, type: AssetType): CheckTarget | undefined => {
   if (type === 'ADDRESS' && BASE58_ADDRESS.test(text)) return single(text);
-  if (type === 'EMAIL' && !SCHEME.test(text) && text.includes('@')) return fromEmail(text);
+  if (type === 'EMAIL' && !SCHEME.test(text) && text.includes('@')) return fromEmail(suffixes, text);
   if (type === 'PHONE_NUMBER' && !SCHEME.test(text)) return fromPhone(text);
   const urlPrefix = HANDLE_URLS[type];
   if (urlPrefix && HANDLE.test(text) && (DOTTED_HANDLES.has(type) || !text.includes('.'))) {
-    return fromUrl(urlPrefix + (text.startsWith('@') ? text.slice(1) : text));
+    return fromUrl(suffixes, urlPrefix + (text.startsWith('@') ? text.slice(1) : text));
   }
   return undefined;
 };
@@ -343,37 +344,37 @@ const fromTyped = (text: string, type: AssetType): CheckTarget | undefined => {
  * assets, threats, external list entries) go through it, so equal things get equal keys.
  * `type` only helps read bare handles, phone numbers and non-EVM addresses of stored assets.
  */
-export const canonicalize = (content: string, type?: AssetType): CheckTarget => {
+export const canonicalize = (suffixes: PublicSuffixes, content: string, type?: AssetType): CheckTarget => {
   let text = content;
   if (LINE_BREAKS.test(text)) text = text.replace(LINE_BREAKS_ALL, '');
   text = text.trim();
   if (text === '') return PARSE_ERROR;
   if (EVM_ADDRESS.test(text)) return single(text.toLowerCase());
   if (type !== undefined) {
-    const typed = fromTyped(text, type);
+    const typed = fromTyped(suffixes, text, type);
     if (typed) return typed;
   }
   // The common case, without the scheme's regular expression, its lower-casing and its lookup.
-  if (text.startsWith('https://') || text.startsWith('http://')) return fromUrl(text);
+  if (text.startsWith('https://') || text.startsWith('http://')) return fromUrl(suffixes, text);
   const scheme = SCHEME.exec(text);
   if (scheme) {
     const name = (scheme[1] as string).toLowerCase();
-    if (WEB_SCHEMES.has(name)) return fromUrl(text);
+    if (WEB_SCHEMES.has(name)) return fromUrl(suffixes, text);
     if (INTERNAL_SCHEMES.has(name)) return INTERNAL_SCHEME;
     const rest = text.slice(scheme[0].length);
     if (name === 'ipfs' || name === 'ipns') return fromIpfs(name, rest);
-    if (name === 'mailto') return fromEmail(rest);
+    if (name === 'mailto') return fromEmail(suffixes, rest);
     if (name === 'tel') return fromPhone(rest);
     if (name === 'ethereum') return fromEthereumUri(rest);
-    return PORT_AFTER_COLON.test(rest) ? fromUrl(`https://${text}`) : UNSUPPORTED;
+    return PORT_AFTER_COLON.test(rest) ? fromUrl(suffixes, `https://${text}`) : UNSUPPORTED;
   }
-  if (text.startsWith('//')) return fromUrl(`https:${text}`);
+  if (text.startsWith('//')) return fromUrl(suffixes, `https:${text}`);
   const cid = cidOf(text);
   if (cid) return single(`ipfs:${cid}`);
-  if (EMAIL.test(text)) return fromEmail(text);
+  if (EMAIL.test(text)) return fromEmail(suffixes, text);
   if (PHONE.test(text)) return fromPhone(text);
   if (BASE58_ADDRESS.test(text)) return single(text);
-  if (text.includes('.') || text.startsWith('[')) return fromUrl(`https://${text}`);
+  if (text.includes('.') || text.startsWith('[')) return fromUrl(suffixes, `https://${text}`);
   return UNSUPPORTED;
 };
 
@@ -382,7 +383,7 @@ export const canonicalize = (content: string, type?: AssetType): CheckTarget => 
  * check index: the first key the check looks up for the same content. `undefined` when the
  * content has no key of its own (unparseable, internal, private, or a hosting platform itself).
  */
-export const entryKeyOf = (content: string, type?: AssetType): string | undefined => {
-  const target = canonicalize(content, type);
+export const entryKeyOf = (suffixes: PublicSuffixes, content: string, type?: AssetType): string | undefined => {
+  const target = canonicalize(suffixes, content, type);
   return target.kind === 'keys' ? target.keys[0] : undefined;
 };

@@ -1,4 +1,5 @@
 import { canonicalize } from './canonical.ts';
+import type { PublicSuffixes } from './public-suffix.ts';
 import {
   type CheckIndexStore,
   type CheckResult,
@@ -223,6 +224,8 @@ export type CheckerOptions = {
   indexBudgetMs?: number;
   /** Bounds the index's and the live sources' answers by their budgets. */
   timer: Timer;
+  /** The suffix data the content is canonicalized with. */
+  suffixes: PublicSuffixes;
 };
 
 /** Answers without a promise when every source answers from memory; callers await either way. */
@@ -237,7 +240,7 @@ const orderOf = (source: ExternalSource) => SOURCE_ORDER.indexOf(source.name);
  * and between equals the first source in `SOURCE_ORDER`. A slow or failing source (the index
  * included) never fails the check: it is reported with `timeout` or `source-error`.
  */
-export const createChecker = ({ index, sources, indexBudgetMs = 2000, timer }: CheckerOptions): Checker => {
+export const createChecker = ({ index, sources, indexBudgetMs = 2000, timer, suffixes }: CheckerOptions): Checker => {
   let ordered: { from: readonly ExternalSource[]; to: readonly ExternalSource[]; notFound: CheckResult[] } | undefined;
   const inOrder = (list: readonly ExternalSource[]) => {
     if (ordered?.from !== list) {
@@ -316,5 +319,5 @@ export const createChecker = ({ index, sources, indexBudgetMs = 2000, timer }: C
     return FIXED[target.kind];
   };
 
-  return { check: (content) => checkTarget(canonicalize(content)) };
+  return { check: (content) => checkTarget(canonicalize(suffixes, content)) };
 };

@@ -43,8 +43,6 @@ const fuzzyForm = (domain: string): string => {
 const UNKNOWN: SourceVerdict = Object.freeze({ status: 'UNKNOWN' });
 
 const ASCII = 128;
-/** The counts of one form's characters, by code unit: filled for one look-alike search at a time. */
-const formCounts = new Int32Array(ASCII);
 
 /** Each character of an ASCII form with its count, flattened (`code, count, code, count, …`); undefined otherwise. */
 const bagOf = (form: string): number[] | undefined => {
@@ -62,7 +60,7 @@ const bagOf = (form: string): number[] | undefined => {
  * the form counted in `formCounts`: an edit adds, removes or replaces one character, so it takes
  * at most one character off what either form has and the other lacks.
  */
-const bagDistance = (bag: readonly number[], length: number, formLength: number): number => {
+const bagDistance = (bag: readonly number[], length: number, formCounts: Int32Array, formLength: number): number => {
   let shared = 0;
   for (let i = 0; i < bag.length; i += 2)
     shared += Math.min(bag[i + 1] as number, formCounts[bag[i] as number] as number);
@@ -95,6 +93,8 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
   // No form shorter or longer than these by more than the tolerance is within it of any target.
   const shortest = Math.min(...targets.map(({ form }) => form.length)) - tolerance;
   const longest = Math.max(...targets.map(({ form }) => form.length)) + tolerance;
+  /** The counts of one form's characters, by code unit: filled for one look-alike search at a time. */
+  const formCounts = new Int32Array(ASCII);
 
   const lookalike = (domain: string): string | undefined => {
     if (tolerance <= 0) return undefined;
@@ -113,7 +113,8 @@ export const ethPhishingSource = (lists: EthPhishingLists, { budgetMs = 50 } = {
       const gap = target.form.length - form.length;
       if (gap > tolerance || -gap > tolerance) continue;
       // The bound is cheaper than the distance and rules out most targets.
-      if (ascii && target.bag && bagDistance(target.bag, target.form.length, form.length) > tolerance) continue;
+      if (ascii && target.bag && bagDistance(target.bag, target.form.length, formCounts, form.length) > tolerance)
+        continue;
       if (distance(form, target.form) <= tolerance) {
         like = target.domain;
         break;

@@ -1,4 +1,4 @@
-import { publicSuffixLength } from './public-suffix.ts';
+import { type PublicSuffixes, publicSuffixLength } from './public-suffix.ts';
 
 /**
  * Domains whose subdomains belong to different people, missing from the Public Suffix List's
@@ -60,12 +60,17 @@ const SUBDOMAIN_HOSTING = new Set([
 /** The most labels of a curated hosting domain: no suffix of more labels can be one. */
 const MOST_HOSTING_LABELS = Math.max(...[...SUBDOMAIN_HOSTING].map((domain) => domain.split('.').length));
 
+const byLength = (domains: Iterable<string>): string[][] => {
+  const lists: string[][] = [];
+  for (const domain of domains) {
+    lists[domain.length] ??= [];
+    lists[domain.length]?.push(domain);
+  }
+  return lists;
+};
+
 /** The curated hosting domains by length: a host's suffix is compared in place, with no string made for it. */
-const HOSTING_BY_LENGTH: string[][] = [];
-for (const domain of SUBDOMAIN_HOSTING) {
-  HOSTING_BY_LENGTH[domain.length] ??= [];
-  HOSTING_BY_LENGTH[domain.length]?.push(domain);
-}
+const HOSTING_BY_LENGTH: readonly (readonly string[] | undefined)[] = byLength(SUBDOMAIN_HOSTING);
 
 /** Whether the last `length` characters of `host` are a curated hosting domain. */
 const endsInHosting = (host: string, length: number): boolean => {
@@ -80,8 +85,8 @@ const endsInHosting = (host: string, length: number): boolean => {
  * (ICANN or private) and a curated hosting domain. Equal to `host.length` when the host is
  * itself a boundary, i.e. a hosting platform's own domain or a bare public suffix.
  */
-export const boundaryLength = (host: string): number => {
-  const suffix = Math.min(publicSuffixLength(host, true), host.length);
+export const boundaryLength = (suffixes: PublicSuffixes, host: string): number => {
+  const suffix = Math.min(publicSuffixLength(suffixes, host, true), host.length);
   let boundary = suffix;
   let dot = host.length;
   for (let labels = 1; labels <= MOST_HOSTING_LABELS && dot > 0; labels++) {
@@ -118,8 +123,8 @@ export const appendParents = (host: string, boundary: number, keys: string[]): n
 };
 
 /** Whether `host` is someone's site under a hosting platform's domain (`acme.github.io`, `acme.vercel.app`). */
-export const onHostingPlatform = (host: string): boolean => {
-  const boundary = boundaryLength(host);
-  const icann = publicSuffixLength(host, false);
+export const onHostingPlatform = (suffixes: PublicSuffixes, host: string): boolean => {
+  const boundary = boundaryLength(suffixes, host);
+  const icann = publicSuffixLength(suffixes, host, false);
   return boundary < host.length && boundary > icann;
 };

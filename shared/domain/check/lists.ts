@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { entryKeyOf } from './canonical.ts';
 import { type EthPhishingConfig, type EthPhishingLists, ethListsOf, ethPhishingSource } from './eth-phishing-detect.ts';
 import { hashesOf, KeyTable } from './key-table.ts';
+import type { PublicSuffixes } from './public-suffix.ts';
 import type { ExternalSource, ExternalSourceName, KeyTarget, SourceVerdict } from './types.ts';
 import { EXTERNAL_SOURCES } from './types.ts';
 
@@ -125,7 +126,13 @@ const rawEntriesOf = (body: string): { allow: string[]; deny: string[] } => {
 const digest = (lists: object): string => createHash('sha256').update(JSON.stringify(lists)).digest('hex');
 
 /** A snapshot of a fetched list body, its entries canonicalized by the check's own function. */
-export const snapshotOf = (source: ExternalSourceName, body: string, url: string, fetchedAt: Date): ListSnapshot => {
+export const snapshotOf = (
+  suffixes: PublicSuffixes,
+  source: ExternalSourceName,
+  body: string,
+  url: string,
+  fetchedAt: Date,
+): ListSnapshot => {
   let lists: Pick<ListSnapshot, 'allow' | 'deny' | 'fuzzy' | 'tolerance'>;
   if (source === 'eth-phishing-detect') {
     const eth = ethListsOf((parseJson(body) ?? {}) as EthPhishingConfig);
@@ -137,7 +144,7 @@ export const snapshotOf = (source: ExternalSourceName, body: string, url: string
     };
   } else {
     const raw = rawEntriesOf(body);
-    const keys = (entries: string[]) => sortedUnique(entries.flatMap((entry) => entryKeyOf(entry) ?? []));
+    const keys = (entries: string[]) => sortedUnique(entries.flatMap((entry) => entryKeyOf(suffixes, entry) ?? []));
     lists = { allow: keys(raw.allow), deny: keys(raw.deny) };
   }
   const sha256 = digest(lists);

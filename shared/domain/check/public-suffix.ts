@@ -151,37 +151,30 @@ const triesOf = (packed: PackedSuffixes): Tries => {
 };
 
 /**
- * The process's suffix data: canonicalization reaches suffix lookups from every layer (asset
- * identities, report keys, the check), so the source is installed once where the process is
- * composed rather than passed down every call. Indexed on the first lookup, the rules of a
- * top-level label when a host first ends in it.
+ * A composition's Public Suffix data, made from its `SuffixSource` by `publicSuffixes` and passed
+ * to every lookup: the source is read on the first lookup, a top-level label's rules decoded when
+ * a host first ends in it, and both kept in the value.
  */
-const installed: { source?: SuffixSource; packed?: PackedSuffixes; tries?: Tries } = {};
-
-/** Installs the suffix data port (`shared/runtime.ts`, the local tools and the test setup do); the next lookup reads it. */
-export const useSuffixSource = (source: SuffixSource): void => {
-  installed.source = source;
-  installed.packed = undefined;
-  installed.tries = undefined;
+export type PublicSuffixes = {
+  /** The tries of the source's packed list: the source is read and indexed on the first call. */
+  readonly tries: () => Tries;
 };
 
-/** Whether a suffix source is installed, so that a composition root installs one only when none is. */
-export const hasSuffixSource = (): boolean => installed.source !== undefined;
-
-/** The installed source's packed list, read once. */
-export const installedSuffixes = (): PackedSuffixes => {
-  if (installed.packed === undefined) {
-    if (installed.source === undefined) {
-      throw new Error('No public suffix data: install a suffix source (useSuffixSource) before canonicalizing');
-    }
-    installed.packed = installed.source();
-  }
-  return installed.packed;
+/** The suffix data read from `source` when first looked up. */
+export const publicSuffixes = (source: SuffixSource): PublicSuffixes => {
+  let tries: Tries | undefined;
+  return {
+    tries: () => {
+      tries ??= triesOf(source());
+      return tries;
+    },
+  };
 };
 
-const currentTries = (): Tries => {
-  installed.tries ??= triesOf(installedSuffixes());
-  return installed.tries;
+/** Whether `label` is a top-level label of the rules (a rule of its own or the start of one): a top-level domain the list knows. */
+export const isTopLevelLabel = (suffixes: PublicSuffixes, label: string): boolean => {
+  const { rules } = suffixes.tries();
+  return label !== '' && (rules.pending.has(label) || rules.paths.has(label));
 };
 
 /** Whether the last label of `host` is one of `labels`, compared in place. */
@@ -259,12 +252,16 @@ const deepestMatch = (trie: Trie, host: string, mask: number): number => {
  * detectIp: false })`: trailing dots ignored, an exception rule before the longest matching rule,
  * and the last label when no rule matches.
  */
-export const publicSuffixLength = (hostname: string, allowPrivateDomains: boolean): number => {
+export const publicSuffixLength = (
+  suffixes: PublicSuffixes,
+  hostname: string,
+  allowPrivateDomains: boolean,
+): number => {
   let length = hostname.length;
   while (length > 1 && hostname.charCodeAt(length - 1) === CHAR.dot) length--;
   const host = length === hostname.length ? hostname : hostname.slice(0, length);
   const mask = allowPrivateDomains ? ICANN_OR_PRIVATE : ICANN;
-  const { rules, exceptions, exceptionLabels } = currentTries();
+  const { rules, exceptions, exceptionLabels } = suffixes.tries();
   const exception =
     exceptionLabels === undefined || endsInLabel(host, exceptionLabels) ? deepestMatch(exceptions, host, mask) : -1;
   if (exception >= 0) {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EgressRefusedError, targetOf } from '../../egress/index.ts';
 import { type SnapshotStore, snapshotOf } from './lists.ts';
+import type { PublicSuffixes } from './public-suffix.ts';
 import { EXTERNAL_SOURCES, type ExternalSourceName } from './types.ts';
 
 export type ListFeed = { source: ExternalSourceName; url: string };
@@ -44,11 +45,15 @@ export type SyncOutcome =
  */
 export type ListReader = (url: string) => Promise<string>;
 
-type SyncPorts = { read: ListReader; now: () => Date };
+type SyncPorts = { read: ListReader; now: () => Date; suffixes: PublicSuffixes };
 
-const syncOne = async (feed: ListFeed, store: SnapshotStore, { read, now }: SyncPorts): Promise<SyncOutcome> => {
+const syncOne = async (
+  feed: ListFeed,
+  store: SnapshotStore,
+  { read, now, suffixes }: SyncPorts,
+): Promise<SyncOutcome> => {
   const body = await read(feed.url);
-  const snapshot = snapshotOf(feed.source, body, feed.url, now());
+  const snapshot = snapshotOf(suffixes, feed.source, body, feed.url, now());
   if (snapshot.allow.length + snapshot.deny.length === 0) throw new Error(`${feed.url} holds no usable entries`);
   const current = await store.pointer(feed.source);
   if (current?.sha256 === snapshot.sha256)
@@ -84,7 +89,7 @@ export const syncLists = (feeds: readonly ListFeed[], store: SnapshotStore, port
   );
 
 /** What a scheduled sync reads and writes: the configured lists, their snapshots and the reader of a list. */
-export type ListSync = { feeds: ListFeed[]; store: SnapshotStore; read: ListReader };
+export type ListSync = { feeds: ListFeed[]; store: SnapshotStore; read: ListReader; suffixes: PublicSuffixes };
 
 /** The error that fails a scheduled sync (for its alarm) naming the lists that could not be synced, if any. */
 export const syncFailure = (outcomes: readonly SyncOutcome[]): Error | undefined => {

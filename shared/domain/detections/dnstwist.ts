@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { publicSuffixLength } from '../check/index.ts';
+import { type PublicSuffixes, publicSuffixLength } from '../check/index.ts';
 import { CYRILLIC, GLYPHS, KEYBOARDS, QWERTY } from './dnstwist-tables.ts';
 import { PERMUTATION_FAMILIES, type PermutationFamily } from './sources.ts';
 
@@ -175,11 +175,12 @@ const toHost = (name: string): string | undefined => {
  * suffix kept, except by the TLD swap), each once, never the domain itself, in family order.
  */
 export const permutations = (
+  suffixes: PublicSuffixes,
   domain: string,
   options: { families?: readonly PermutationFamily[]; tlds?: readonly string[]; max?: number } = {},
 ): Permutation[] => {
   const lower = domain.toLowerCase();
-  const suffixLength = publicSuffixLength(lower, true);
+  const suffixLength = publicSuffixLength(suffixes, lower, true);
   const suffix = lower.slice(lower.length - suffixLength);
   const name = lower.slice(0, Math.max(0, lower.length - suffixLength - 1));
   if (name === '' || suffix === '') return [];

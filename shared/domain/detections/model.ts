@@ -1,6 +1,6 @@
 import type { DirectoryStore } from '../account/organizations.ts';
 import type { AssetStore } from '../allowlist/assets.ts';
-import type { Checker } from '../check/index.ts';
+import type { Checker, PublicSuffixes } from '../check/index.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
 import type { ReportDeps } from '../lifecycle/reports.ts';
 import type { LogRef } from './certstream.ts';
@@ -152,6 +152,8 @@ export type CandidateDeps = DetectionDeps & {
   reports: ReportDeps;
   /** An organization's own records of an asset: its rejections hold auto-reporting back. */
   lists: Pick<ListStore, 'byAssetOf'>;
+  /** The suffix data candidates are canonicalized and scored with. */
+  suffixes: PublicSuffixes;
 };
 
 export type PipelineDeps = CandidateDeps & {

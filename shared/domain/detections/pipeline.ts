@@ -53,12 +53,15 @@ export const processCandidates = async (
   const minScore = run.minScore ?? settings.thresholds.low;
   const recorded: Detection[] = [];
   for (const candidate of candidates) {
-    const type = detectAssetType(candidate.content);
-    const checkKey = type === undefined ? undefined : entryKeyOf(candidate.content, type);
+    const type = detectAssetType(deps.suffixes, candidate.content);
+    const checkKey = type === undefined ? undefined : entryKeyOf(deps.suffixes, candidate.content, type);
     if (type === undefined || checkKey === undefined) continue;
     const known = await deps.checker.check(candidate.content);
     if (known.status === 'ALLOWED') continue;
-    const result = evaluateThreat(candidate.content, profile, { status: known.status, source: known.source });
+    const result = evaluateThreat(deps.suffixes, candidate.content, profile, {
+      status: known.status,
+      source: known.source,
+    });
     const score = result.score / 100;
     if (score < minScore) continue;
     // A hundred ids a millisecond at most, so a long run never exhausts the ids of one moment.
@@ -75,7 +78,7 @@ export const processCandidates = async (
       reportStatus: 'NOT_REPORTED',
       reportedAt: null,
       asset: { id: assetIdOf(checkKey), content: candidate.content, type, status: known.status },
-      brands: matchedBrands(candidate.content, brands, domains),
+      brands: matchedBrands(deps.suffixes, candidate.content, brands, domains),
     };
     if (!(await recordOnce(deps.store, detection, idTime))) continue;
     recorded.push(detection);
@@ -140,9 +143,9 @@ const candidatesOf = async (deps: PipelineDeps, config: DetectionConfig): Promis
       tlds?: string[];
       maxPermutations?: number;
     };
-    const domains = settings.domains ?? (await ownDomains(deps.assets, config.orgId));
+    const domains = settings.domains ?? (await ownDomains(deps.suffixes, deps.assets, config.orgId));
     const all = domains.flatMap((domain) =>
-      permutations(domain, {
+      permutations(deps.suffixes, domain, {
         families: settings.families,
         tlds: settings.tlds,
         max: settings.maxPermutations ?? DNS_TWIST_DEFAULT_MAX,

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from '../../errors.ts';
 import type { Caller } from '../account/access.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { Checker, CheckResult } from '../check/index.ts';
+import type { Checker, CheckResult, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { newRecordId } from '../core/ids.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
@@ -59,6 +59,7 @@ export type DisputeDeps = {
   lists: Pick<ListStore, 'byAsset'>;
   /** The e-mail address of a user, if the directory has one. */
   userEmail: (userId: string) => Promise<string | undefined>;
+  suffixes: PublicSuffixes;
 };
 
 export const API_NOTE = 'Created through the API';
@@ -67,9 +68,9 @@ export const ETH_ONLY_NOTE =
 const DUPLICATE = 'A dispute already exists for this asset with this email';
 
 /** The content as a dispute keeps it; undefined when it is nothing the service can check. */
-const canonicalOf = (content: string): { checkKey: string; type: AssetType } | undefined => {
-  const type = detectAssetType(content);
-  const checkKey = type === undefined ? undefined : entryKeyOf(content, type);
+const canonicalOf = (suffixes: PublicSuffixes, content: string): { checkKey: string; type: AssetType } | undefined => {
+  const type = detectAssetType(suffixes, content);
+  const checkKey = type === undefined ? undefined : entryKeyOf(suffixes, content, type);
   return type === undefined || checkKey === undefined ? undefined : { checkKey, type };
 };
 
@@ -91,7 +92,7 @@ const fileDispute = async (
   input: NewDispute & { requester: string; organization?: string },
   now: number,
 ): Promise<{ dispute: Dispute; outcome: CreateOutcome }> => {
-  const canonical = canonicalOf(input.content);
+  const canonical = canonicalOf(deps.suffixes, input.content);
   if (canonical === undefined) throw new NotFoundError('Asset not found');
   const result = await deps.checker.check(input.content);
   if (!(await isKnown(deps, canonical.checkKey, result))) throw new NotFoundError('Asset not found');

@@ -1,8 +1,7 @@
 import { BadRequestError } from '../../errors.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import { entryKeyOf } from '../check/index.ts';
-import { isTopLevelDomain } from './top-level-domains.ts';
+import { entryKeyOf, isTopLevelLabel, type PublicSuffixes } from '../check/index.ts';
 
 /** One asset found in a text: its canonical content and type, and where it stands in the text (UTF-16 offsets, `end` exclusive). */
 export type ParsedAsset = { content: string; type: AssetType; start: number; end: number };
@@ -87,10 +86,10 @@ const trimmed = (token: string, kind: string): string => {
 };
 
 /** A bare domain counts only under a top-level domain that exists (so `index.html` and `e.g.` are not domains). */
-const knownTop = (token: string): boolean => {
+const knownTop = (suffixes: PublicSuffixes, token: string): boolean => {
   const host = token.split(/[/:]/u)[0] as string;
   const top = host.slice(host.lastIndexOf('.') + 1).toLowerCase();
-  return isTopLevelDomain(top);
+  return isTopLevelLabel(suffixes, top);
 };
 
 /** Base58 runs of 32+ characters are addresses only when they mix cases and digits, as keys do and words do not. */
@@ -99,13 +98,17 @@ const looksLikeKey = (token: string): boolean => /\d/u.test(token) && /[A-Z]/u.t
 const kindOf = (groups: Record<string, string | undefined>): string =>
   Object.entries(groups).find(([, value]) => value !== undefined)?.[0] ?? '';
 
-const canonicalOf = (token: string, kind: string): { content: string; type: AssetType } | undefined => {
+const canonicalOf = (
+  suffixes: PublicSuffixes,
+  token: string,
+  kind: string,
+): { content: string; type: AssetType } | undefined => {
   if (kind === 'handle' && NOT_HANDLES.has(token.toLowerCase())) return undefined;
-  if (kind === 'domain' && !knownTop(token)) return undefined;
+  if (kind === 'domain' && !knownTop(suffixes, token)) return undefined;
   if (kind === 'base58' && !looksLikeKey(token)) return undefined;
-  const type = detectAssetType(token);
+  const type = detectAssetType(suffixes, token);
   if (type === undefined) return undefined;
-  const content = entryKeyOf(token, type) ?? (type === 'ADDRESS' ? token : undefined);
+  const content = entryKeyOf(suffixes, token, type) ?? (type === 'ADDRESS' ? token : undefined);
   return content === undefined ? undefined : { content, type };
 };
 
@@ -116,7 +119,7 @@ const canonicalOf = (token: string, kind: string): { content: string; type: Asse
  * asset; each asset is canonicalized as the asset check reads it, so that checking `content`
  * gives the verdict of what the text links to.
  */
-export const parseAssets = (text: string): ParsedAsset[] => {
+export const parseAssets = (suffixes: PublicSuffixes, text: string): ParsedAsset[] => {
   const { plain, from, to } = refang(text);
   const found: ParsedAsset[] = [];
   const seen = new Set<string>();
@@ -124,7 +127,7 @@ export const parseAssets = (text: string): ParsedAsset[] => {
     const kind = kindOf(match.groups ?? {});
     const token = trimmed(match[0], kind);
     if (token.length === 0) continue;
-    const asset = canonicalOf(token, kind);
+    const asset = canonicalOf(suffixes, token, kind);
     if (asset === undefined || seen.has(asset.content)) continue;
     seen.add(asset.content);
     found.push({
@@ -146,20 +149,20 @@ export type NormalizedAsset = { content: string; submittedContent: string; type:
  * link platform (`PAGE`) is kept as sent, only trimmed; an address is lower-cased; a handle or
  * profile becomes the canonical profile URL and an e-mail address its lower-case domain form.
  */
-export const parseAsset = (submittedContent: string): NormalizedAsset | null => {
+export const parseAsset = (suffixes: PublicSuffixes, submittedContent: string): NormalizedAsset | null => {
   const trimmed = submittedContent.trim();
-  const type = detectAssetType(trimmed);
+  const type = detectAssetType(suffixes, trimmed);
   if (type === undefined) return null;
   if (type === 'PAGE') return { content: trimmed, submittedContent, type };
-  const key = entryKeyOf(trimmed, type) ?? (type === 'ADDRESS' ? trimmed : undefined);
+  const key = entryKeyOf(suffixes, trimmed, type) ?? (type === 'ADDRESS' ? trimmed : undefined);
   if (key === undefined) return null;
   return { content: type === 'EMAIL' ? key.replace(/^mailto:/u, '') : key, submittedContent, type };
 };
 
 /** The body decides which parse it asks for: `{content}` one asset (the published contract), `{text}` every asset in a text. */
-export const parseRequest = ({ content, text }: { content?: string; text?: string }) => {
+export const parseRequest = (suffixes: PublicSuffixes, { content, text }: { content?: string; text?: string }) => {
   if (content !== undefined && text !== undefined) throw new BadRequestError('Send either content or text, not both');
-  if (content !== undefined) return parseAsset(content);
-  if (text !== undefined) return { assets: parseAssets(text) };
+  if (content !== undefined) return parseAsset(suffixes, content);
+  if (text !== undefined) return { assets: parseAssets(suffixes, text) };
   throw new BadRequestError('content is required');
 };

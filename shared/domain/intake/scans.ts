@@ -5,7 +5,7 @@ import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
 import { type AssetStore, ownDomains } from '../allowlist/assets.ts';
-import type { Checker } from '../check/index.ts';
+import type { Checker, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { newRecordIds } from '../core/ids.ts';
 import { type CandidateDeps, feedPushSource } from '../detections/index.ts';
@@ -51,14 +51,15 @@ export type IntakeDeps = {
   scans: ScanStore;
   queue: ScanQueue;
   directory: Pick<DirectoryStore, 'findMembership'>;
+  suffixes: PublicSuffixes;
 };
 
 const SCAN_ACCESS = 'scans';
 
 /** The canonical content of a submission and its stable asset id (by canonical content, or by the trimmed text when it is no asset). */
-const identify = (content: string) => {
-  const type = detectAssetType(content) ?? null;
-  const checkKey = (type === null ? undefined : entryKeyOf(content, type)) ?? null;
+const identify = (suffixes: PublicSuffixes, content: string) => {
+  const type = detectAssetType(suffixes, content) ?? null;
+  const checkKey = (type === null ? undefined : entryKeyOf(suffixes, content, type)) ?? null;
   return { type, checkKey, assetId: assetIdOf(checkKey ?? content.trim().toLowerCase()) };
 };
 
@@ -71,6 +72,7 @@ const ownerOf = async (deps: IntakeDeps, caller: Caller, organizationSlug: strin
 };
 
 const newScans = (
+  suffixes: PublicSuffixes,
   contents: readonly string[],
   owner: { owner: string; organization?: string },
   now: number,
@@ -78,7 +80,7 @@ const newScans = (
 ): Scan[] => {
   const ids = newRecordIds(contents.length, now);
   return contents.map((content, i) => {
-    const { type, checkKey } = identify(content);
+    const { type, checkKey } = identify(suffixes, content);
     return {
       id: ids[i] as number,
       content,
@@ -110,9 +112,9 @@ export const submitAssets = async (
   body: { assets: readonly string[]; organizationSlug?: string },
   now: number,
 ) => {
-  const identified = body.assets.map((asset) => ({ asset, assetId: identify(asset).assetId }));
+  const identified = body.assets.map((asset) => ({ asset, assetId: identify(deps.suffixes, asset).assetId }));
   if (body.organizationSlug === undefined) return { submittedAssets: identified };
-  const scans = newScans(body.assets, await ownerOf(deps, caller, body.organizationSlug), now, 'submit');
+  const scans = newScans(deps.suffixes, body.assets, await ownerOf(deps, caller, body.organizationSlug), now, 'submit');
   await startScans(deps, scans);
   return { submittedAssets: identified.map((entry, i) => ({ ...entry, scanId: (scans[i] as Scan).id })) };
 };
@@ -124,7 +126,13 @@ export const startScan = async (
   body: { content: string; organizationSlug?: string },
   now: number,
 ) => {
-  const [scan] = newScans([body.content], await ownerOf(deps, caller, body.organizationSlug), now, 'scan') as [Scan];
+  const [scan] = newScans(
+    deps.suffixes,
+    [body.content],
+    await ownerOf(deps, caller, body.organizationSlug),
+    now,
+    'scan',
+  ) as [Scan];
   await startScans(deps, [scan]);
   return { scanId: scan.id, status: scan.status, content: scan.content };
 };
@@ -163,6 +171,7 @@ export type WorkerDeps = {
   isDisputed: (checkKey: string) => Promise<boolean>;
   /** The detection pipeline the organization's push sources feed; none, no detections. */
   detections?: CandidateDeps;
+  suffixes: PublicSuffixes;
 };
 
 type BrandTerms = { slug: string; name: string; includedTerms?: string[]; excludedTerms?: string[] };
@@ -213,10 +222,10 @@ export const runScan = async (deps: WorkerDeps, scanId: number, now: number): Pr
   const [known, brands, domains] = await Promise.all([
     deps.checker.check(scan.content),
     orgId === undefined ? [] : deps.directory.listBrands(orgId),
-    orgId === undefined ? [] : ownDomains(deps.assets, orgId),
+    orgId === undefined ? [] : ownDomains(deps.suffixes, deps.assets, orgId),
   ]);
   const profile = brandProfile(orgId ?? '', brands as BrandTerms[], domains);
-  const result = evaluateThreat(scan.content, profile, { status: known.status, source: known.source });
+  const result = evaluateThreat(deps.suffixes, scan.content, profile, { status: known.status, source: known.source });
   if (result.verdict === 'MALICIOUS' && orgId !== undefined && scan.checkKey !== null) {
     await fileReport(deps, scan, orgId, scan.checkKey, result, now);
   }

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../errors.ts';
-import type { CheckIndexStore } from '../check/index.ts';
+import type { CheckIndexStore, PublicSuffixes } from '../check/index.ts';
 import { canonicalize } from '../check/index.ts';
 import {
   type ActivityRecord,
@@ -28,11 +28,16 @@ const after = (record: ActivityRecord, now: number): string =>
  * Moves one threat out of the blocking statuses (to REJECTED), with what it counted and blocked,
  * through the lifecycle's own transaction: the check index and the verdict log change with it.
  */
-const withdrawBlock = async (store: UnblockDeps['store'], threat: ActivityRecord, now: number): Promise<void> => {
+const withdrawBlock = async (
+  suffixes: PublicSuffixes,
+  store: UnblockDeps['store'],
+  threat: ActivityRecord,
+  now: number,
+): Promise<void> => {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const current = await store.find(threat);
     if (current?.kind !== 'threat' || current.deleted || !isCountedThreat(current)) return;
-    const next = toRecord(current, { ...current, status: 'REJECTED', updatedAt: after(current, now) });
+    const next = toRecord(suffixes, current, { ...current, status: 'REJECTED', updatedAt: after(current, now) });
     if (await store.commit(current, next, effectsOf(current, next))) return;
   }
   throw new Error(`Threat ${threat.id} kept changing while it was unblocked`);
@@ -52,13 +57,13 @@ const decidingKey = async (verdicts: CheckIndexStore, keys: readonly string[]): 
  * the organization's behalf (DISPUTED; a repeat names the same dispute).
  */
 export const unblockAsset = async (deps: UnblockDeps, orgId: string, content: string, now: number) => {
-  const target = canonicalize(content);
+  const target = canonicalize(deps.suffixes, content);
   const result = target.kind === 'keys' ? await deps.checker.check(content) : undefined;
   if (target.kind !== 'keys' || result?.status !== 'BLOCKED') throw new BadRequestError('Asset is not blocked');
   if (result.source === 'service') {
     const key = await decidingKey(deps.verdicts, target.keys);
     const own = key === undefined ? [] : await deps.blockingThreats(orgId, key);
-    for (const threat of own) await withdrawBlock(deps.store, threat, now);
+    for (const threat of own) await withdrawBlock(deps.suffixes, deps.store, threat, now);
     if (own.length > 0 && (await deps.checker.check(content)).status !== 'BLOCKED') {
       return { status: 'UNBLOCKED' as const, content };
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, ServiceUnavailableError } from '../../errors.ts';
-import { entryKeyOf } from '../check/index.ts';
+import { entryKeyOf, type PublicSuffixes } from '../check/index.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { mapConcurrently } from '../core/concurrency.ts';
 import { assetIdOf } from '../core/ids.ts';
@@ -82,10 +82,10 @@ export const isCountedThreat = (record: ActivityRecord): boolean =>
  * A threat or takedown whose change names no asset (ingested, or from a fixture) is about the
  * content it names: it gets that content's identity, so lookups by content find it.
  */
-const identified = (change: ActivityChange): ActivityChange => {
+const identified = (suffixes: PublicSuffixes, change: ActivityChange): ActivityChange => {
   if (change.kind === 'report' || change.assetId !== undefined) return change;
   if (change.content === undefined || change.assetType === undefined) return change;
-  const checkKey = entryKeyOf(change.content, change.assetType);
+  const checkKey = entryKeyOf(suffixes, change.content, change.assetType);
   return checkKey === undefined ? change : { ...change, assetId: assetIdOf(checkKey) };
 };
 
@@ -93,12 +93,16 @@ const identified = (change: ActivityChange): ActivityChange => {
  * The record a change leaves: a blocking threat carries its check-index key and `blockedAt`, the
  * time it entered a blocking status (kept while it stays in one).
  */
-export const toRecord = (previous: ActivityRecord | undefined, sent: ActivityChange): ActivityRecord => {
-  const change = identified(sent);
+export const toRecord = (
+  suffixes: PublicSuffixes,
+  previous: ActivityRecord | undefined,
+  sent: ActivityChange,
+): ActivityRecord => {
+  const change = identified(suffixes, sent);
   if (change.kind !== 'threat') return change;
   const { blockedAt: _, ...rest } = change;
   if (!isCountedThreat(change)) return rest;
-  const checkKey = entryKeyOf(change.content, change.assetType);
+  const checkKey = entryKeyOf(suffixes, change.content, change.assetType);
   const stillBlocked = previous?.kind === 'threat' && isCountedThreat(previous) ? previous.blockedAt : undefined;
   return {
     ...rest,
@@ -227,14 +231,18 @@ const assertReferences = async (store: ActivityStore, change: ActivityChange): P
  * transaction. A change not newer (by `updatedAt`) than the stored record is a redelivery or
  * arrived out of order, and is ignored.
  */
-export const applyActivity = async (store: ActivityStore, input: ActivityChange): Promise<ApplyResult> => {
+export const applyActivity = async (
+  suffixes: PublicSuffixes,
+  store: ActivityStore,
+  input: ActivityChange,
+): Promise<ApplyResult> => {
   const change = parseActivityChange(input);
   let sharded: boolean | undefined;
   for (let attempt = 1; ; attempt++) {
     const previous = await store.find(change);
     if (previous !== undefined && previous.updatedAt >= change.updatedAt) return 'ignored';
     sharded ??= await assertReferences(store, change);
-    const applied = toRecord(previous, change);
+    const applied = toRecord(suffixes, previous, change);
     const next = previous === undefined && sharded ? { ...applied, counterShard: spreadCounterOf(change.id) } : applied;
     if (await store.commit(previous, next, effectsOf(previous, next))) return 'applied';
     if (attempt >= MAX_ATTEMPTS) {
@@ -253,6 +261,7 @@ const CONTENDED_BACKOFF: Backoff = { firstMs: 200, jitter: 'full' };
  * idempotent and ordered by `updatedAt`. `onResult` hears of each change as it completes.
  */
 export const applyActivities = async (
+  suffixes: PublicSuffixes,
   store: ActivityStore,
   changes: readonly ActivityChange[],
   {
@@ -265,7 +274,7 @@ export const applyActivities = async (
   // A bulk load is no request: a change whose items other changes of the load hold (one
   // organization's day counters, say) is tried again after a pause instead of failing the load.
   const apply = (change: ActivityChange): Promise<ApplyResult> =>
-    retry(() => applyActivity(store, change), {
+    retry(() => applyActivity(suffixes, store, change), {
       maxAttempts: CONTENDED_TRIES,
       backoff: CONTENDED_BACKOFF,
       shouldRetry: (error) => error instanceof ServiceUnavailableError,
@@ -294,16 +303,17 @@ const parseMessage = (body: string): ActivityChange | { rejected: unknown } => {
  * once; a failure to apply is thrown, for the message to be redelivered.
  */
 export const applyMessage = async (
+  suffixes: PublicSuffixes,
   store: ActivityStore,
   body: string,
 ): Promise<ApplyResult | { rejected: unknown }> => {
   const parsed = parseMessage(body);
   if ('rejected' in parsed) return parsed;
   // A block that names no report gets its backing report first (applied alone, idempotent like any change).
-  const [report, threat] = withBackingReports([parsed]);
-  if (threat === undefined) return applyActivity(store, parsed);
-  await applyActivity(store, report as ActivityChange);
-  return applyActivity(store, threat);
+  const [report, threat] = withBackingReports(suffixes, [parsed]);
+  if (threat === undefined) return applyActivity(suffixes, store, parsed);
+  await applyActivity(suffixes, store, report as ActivityChange);
+  return applyActivity(suffixes, store, threat);
 };
 
 const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityRecord> => {
@@ -314,6 +324,7 @@ const stored = async (store: ActivityStore, ref: ActivityRef): Promise<ActivityR
 
 /** Applies `changes` on top of the stored state of a record; `updatedAt` defaults to `now`. */
 export const updateActivity = async (
+  suffixes: PublicSuffixes,
   store: ActivityStore,
   ref: ActivityRef,
   changes: Record<string, unknown>,
@@ -321,12 +332,14 @@ export const updateActivity = async (
 ): Promise<{ result: ApplyResult; change: ActivityChange }> => {
   const { checkKey: _, ...current } = await stored(store, ref);
   const change = parseActivityChange({ ...current, updatedAt: now, ...changes, ...ref });
-  return { result: await applyActivity(store, change), change };
+  return { result: await applyActivity(suffixes, store, change), change };
 };
 
 /** Soft-deletes a record as of `updatedAt`: it leaves every counter and the check index. */
 export const deleteActivity = (
+  suffixes: PublicSuffixes,
   store: ActivityStore,
   ref: ActivityRef,
   updatedAt: string,
-): Promise<{ result: ApplyResult; change: ActivityChange }> => updateActivity(store, ref, { deleted: true }, updatedAt);
+): Promise<{ result: ApplyResult; change: ActivityChange }> =>
+  updateActivity(suffixes, store, ref, { deleted: true }, updatedAt);

@@ -1,4 +1,4 @@
-import { entryKeyOf } from '../check/index.ts';
+import { entryKeyOf, type PublicSuffixes } from '../check/index.ts';
 import { assetIdOf, recordNumber } from '../core/ids.ts';
 import { type ActivityChange, COUNTED_THREAT_STATUSES } from './activity-change.ts';
 
@@ -13,11 +13,11 @@ export const backingReportId = (threatId: string): string => `report-for-${threa
  * applied and counted like any other, and both keep their ids on a reload, so loading the same
  * changes again adds nothing.
  */
-export const withBackingReports = (changes: readonly ActivityChange[]): ActivityChange[] =>
+export const withBackingReports = (suffixes: PublicSuffixes, changes: readonly ActivityChange[]): ActivityChange[] =>
   changes.flatMap((change): ActivityChange[] => {
     if (change.kind !== 'threat' || change.reportId !== undefined || change.deleted) return [change];
     if (!COUNTED_THREAT_STATUSES.has(change.status)) return [change];
-    const checkKey = entryKeyOf(change.content, change.assetType);
+    const checkKey = entryKeyOf(suffixes, change.content, change.assetType);
     const assetId = change.assetId ?? (checkKey === undefined ? undefined : assetIdOf(checkKey));
     const reportId = backingReportId(change.id);
     const proposal = {

@@ -1,5 +1,5 @@
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { CheckIndexStore } from '../check/index.ts';
+import type { CheckIndexStore, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import type { ActivityRecord } from './activity.ts';
 import { publicId } from './views.ts';
@@ -29,7 +29,7 @@ const REPORT_ID = /^[1-9][0-9]{0,15}$/;
  * still being written or removed, and an id two organizations' reports share.
  */
 export const publicReport = async (
-  deps: { reports: ReportDirectory; verdicts: CheckIndexStore },
+  deps: { reports: ReportDirectory; verdicts: CheckIndexStore; suffixes: PublicSuffixes },
   id: string,
 ): Promise<PublicReport | undefined> => {
   if (!REPORT_ID.test(id)) return undefined;
@@ -39,7 +39,7 @@ export const publicReport = async (
   const report = found.length === 1 ? found[0] : undefined;
   if (report?.kind !== 'report') return undefined;
   const approved = (report.proposals ?? []).filter((proposal) => proposal.reviewStatus === 'APPROVED');
-  const keys = approved.map((proposal) => entryKeyOf(proposal.content, proposal.type));
+  const keys = approved.map((proposal) => entryKeyOf(deps.suffixes, proposal.content, proposal.type));
   const known = keys.filter((key) => key !== undefined);
   const entries = known.length === 0 ? [] : await deps.verdicts.lookup(known);
   const entryOf = new Map(known.map((key, i) => [key, entries[i]]));

@@ -2,7 +2,7 @@ import { ForbiddenError, UnprocessableContentError } from '../../errors.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { CheckIndexStore } from '../check/index.ts';
+import type { CheckIndexStore, PublicSuffixes } from '../check/index.ts';
 import { canonicalize } from '../check/index.ts';
 import { assetIdOf, newRecordIds, stableId } from '../core/ids.ts';
 import { type ActivityRecord, effectsOfAll, type RecordWrite } from './activity.ts';
@@ -32,6 +32,7 @@ export type ReportDeps = {
   directory: Pick<DirectoryStore, 'findOrganization'>;
   /** Hosts nobody may report (the service's ignore list), besides hosting platforms' own domains. */
   ignoredHosts: readonly string[];
+  suffixes: PublicSuffixes;
 };
 
 export { assetIdOf };
@@ -99,7 +100,7 @@ const checkAssets = async (
   const checked: Checked[] = [];
   const occurrences = new Map<string, number>();
   for (const { content, status } of assets) {
-    const target = canonicalize(content);
+    const target = canonicalize(deps.suffixes, content);
     if (
       target.kind === 'hosting-domain' ||
       (target.kind === 'keys' && isIgnored(target.domain ?? '', deps.ignoredHosts))
@@ -107,8 +108,8 @@ const checkAssets = async (
       errors.push(failure(content, 'DOMAIN_NOT_ALLOWED'));
       continue;
     }
-    const type = detectAssetType(content);
-    const typed = type === undefined ? undefined : canonicalize(content, type);
+    const type = detectAssetType(deps.suffixes, content);
+    const typed = type === undefined ? undefined : canonicalize(deps.suffixes, content, type);
     const checkKey = typed?.kind === 'keys' ? typed.keys[0] : undefined;
     if (type === undefined || checkKey === undefined) {
       errors.push(failure(content, 'INVALID_FORMAT'));
@@ -217,6 +218,7 @@ type Written = { record: ReportRecord; proposals: ActivityRecord[]; checked: Che
  * typically) finds and rolls back (`recoverAbandoned`).
  */
 const writeReport = async (
+  suffixes: PublicSuffixes,
   store: LifecycleStore,
   orgId: string,
   { record, proposals, checked }: Written,
@@ -236,7 +238,7 @@ const writeReport = async (
     return { writes, effects: effectsOfAll(writes), guards: { claims } };
   });
   if (outcome === 'committed') return 'committed';
-  await rollBack(store, orgId, written > 0 ? incomplete : undefined, proposals.slice(0, written));
+  await rollBack(suffixes, store, orgId, written > 0 ? incomplete : undefined, proposals.slice(0, written));
   return outcome === 'stale' ? 'stale' : 'claimed';
 };
 
@@ -252,6 +254,7 @@ const withdrawn = (record: ActivityRecord): ActivityRecord => ({
 
 /** Soft-deletes written proposals (releasing their claims) and then their incomplete report. */
 const rollBack = async (
+  suffixes: PublicSuffixes,
   store: LifecycleStore,
   orgId: string,
   report: ActivityRecord | undefined,
@@ -260,7 +263,9 @@ const rollBack = async (
   const withdrawal = (part: ActivityRecord[]) => {
     const writes = part.map((previous) => ({ previous, next: withdrawn(previous) }));
     const releases = part.flatMap((proposal) =>
-      proposal.kind === 'threat' ? [claimOf(orgId, { checkKey: checkKeyOf(proposal), status: 'BLOCKED' })] : [],
+      proposal.kind === 'threat'
+        ? [claimOf(orgId, { checkKey: checkKeyOf(suffixes, proposal), status: 'BLOCKED' })]
+        : [],
     );
     return { writes, effects: effectsOfAll(writes), guards: { releases } };
   };
@@ -283,8 +288,8 @@ const rollBack = async (
 };
 
 /** The check-index key a proposal claims, as `checkAssets` derived it from the reported content. */
-const checkKeyOf = (proposal: ActivityRecord & { kind: 'threat' }): string => {
-  const target = canonicalize(proposal.content, proposal.assetType);
+const checkKeyOf = (suffixes: PublicSuffixes, proposal: ActivityRecord & { kind: 'threat' }): string => {
+  const target = canonicalize(suffixes, proposal.content, proposal.assetType);
   return target.kind === 'keys' ? (target.keys[0] as string) : proposal.content;
 };
 
@@ -300,6 +305,7 @@ export const ABANDONED_AFTER_MS = 60_000;
  * go), then the report. Whether it was rolled back.
  */
 const rollBackIfAbandoned = async (
+  suffixes: PublicSuffixes,
   store: LifecycleStore,
   orgId: string,
   reportId: string,
@@ -318,7 +324,7 @@ const rollBackIfAbandoned = async (
   const written = proposals.flatMap((proposal) =>
     proposal?.kind === 'threat' && !proposal.deleted && proposal.reportId === reportId ? [proposal] : [],
   );
-  await rollBack(store, orgId, report, written);
+  await rollBack(suffixes, store, orgId, report, written);
   return true;
 };
 
@@ -327,6 +333,7 @@ const rollBackIfAbandoned = async (
  * proposal id). Returns whether one was rolled back, so the claims are read again.
  */
 const recoverAbandoned = async (
+  suffixes: PublicSuffixes,
   store: LifecycleStore,
   orgId: string,
   holders: ReadonlyMap<ClaimName, string>,
@@ -340,7 +347,7 @@ const recoverAbandoned = async (
   );
   let recovered = false;
   for (const reportId of reportIds) {
-    if (await rollBackIfAbandoned(store, orgId, reportId, now)) recovered = true;
+    if (await rollBackIfAbandoned(suffixes, store, orgId, reportId, now)) recovered = true;
   }
   return recovered;
 };
@@ -353,11 +360,15 @@ const SWEEP_LIMIT = 50;
  * crash or a timeout between two of their transactions), so that none stays in the table waiting
  * for a report of one of its contents to find it. Returns how many were rolled back.
  */
-export const rollBackAbandonedReports = async (store: LifecycleStore, now: string): Promise<number> => {
+export const rollBackAbandonedReports = async (
+  suffixes: PublicSuffixes,
+  store: LifecycleStore,
+  now: string,
+): Promise<number> => {
   const before = new Date(Date.parse(now) - ABANDONED_AFTER_MS).toISOString();
   let rolledBack = 0;
   for (const { organization, id } of await store.incompleteReports(before, SWEEP_LIMIT)) {
-    if (await rollBackIfAbandoned(store, organization, id, now)) rolledBack++;
+    if (await rollBackIfAbandoned(suffixes, store, organization, id, now)) rolledBack++;
   }
   return rolledBack;
 };
@@ -377,13 +388,13 @@ export const createReport = async (
   if (!organization) throw new ForbiddenError(NO_REPORT_ACCESS);
   for (let attempt = 1; ; attempt++) {
     let { errors, checked, holders, duplicated } = await checkAssets(deps, orgId, report.assets);
-    if (holders.size > 0 && (await recoverAbandoned(deps.store, orgId, holders, now))) {
+    if (holders.size > 0 && (await recoverAbandoned(deps.suffixes, deps.store, orgId, holders, now))) {
       ({ errors, checked, holders, duplicated } = await checkAssets(deps, orgId, report.assets));
     }
     if (errors.length > 0) throw rejection(errors, report.assets.length, duplicated);
     const reportIds = ids ?? idsFor(checked.length);
     const { record, proposals } = buildRecords(orgId, report, checked, reportIds, now);
-    const outcome = await writeReport(deps.store, orgId, { record, proposals, checked });
+    const outcome = await writeReport(deps.suffixes, deps.store, orgId, { record, proposals, checked });
     if (outcome === 'committed') {
       return {
         id: reportIds.reportId,

@@ -1,6 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
 import type { Brand, DirectoryStore } from '../account/organizations.ts';
-import type { CheckIndexStore } from '../check/index.ts';
+import type { CheckIndexStore, PublicSuffixes } from '../check/index.ts';
 import { entryKeyOf } from '../check/index.ts';
 import { newRecordId, stableId } from '../core/ids.ts';
 import { type ActivityRecord, effectsOfAll, type RecordWrite, type ReviewStatus, toRecord } from './activity.ts';
@@ -44,6 +44,7 @@ export type ReviewDeps = {
   directory: Pick<DirectoryStore, 'findOrganization' | 'listBrands'>;
   /** Reviews per organization per rolling 24 hours; 0 = unlimited. */
   dailyLimit: number;
+  suffixes: PublicSuffixes;
 };
 
 /** The review budget's window: a review counts against its organization for 24 hours. */
@@ -125,7 +126,7 @@ const findBrand = async (deps: ReviewDeps, orgId: string, brandId: number | unde
 };
 
 const assertNotAllowlisted = async (deps: ReviewDeps, proposal: ActivityRecord & { kind: 'threat' }) => {
-  const checkKey = entryKeyOf(proposal.content, proposal.assetType);
+  const checkKey = entryKeyOf(deps.suffixes, proposal.content, proposal.assetType);
   if (checkKey === undefined) return;
   const [entry] = await deps.verdicts.lookup([checkKey]);
   if (entry !== undefined && entry.allow > 0) {
@@ -136,6 +137,7 @@ const assertNotAllowlisted = async (deps: ReviewDeps, proposal: ActivityRecord &
 type Decided = { threat: ActivityRecord; report: ActivityRecord | undefined; takedown: ActivityRecord | undefined };
 
 const decide = (
+  suffixes: PublicSuffixes,
   proposal: ActivityRecord & { kind: 'threat' },
   report: ActivityRecord | undefined,
   input: ReviewInput,
@@ -154,7 +156,7 @@ const decide = (
     reason: input.rejectReason ?? input.watchlistReason ?? null,
     createdAt: updatedAt,
   };
-  const threat = toRecord(proposal, {
+  const threat = toRecord(suffixes, proposal, {
     ...proposal,
     status: approved ? 'APPROVED' : 'REJECTED',
     watchlisted: proposal.watchlisted || input.decision === 'WATCHLIST',
@@ -224,7 +226,7 @@ export const reviewProposal = async (
       deps.directory.findOrganization(orgId),
     ]);
     const takedowns = organization?.featureFlags.includes(TAKEDOWNS_FLAG) ?? false;
-    const decided = decide(proposal, report, input, brand, takedowns, now);
+    const decided = decide(deps.suffixes, proposal, report, input, brand, takedowns, now);
     const writes: RecordWrite[] = [{ previous: proposal, next: decided.threat }];
     if (decided.report) writes.push({ previous: report, next: decided.report });
     if (decided.takedown) writes.push({ previous: undefined, next: decided.takedown });
@@ -241,7 +243,7 @@ export const reviewProposal = async (
       budget = { name, uses: spent.uses, version: state.version, windowMs: BUDGET_WINDOW_MS };
     }
     const outcome = await deps.store.commitMany(writes, effectsOfAll(writes), {
-      releases: [pendingClaim(orgId, entryKeyOf(proposal.content, proposal.assetType) ?? '', 'BLOCKED')],
+      releases: [pendingClaim(orgId, entryKeyOf(deps.suffixes, proposal.content, proposal.assetType) ?? '', 'BLOCKED')],
       ...(budget === undefined ? {} : { budget }),
     });
     if (outcome === 'committed') {

@@ -1,7 +1,7 @@
 import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
-import type { Checker } from '../check/index.ts';
+import type { Checker, PublicSuffixes } from '../check/index.ts';
 import { canonicalize } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import { type ActivityRecord, isCountedThreat } from '../lifecycle/activity.ts';
@@ -15,6 +15,7 @@ export type DetailsDeps = {
   directory: Pick<DirectoryStore, 'findMembership'>;
   /** What a report id is appended to for its `reportUrl`. */
   reportUrlBase: string;
+  suffixes: PublicSuffixes;
 };
 
 /** Blocking threats that name their report. */
@@ -26,8 +27,8 @@ const reportedBlocks = (records: readonly ActivityRecord[]) =>
  * block is inherited, of the nearest candidate key (page, host, parent domains) that has any. One
  * read per candidate key until one answers; a content has a handful.
  */
-const blocksBehind = async (lists: ListStore, caller: Caller, content: string) => {
-  const target = canonicalize(content, detectAssetType(content));
+const blocksBehind = async (suffixes: PublicSuffixes, lists: ListStore, caller: Caller, content: string) => {
+  const target = canonicalize(suffixes, content, detectAssetType(suffixes, content));
   if (target.kind !== 'keys') return [];
   for (const key of target.keys) {
     const found = reportedBlocks(await recordsOfAsset(lists, assetIdOf(key), caller));
@@ -50,7 +51,7 @@ export const assetDetails = async (deps: DetailsDeps, caller: Caller, content: s
   if (result.status !== 'BLOCKED') return { status: result.status };
   if (result.source === 'eth-phishing-detect') return { status: result.status, reason: 'eth-phishing-detect' };
   if (result.source !== 'service') return { status: result.status };
-  const blocking = await blocksBehind(deps.lists, caller, content);
+  const blocking = await blocksBehind(deps.suffixes, deps.lists, caller, content);
   const visible = await visibleOrganizations(
     deps.directory,
     caller,

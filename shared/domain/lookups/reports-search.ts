@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../errors.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
-import { entryKeyOf } from '../check/index.ts';
+import { entryKeyOf, type PublicSuffixes } from '../check/index.ts';
 import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
 import type { ListStore } from '../lifecycle/lists.ts';
 import { assetIdOf } from '../lifecycle/reports.ts';
@@ -9,13 +9,13 @@ import { publicId } from '../lifecycle/views.ts';
 /** Records read about one asset: the organization's newest changes of it. */
 const RECORDS_PER_ASSET = 25;
 
-export type ReportsSearchDeps = { lists: ListStore; store: Pick<ActivityStore, 'find'> };
+export type ReportsSearchDeps = { lists: ListStore; store: Pick<ActivityStore, 'find'>; suffixes: PublicSuffixes };
 
 type ReportView = { id: number | string; status: string; createdAt: string };
 
 /** The organization's live reports that propose the asset (by the identity of its canonical content). */
 const reportsOf = async (deps: ReportsSearchDeps, orgId: string, content: string): Promise<ActivityRecord[]> => {
-  const checkKey = entryKeyOf(content, detectAssetType(content));
+  const checkKey = entryKeyOf(deps.suffixes, content, detectAssetType(deps.suffixes, content));
   if (checkKey === undefined) return [];
   const records = await deps.lists.byAssetOf(assetIdOf(checkKey), orgId, RECORDS_PER_ASSET);
   const ids = new Set(

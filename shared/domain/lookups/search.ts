@@ -3,7 +3,7 @@ import type { Caller } from '../account/access.ts';
 import type { DirectoryStore } from '../account/organizations.ts';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { Checker, CheckResult, IndexEntry } from '../check/index.ts';
+import type { Checker, CheckResult, IndexEntry, PublicSuffixes } from '../check/index.ts';
 import { canonicalize, entryKeyOf } from '../check/index.ts';
 import { assetIdOf } from '../core/ids.ts';
 import type { ActivityRecord, ActivityStore } from '../lifecycle/activity.ts';
@@ -28,6 +28,7 @@ export type SearchDeps = {
   store: Pick<ActivityStore, 'find'>;
   directory: Pick<DirectoryStore, 'findMembership'>;
   consumers: ConsumptionStore;
+  suffixes: PublicSuffixes;
 };
 
 /** The organizations among `orgIds` whose records the caller may see: its own, or a user's active memberships. */
@@ -47,8 +48,13 @@ export const visibleOrganizations = async (
  * candidate key (exact, page, host, nearer parents) that holds a verdict, as in the check itself.
  * One read per candidate until one holds a verdict; a content has a handful.
  */
-const decidingKey = async (verdicts: VerdictEntryStore, content: string, type: AssetType | undefined) => {
-  const target = canonicalize(content, type);
+const decidingKey = async (
+  suffixes: PublicSuffixes,
+  verdicts: VerdictEntryStore,
+  content: string,
+  type: AssetType | undefined,
+) => {
+  const target = canonicalize(suffixes, content, type);
   if (target.kind !== 'keys') return undefined;
   for (const key of target.keys) {
     const entry = await verdicts.find(key);
@@ -65,7 +71,7 @@ const blockedByOf = async (
   found: { content: string; type: AssetType | undefined; result: CheckResult | undefined },
 ): Promise<Consumption[]> => {
   if (found.result?.status !== 'BLOCKED' || found.result.source !== 'service') return [];
-  const key = await decidingKey(deps.verdicts, found.content, found.type);
+  const key = await decidingKey(deps.suffixes, deps.verdicts, found.content, found.type);
   if (key === undefined) return [];
   const orgIds = caller.kind === 'organization' ? [caller.orgId] : [...visible];
   return consumersOf(deps.consumers, key, orgIds);
@@ -119,8 +125,8 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   if (query.content === undefined && query.assetId === undefined) {
     throw new BadRequestError('content or assetId is required');
   }
-  const sentType = query.content === undefined ? undefined : detectAssetType(query.content);
-  const sentKey = query.content === undefined ? undefined : entryKeyOf(query.content, sentType);
+  const sentType = query.content === undefined ? undefined : detectAssetType(deps.suffixes, query.content);
+  const sentKey = query.content === undefined ? undefined : entryKeyOf(deps.suffixes, query.content, sentType);
   const assetId = query.assetId ?? (sentKey === undefined ? undefined : assetIdOf(sentKey));
   const records = assetId === undefined ? [] : await recordsOfAsset(deps.lists, assetId, caller);
   const visible = await visibleOrganizations(
@@ -133,7 +139,8 @@ export const searchAsset = async (deps: SearchDeps, caller: Caller, query: { con
   const recorded = disclosing.map(contentOf).find((found) => found !== undefined);
   const content = query.content ?? recorded?.content;
   const type = sentType ?? recorded?.type;
-  const checkKey = sentKey ?? (recorded === undefined ? undefined : entryKeyOf(recorded.content, recorded.type));
+  const checkKey =
+    sentKey ?? (recorded === undefined ? undefined : entryKeyOf(deps.suffixes, recorded.content, recorded.type));
 
   const [result, entry] = await Promise.all([
     content === undefined ? undefined : deps.checker.check(content),

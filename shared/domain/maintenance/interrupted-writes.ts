@@ -1,9 +1,15 @@
 import { type AssetStore, finishBulkAdds } from '../allowlist/assets.ts';
 import type { GroupStore } from '../allowlist/groups.ts';
+import type { PublicSuffixes } from '../check/index.ts';
 import { rollBackAbandonedReports } from '../lifecycle/reports.ts';
 import type { LifecycleStore } from '../lifecycle/store.ts';
 
-export type InterruptedWriteStores = { groups: GroupStore; reports: LifecycleStore; assets: AssetStore };
+export type InterruptedWriteStores = {
+  groups: GroupStore;
+  reports: LifecycleStore;
+  assets: AssetStore;
+  suffixes: PublicSuffixes;
+};
 
 /**
  * Finishes or undoes the multi-step writes their requests left unfinished, by `deadline`. It rolls
@@ -14,11 +20,11 @@ export type InterruptedWriteStores = { groups: GroupStore; reports: LifecycleSto
  * is exact on its own, so a run that is cut short loses nothing; the next run continues.
  */
 export const resumeInterruptedWrites = async (
-  { groups, reports, assets }: InterruptedWriteStores,
+  { groups, reports, assets, suffixes }: InterruptedWriteStores,
   now: () => number,
   deadline: number,
 ) => {
-  const abandonedReports = await rollBackAbandonedReports(reports, new Date(now()).toISOString());
+  const abandonedReports = await rollBackAbandonedReports(suffixes, reports, new Date(now()).toISOString());
   const bulkAdds = await finishBulkAdds(assets, now(), deadline);
   const removals = await groups.resumeRemovals(deadline);
   return { abandonedReports, bulkAdds, ...removals };

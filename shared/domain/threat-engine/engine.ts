@@ -2,7 +2,7 @@ import { domainToUnicode } from 'node:url';
 import { distance } from 'fastest-levenshtein';
 import { detectAssetType } from '../allowlist/asset-detection.ts';
 import type { AssetType } from '../allowlist/asset-types.ts';
-import type { CheckStatus, SourceName } from '../check/index.ts';
+import type { CheckStatus, PublicSuffixes, SourceName } from '../check/index.ts';
 import { canonicalize, entryKeyOf, onHostingPlatform, publicSuffixLength } from '../check/index.ts';
 import { skeletonOf } from './skeleton.ts';
 
@@ -153,20 +153,20 @@ type Reading = {
   text: string;
 };
 
-const read = (content: string): Reading | undefined => {
-  const type = detectAssetType(content);
+const read = (suffixes: PublicSuffixes, content: string): Reading | undefined => {
+  const type = detectAssetType(suffixes, content);
   if (type === undefined) return undefined;
-  const key = entryKeyOf(content, type);
+  const key = entryKeyOf(suffixes, content, type);
   // A platform's or a host's own root (`github.com`): nothing a lookalike hides in.
   if (key === undefined) return { type, text: content.trim().toLowerCase() };
-  const target = canonicalize(content, type);
+  const target = canonicalize(suffixes, content, type);
   const slash = key.indexOf('/');
   const keyHost = slash < 0 ? key : key.slice(0, slash);
   const path = slash < 0 ? '' : key.slice(slash + 1).toLowerCase();
   if (type === 'URL' && target.kind === 'keys' && !keyHost.includes(':')) {
     const host = target.domain ?? keyHost;
     const unicode = domainToUnicode(host) || host;
-    const suffixLength = publicSuffixLength(unicode, true);
+    const suffixLength = publicSuffixLength(suffixes, unicode, true);
     const name = unicode.slice(0, Math.max(0, unicode.length - suffixLength - 1));
     return { type, host, name, suffix: unicode.slice(unicode.length - suffixLength), text: `${unicode}/${path}` };
   }
@@ -178,7 +178,12 @@ const isOwn = (host: string, domains: readonly string[]): boolean =>
   domains.some((domain) => host === domain || host.endsWith(`.${domain}`));
 
 /** The signals of lookalikes of the profile's terms and domains in one name (a host's labels, or a handle). */
-const lookalikeSignals = (name: string, suffix: string | undefined, profile: BrandProfile): Signal[] => {
+const lookalikeSignals = (
+  suffixes: PublicSuffixes,
+  name: string,
+  suffix: string | undefined,
+  profile: BrandProfile,
+): Signal[] => {
   const signals: Signal[] = [];
   const labels = name.split('.');
   const main = labels[labels.length - 1] ?? name;
@@ -186,7 +191,7 @@ const lookalikeSignals = (name: string, suffix: string | undefined, profile: Bra
   const [skeleton, bare] = skeletons(whole);
   const tokens = [...new Set([compact(main), whole, ...name.split(/[-_.]/).filter((token) => token.length >= 3)])];
   const ownLabels = profile.domains.map((domain) => {
-    const suffixLength = publicSuffixLength(domain, true);
+    const suffixLength = publicSuffixLength(suffixes, domain, true);
     return {
       label: compact(domain.slice(0, Math.max(0, domain.length - suffixLength - 1))),
       suffix: domain.slice(domain.length - suffixLength),
@@ -258,7 +263,7 @@ const keywordSignals = (text: string, lookalike: boolean): Signal[] => {
   return signals;
 };
 
-const hostSignals = (reading: Reading): Signal[] => {
+const hostSignals = (suffixes: PublicSuffixes, reading: Reading): Signal[] => {
   const signals: Signal[] = [];
   const { host, name, suffix } = reading;
   if (host === undefined) return signals;
@@ -276,7 +281,7 @@ const hostSignals = (reading: Reading): Signal[] => {
   if (suffix !== undefined && CHEAP_TLDS.has(suffix)) {
     signals.push({ name: 'cheap-tld', weight: WEIGHT.cheapTld, detail: `.${suffix}` });
   }
-  if (reading.type === 'PAGE' || onHostingPlatform(host)) {
+  if (reading.type === 'PAGE' || onHostingPlatform(suffixes, host)) {
     signals.push({ name: 'hosting-platform', weight: WEIGHT.hosting, detail: `a tenant of ${host}` });
   }
   return signals;
@@ -294,11 +299,16 @@ const verdictOf = (score: number): ThreatVerdict =>
  * else BENIGN. Content that is not an asset is UNKNOWN; content allowlisted or the
  * organization's own is BENIGN whatever else it shows.
  */
-export const evaluateThreat = (content: string, profile: BrandProfile, known?: KnownVerdict): EngineResult => {
-  const reading = read(content);
+export const evaluateThreat = (
+  suffixes: PublicSuffixes,
+  content: string,
+  profile: BrandProfile,
+  known?: KnownVerdict,
+): EngineResult => {
+  const reading = read(suffixes, content);
   if (reading === undefined) {
     // A hosting platform's own domain (`github.com`) is not a lookalike of anyone.
-    const platform = canonicalize(content).kind === 'hosting-domain';
+    const platform = canonicalize(suffixes, content).kind === 'hosting-domain';
     return { verdict: platform ? 'BENIGN' : 'UNKNOWN', score: 0, signals: [] };
   }
   if (known?.status === 'ALLOWED') {
@@ -325,8 +335,14 @@ export const evaluateThreat = (content: string, profile: BrandProfile, known?: K
   }
   const lookalikeName = reading.name ?? reading.words;
   const lookalikes =
-    lookalikeName === undefined || lookalikeName === '' ? [] : lookalikeSignals(lookalikeName, reading.suffix, profile);
-  signals.push(...lookalikes, ...keywordSignals(reading.text, lookalikes.length > 0), ...hostSignals(reading));
+    lookalikeName === undefined || lookalikeName === ''
+      ? []
+      : lookalikeSignals(suffixes, lookalikeName, reading.suffix, profile);
+  signals.push(
+    ...lookalikes,
+    ...keywordSignals(reading.text, lookalikes.length > 0),
+    ...hostSignals(suffixes, reading),
+  );
   const score = Math.max(
     0,
     Math.min(

@@ -9,6 +9,7 @@ import {
   updateActivity,
 } from '../../../shared/domain/lifecycle/activity.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../../shared/errors.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { fakeActivityStore } from './fake-activity-store.ts';
 
 const change = (input: Record<string, unknown>): ActivityChange =>
@@ -33,6 +34,7 @@ describe('applyActivity', () => {
     const { store, counter } = fakeActivityStore();
 
     const result = await applyActivity(
+      suffixes,
       store,
       change({ kind: 'report', id: 'r-1', brands: ['acme-wallet', 'acme-exchange'] }),
     );
@@ -45,10 +47,14 @@ describe('applyActivity', () => {
 
   it('ignores a redelivered change and a change older than the stored record', async () => {
     const { store, commits } = fakeActivityStore();
-    await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+    await applyActivity(suffixes, store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
 
-    const redelivered = await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
-    const older = await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-01T12:00:00Z' }));
+    const redelivered = await applyActivity(suffixes, store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+    const older = await applyActivity(
+      suffixes,
+      store,
+      threat({ status: 'REJECTED', updatedAt: '2026-03-01T12:00:00Z' }),
+    );
 
     expect([redelivered, older]).toEqual(['ignored', 'ignored']);
     expect(commits).toHaveLength(1);
@@ -56,9 +62,13 @@ describe('applyActivity', () => {
 
   it('ignores a different change that carries the stored updatedAt: the first applied of equal times stays', async () => {
     const { store, commits, counter, checks } = fakeActivityStore();
-    await applyActivity(store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
+    await applyActivity(suffixes, store, threat({ updatedAt: '2026-03-02T10:00:00Z' }));
 
-    const sameTime = await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }));
+    const sameTime = await applyActivity(
+      suffixes,
+      store,
+      threat({ status: 'REJECTED', updatedAt: '2026-03-02T10:00:00Z' }),
+    );
 
     expect(sameTime).toBe('ignored');
     expect(commits).toHaveLength(1);
@@ -69,7 +79,7 @@ describe('applyActivity', () => {
   it('counts a blocked threat by asset type, a watchlisted one at organization level only, and blocks its content', async () => {
     const { store, counter, checks } = fakeActivityStore();
 
-    await applyActivity(store, threat({ watchlisted: true }));
+    await applyActivity(suffixes, store, threat({ watchlisted: true }));
 
     expect(counter('acme', undefined, '2026-03-01')).toEqual({ threats_URL: 1, watchlisted: 1 });
     expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({ threats_URL: 1 });
@@ -79,7 +89,7 @@ describe('applyActivity', () => {
   it('counts a watchlisted threat of any status but blocks only a counted one', async () => {
     const { store, counter, checks } = fakeActivityStore();
 
-    await applyActivity(store, threat({ status: 'PENDING', watchlisted: true }));
+    await applyActivity(suffixes, store, threat({ status: 'PENDING', watchlisted: true }));
 
     expect(counter('acme', undefined, '2026-03-01')).toEqual({ watchlisted: 1 });
     expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
@@ -88,9 +98,13 @@ describe('applyActivity', () => {
 
   it('withdraws the block when a threat leaves the counted statuses', async () => {
     const { store, commits, checks } = fakeActivityStore();
-    await applyActivity(store, threat({ watchlisted: true }));
+    await applyActivity(suffixes, store, threat({ watchlisted: true }));
 
-    await applyActivity(store, threat({ status: 'REJECTED', watchlisted: true, updatedAt: '2026-03-03T00:00:00Z' }));
+    await applyActivity(
+      suffixes,
+      store,
+      threat({ status: 'REJECTED', watchlisted: true, updatedAt: '2026-03-03T00:00:00Z' }),
+    );
 
     expect(commits[1]).toEqual({
       counters: [
@@ -110,9 +124,9 @@ describe('applyActivity', () => {
 
   it("moves the check-index entry when a blocked threat's content changes", async () => {
     const { store, commits } = fakeActivityStore();
-    await applyActivity(store, threat());
+    await applyActivity(suffixes, store, threat());
 
-    await applyActivity(store, threat({ content: 'acme-claim.xyz', updatedAt: '2026-03-02T00:00:00Z' }));
+    await applyActivity(suffixes, store, threat({ content: 'acme-claim.xyz', updatedAt: '2026-03-02T00:00:00Z' }));
 
     expect(commits[1]).toEqual({
       counters: [],
@@ -125,9 +139,10 @@ describe('applyActivity', () => {
 
   it('merges the deltas of one check-index entry when a content changes only in form', async () => {
     const { store, commits } = fakeActivityStore();
-    await applyActivity(store, threat());
+    await applyActivity(suffixes, store, threat());
 
     await applyActivity(
+      suffixes,
       store,
       threat({ content: 'acme-airdrop.xyz/claim/', watchlisted: true, updatedAt: '2026-03-02T00:00:00Z' }),
     );
@@ -140,9 +155,9 @@ describe('applyActivity', () => {
 
   it("counts a brand's takedown on its updatedAt day and the organization's on its createdAt day", async () => {
     const { store, counter } = fakeActivityStore();
-    await applyActivity(store, takedown());
+    await applyActivity(suffixes, store, takedown());
 
-    await applyActivity(store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-04T08:00:00Z' }));
+    await applyActivity(suffixes, store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-04T08:00:00Z' }));
 
     expect(counter('acme', undefined, '2026-03-01')).toEqual({ takedownsFiled: 1, takedownsCompleted: 1 });
     expect(counter('acme', 'acme-wallet', '2026-03-01')).toEqual({});
@@ -151,9 +166,10 @@ describe('applyActivity', () => {
 
   it('moves counts between brands and days when brands and createdAt change', async () => {
     const { store, counter } = fakeActivityStore();
-    await applyActivity(store, change({ kind: 'report', id: 'r-1', brands: ['acme-wallet'] }));
+    await applyActivity(suffixes, store, change({ kind: 'report', id: 'r-1', brands: ['acme-wallet'] }));
 
     await applyActivity(
+      suffixes,
       store,
       change({
         kind: 'report',
@@ -172,19 +188,27 @@ describe('applyActivity', () => {
 
   it('writes only the record when a change moves no counter', async () => {
     const { store, commits } = fakeActivityStore();
-    await applyActivity(store, threat({ status: 'PENDING' }));
+    await applyActivity(suffixes, store, threat({ status: 'PENDING' }));
 
-    await applyActivity(store, threat({ status: 'REJECTED', updatedAt: '2026-03-02T00:00:00Z' }));
+    await applyActivity(suffixes, store, threat({ status: 'REJECTED', updatedAt: '2026-03-02T00:00:00Z' }));
 
     expect(commits[1]).toEqual({ counters: [], checks: [] });
   });
 
   it('takes a soft-deleted record out of every counter and the check index, and keeps it out', async () => {
     const { store, counter, checks } = fakeActivityStore();
-    await applyActivity(store, threat({ watchlisted: true }));
+    await applyActivity(suffixes, store, threat({ watchlisted: true }));
 
-    await applyActivity(store, threat({ watchlisted: true, deleted: true, updatedAt: '2026-03-02T00:00:00Z' }));
-    const stale = await applyActivity(store, threat({ watchlisted: true, updatedAt: '2026-03-01T20:00:00Z' }));
+    await applyActivity(
+      suffixes,
+      store,
+      threat({ watchlisted: true, deleted: true, updatedAt: '2026-03-02T00:00:00Z' }),
+    );
+    const stale = await applyActivity(
+      suffixes,
+      store,
+      threat({ watchlisted: true, updatedAt: '2026-03-01T20:00:00Z' }),
+    );
 
     expect(stale).toBe('ignored');
     expect(counter('acme', undefined, '2026-03-01')).toEqual({});
@@ -195,8 +219,8 @@ describe('applyActivity', () => {
   it('records a deletion that arrives before its record, so the late creation is ignored', async () => {
     const { store, counter } = fakeActivityStore();
 
-    await applyActivity(store, threat({ deleted: true, updatedAt: '2026-03-02T00:00:00Z' }));
-    const late = await applyActivity(store, threat());
+    await applyActivity(suffixes, store, threat({ deleted: true, updatedAt: '2026-03-02T00:00:00Z' }));
+    const late = await applyActivity(suffixes, store, threat());
 
     expect(late).toBe('ignored');
     expect(counter('acme', undefined, '2026-03-01')).toEqual({});
@@ -204,11 +228,15 @@ describe('applyActivity', () => {
 
   it('recomputes from the newer stored state when another writer commits first', async () => {
     const { store, counter, interleave, put } = fakeActivityStore();
-    await applyActivity(store, takedown());
+    await applyActivity(suffixes, store, takedown());
     const { counterShard } = (await store.find(takedown())) ?? {};
     interleave(() => put({ ...takedown({ status: 'IN_PROGRESS', updatedAt: '2026-03-02T00:00:00Z' }), counterShard }));
 
-    const result = await applyActivity(store, takedown({ status: 'COMPLETED', updatedAt: '2026-03-03T00:00:00Z' }));
+    const result = await applyActivity(
+      suffixes,
+      store,
+      takedown({ status: 'COMPLETED', updatedAt: '2026-03-03T00:00:00Z' }),
+    );
 
     expect(result).toBe('applied');
     expect(counter('acme', undefined, '2026-03-01')).toEqual({ takedownsFiled: 1, takedownsCompleted: 1 });
@@ -217,21 +245,22 @@ describe('applyActivity', () => {
   it('rejects a change of an unknown organization or naming a brand the organization lacks', async () => {
     const { store } = fakeActivityStore();
 
-    await expect(applyActivity(store, change({ organization: 'umbrella', kind: 'report', id: 'r-1' }))).rejects.toThrow(
-      new NotFoundError('Organization umbrella not found'),
-    );
-    await expect(applyActivity(store, change({ kind: 'report', id: 'r-1', brands: ['globex-pay'] }))).rejects.toThrow(
-      new NotFoundError('Brand not found in organization acme: globex-pay'),
-    );
+    await expect(
+      applyActivity(suffixes, store, change({ organization: 'umbrella', kind: 'report', id: 'r-1' })),
+    ).rejects.toThrow(new NotFoundError('Organization umbrella not found'));
+    await expect(
+      applyActivity(suffixes, store, change({ kind: 'report', id: 'r-1', brands: ['globex-pay'] })),
+    ).rejects.toThrow(new NotFoundError('Brand not found in organization acme: globex-pay'));
   });
 });
 
 describe('updateActivity and deleteActivity', () => {
   it('applies changed fields on top of the stored record, as of now', async () => {
     const { store, counter } = fakeActivityStore();
-    await applyActivity(store, threat({ status: 'PENDING' }));
+    await applyActivity(suffixes, store, threat({ status: 'PENDING' }));
 
     const { result, change: applied } = await updateActivity(
+      suffixes,
       store,
       { organization: 'acme', kind: 'threat', id: 't-1' },
       { status: 'BLOCKED' },
@@ -249,9 +278,10 @@ describe('updateActivity and deleteActivity', () => {
 
   it('soft-deletes a stored record and refuses one that was never recorded', async () => {
     const { store, counter } = fakeActivityStore();
-    await applyActivity(store, takedown());
+    await applyActivity(suffixes, store, takedown());
 
     const { result } = await deleteActivity(
+      suffixes,
       store,
       { organization: 'acme', kind: 'takedown', id: 'td-1' },
       '2026-03-02T00:00:00Z',
@@ -260,7 +290,7 @@ describe('updateActivity and deleteActivity', () => {
     expect(result).toBe('applied');
     expect(counter('acme', undefined, '2026-03-01')).toEqual({});
     await expect(
-      deleteActivity(store, { organization: 'acme', kind: 'report', id: 'r-404' }, '2026-03-02T00:00:00Z'),
+      deleteActivity(suffixes, store, { organization: 'acme', kind: 'report', id: 'r-404' }, '2026-03-02T00:00:00Z'),
     ).rejects.toThrow(new NotFoundError('No report acme/r-404 has been recorded'));
   });
 });
@@ -283,8 +313,10 @@ describe('applyActivities', () => {
     const clock = { now: () => 0, sleep: async (ms: number) => void pauses.push(ms) };
     const report = (id: string) => change({ kind: 'report', id, brands: ['acme-wallet'] });
 
-    const totals = await applyActivities(contended(4), [report('r-1')], { clock });
-    const failed = await applyActivities(contended(5), [report('r-2')], { clock }).catch((error: unknown) => error);
+    const totals = await applyActivities(suffixes, contended(4), [report('r-1')], { clock });
+    const failed = await applyActivities(suffixes, contended(5), [report('r-2')], { clock }).catch(
+      (error: unknown) => error,
+    );
 
     expect(totals).toEqual({ applied: 1, ignored: 0 });
     expect(counter('acme', undefined, '2026-03-01')).toEqual({ reports: 1 });

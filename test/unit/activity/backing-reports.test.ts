@@ -3,6 +3,7 @@ import { entryKeyOf } from '../../../shared/domain/check/index.ts';
 import { assetIdOf, recordNumber } from '../../../shared/domain/core/ids.ts';
 import { type ActivityChange, parseActivityChange } from '../../../shared/domain/lifecycle/activity.ts';
 import { withBackingReports } from '../../../shared/domain/lifecycle/backing-reports.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const threat = (fields: Record<string, unknown> = {}): ActivityChange =>
   parseActivityChange({
@@ -20,7 +21,7 @@ const threat = (fields: Record<string, unknown> = {}): ActivityChange =>
 
 describe('withBackingReports', () => {
   it('gives a blocking threat without a report a closed report whose one approved proposal is the threat', () => {
-    const changes = withBackingReports([threat()]);
+    const changes = withBackingReports(suffixes, [threat()]);
 
     expect(changes).toEqual([
       {
@@ -36,7 +37,7 @@ describe('withBackingReports', () => {
         proposals: [
           {
             id: recordNumber('threat', 'acme', 't-1'),
-            assetId: assetIdOf(entryKeyOf('backed-phish.xyz', 'URL') as string),
+            assetId: assetIdOf(entryKeyOf(suffixes, 'backed-phish.xyz', 'URL') as string),
             content: 'backed-phish.xyz',
             type: 'URL',
             reviewStatus: 'APPROVED',
@@ -49,7 +50,7 @@ describe('withBackingReports', () => {
   });
 
   it('gives the same report id on a reload, so loading the same changes again adds nothing', () => {
-    expect(withBackingReports([threat()])).toEqual(withBackingReports([threat()]));
+    expect(withBackingReports(suffixes, [threat()])).toEqual(withBackingReports(suffixes, [threat()]));
   });
 
   it.each([
@@ -58,6 +59,6 @@ describe('withBackingReports', () => {
     ['was rejected', threat({ status: 'REJECTED' })],
     ['is deleted', threat({ deleted: true })],
   ])('leaves a threat that %s as it is', (_, change) => {
-    expect(withBackingReports([change])).toEqual([change]);
+    expect(withBackingReports(suffixes, [change])).toEqual([change]);
   });
 });

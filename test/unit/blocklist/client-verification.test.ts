@@ -9,6 +9,7 @@ import {
   SIGNING_KEYS,
   type SigningKeySet,
 } from '../../../shared/domain/blocklist/signing-keys.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const BASE = 'https://blocklist.test/v2';
 const HOUR = 3_600_000;
@@ -109,7 +110,7 @@ let client: BlocklistClient;
 
 beforeEach(async () => {
   served = await service();
-  client = new BlocklistClient({ baseUrl: BASE, apiKey: 'key', fetch: served.fetch, now: served.now });
+  client = new BlocklistClient({ suffixes, baseUrl: BASE, apiKey: 'key', fetch: served.fetch, now: served.now });
 });
 
 /** The client's state as a wallet would rely on it: what it holds and the manifest it trusted. */
@@ -249,7 +250,7 @@ describe('a key rotation while a client syncs', () => {
     served.advance(SIGNING_KEYS.leadMs);
     served.publish('1795255300000', [0x30000]);
     const afterSwitch = await client.sync();
-    const fresh = new BlocklistClient({ baseUrl: BASE, apiKey: 'key', fetch: served.fetch, now: served.now });
+    const fresh = new BlocklistClient({ suffixes, baseUrl: BASE, apiKey: 'key', fetch: served.fetch, now: served.now });
     served.publish('1795255400000', [0x40000]);
     served.hooks.afterVersion = async () => {
       served.hooks.afterVersion = undefined;

@@ -6,6 +6,7 @@ import {
   prefixHex,
   prefixOf,
 } from '../../../shared/domain/blocklist/expressions.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 describe('blocklist expressions', () => {
   it.each([
@@ -36,7 +37,7 @@ describe('blocklist expressions', () => {
     ['alice@sub.example.com', ['mailto:alice@sub.example.com', 'sub.example.com/', 'example.com/']],
     ['chrome://settings', []],
   ])('gives %s the expressions %j', (content, expected) => {
-    expect(expressionsOf(content)).toEqual(expected);
+    expect(expressionsOf(suffixes, content)).toEqual(expected);
   });
 
   it.each([

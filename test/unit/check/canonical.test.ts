@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AssetType } from '../../../shared/domain/allowlist/asset-types.ts';
 import { canonicalize, entryKeyOf } from '../../../shared/domain/check/canonical.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 /** Candidate keys, most specific first, or the kind of content that has none. */
 const keysOf = (content: string, type?: AssetType) => {
-  const target = canonicalize(content, type);
+  const target = canonicalize(suffixes, content, type);
   return target.kind === 'keys' ? target.keys : target.kind;
 };
 
@@ -100,7 +101,7 @@ describe('canonical keys', () => {
   });
 
   it.each(TYPED)('keys the %s asset of type %s as %s', (content, type, key) => {
-    expect(entryKeyOf(content, type)).toBe(key);
+    expect(entryKeyOf(suffixes, content, type)).toBe(key);
   });
 
   it.each([
@@ -109,12 +110,12 @@ describe('canonical keys', () => {
     '0xAbC0000000000000000000000000000000000001',
     'https://sites.google.com/view/acme',
   ])('stores an entry for %s under the first key its check looks up', (content) => {
-    const target = canonicalize(content);
+    const target = canonicalize(suffixes, content);
 
-    expect(target.kind === 'keys' ? target.keys[0] : undefined).toBe(entryKeyOf(content));
+    expect(target.kind === 'keys' ? target.keys[0] : undefined).toBe(entryKeyOf(suffixes, content));
   });
 
   it('has no entry key for a hosting platform itself', () => {
-    expect(entryKeyOf('https://medium.com', 'URL')).toBeUndefined();
+    expect(entryKeyOf(suffixes, 'https://medium.com', 'URL')).toBeUndefined();
   });
 });

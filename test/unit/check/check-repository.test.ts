@@ -12,6 +12,7 @@ import { s3VerdictSnapshotStore } from '../../../shared/db/verdict-snapshot-stor
 import { snapshotOf } from '../../../shared/domain/check/lists.ts';
 import type { VerdictSnapshot } from '../../../shared/domain/verdict-feed/index.ts';
 import { type LoopbackAws, loopbackAws, objectsIn } from '../../fixtures/loopback-aws.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const TABLE = 'check-table';
@@ -75,7 +76,13 @@ describe('check index repository', () => {
 });
 
 describe('list snapshot stores', () => {
-  const snapshot = snapshotOf('seal', 'evil.example.com', 'https://seal.example', new Date('2026-01-01T00:00:00Z'));
+  const snapshot = snapshotOf(
+    suffixes,
+    'seal',
+    'evil.example.com',
+    'https://seal.example',
+    new Date('2026-01-01T00:00:00Z'),
+  );
   const pointer = {
     source: 'seal',
     version: snapshot.version,

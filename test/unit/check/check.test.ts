@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { systemTimer } from '../../../shared/db/adapters/timer.ts';
 import { createChecker } from '../../../shared/domain/check/engine.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { CID_V0, CID_V1, verdict, worldIndex, worldSources } from './world.ts';
 
 type Expected = Partial<ReturnType<typeof verdict>>;
@@ -121,7 +122,7 @@ const CASES: [description: string, content: string, expected: Expected][] = [
 ];
 
 describe('asset check', () => {
-  const checker = createChecker({ timer: systemTimer, index: worldIndex(), sources: worldSources });
+  const checker = createChecker({ suffixes, timer: systemTimer, index: worldIndex(), sources: worldSources });
 
   it('has a case for every published reason and code', () => {
     const seen = new Set(CASES.flatMap(([, , expected]) => [expected.reason, expected.code]));

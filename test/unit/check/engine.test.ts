@@ -4,6 +4,7 @@ import { createChecker } from '../../../shared/domain/check/engine.ts';
 import { ethPhishingSource } from '../../../shared/domain/check/eth-phishing-detect.ts';
 import { listSource } from '../../../shared/domain/check/lists.ts';
 import type { CheckIndexStore, ExternalSource } from '../../../shared/domain/check/types.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { memoryIndex } from './world.ts';
 
 const index = memoryIndex({ allow: ['https://acme.com'], block: ['acme-airdrop.xyz'] });
@@ -38,7 +39,7 @@ const rejecting: ExternalSource = {
 
 describe('asset check faults', () => {
   it('returns the service’s BLOCKED verdict and reports timeout for a source that hangs past its budget', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth, hanging, seal] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [eth, hanging, seal] });
 
     const result = await checker.check('https://acme-airdrop.xyz/claim');
 
@@ -57,7 +58,7 @@ describe('asset check faults', () => {
   });
 
   it('returns the service’s ALLOWED verdict and reports source-error for a source that throws', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [throwing, eth] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [throwing, eth] });
 
     const result = await checker.check('https://acme.com');
 
@@ -74,7 +75,7 @@ describe('asset check faults', () => {
   });
 
   it('reports source-error for a live source whose call rejects', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [rejecting] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [rejecting] });
 
     const result = await checker.check('unknown-site.com');
 
@@ -90,7 +91,7 @@ describe('asset check faults', () => {
   });
 
   it('reports timeout rather than not-found when no source knows the content and one timed out', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [hanging, seal] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [hanging, seal] });
 
     const result = await checker.check('unknown-site.com');
 
@@ -100,7 +101,7 @@ describe('asset check faults', () => {
 
   it('still answers from the external lists with code internal-error when the check index fails', async () => {
     const failing: CheckIndexStore = { lookup: () => Promise.reject(new Error('ProvisionedThroughputExceeded')) };
-    const checker = createChecker({ timer: systemTimer, index: failing, sources: () => [seal] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: failing, sources: () => [seal] });
 
     const result = await checker.check('seal-only.io');
 
@@ -119,7 +120,7 @@ describe('asset check faults', () => {
 
   it('reports timeout for the service when the check index does not answer within its budget', async () => {
     const slow: CheckIndexStore = { lookup: () => new Promise(() => {}) };
-    const checker = createChecker({ timer: systemTimer, index: slow, sources: () => [], indexBudgetMs: 15 });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: slow, sources: () => [], indexBudgetMs: 15 });
 
     const result = await checker.check('acme.com');
 
@@ -137,7 +138,12 @@ describe('asset check results', () => {
   it('lists the consulted sources in the published order whatever order they are configured in', async () => {
     const polkadot = listSource('polkadot-phishing', { allow: [], deny: [] });
     const vendor = listSource('vendor', { allow: [], deny: [] });
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [polkadot, seal, vendor, eth] });
+    const checker = createChecker({
+      suffixes,
+      timer: systemTimer,
+      index,
+      sources: () => [polkadot, seal, vendor, eth],
+    });
 
     const result = await checker.check('nothing-here.org');
 
@@ -151,7 +157,7 @@ describe('asset check results', () => {
   });
 
   it('does not consult eth-phishing-detect, a domain list, for an address', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth, seal] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [eth, seal] });
 
     const result = await checker.check('0x1234567890123456789012345678901234567890');
 
@@ -168,7 +174,7 @@ describe('asset check results', () => {
 
   it('reports the sources that answered for each unlisted content, when they differ from one check to the next', async () => {
     let sources: ExternalSource[] = [eth, seal];
-    const checker = createChecker({ timer: systemTimer, index, sources: () => sources });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => sources });
     const notFound = (...answered: ExternalSource['name'][]) => ({
       status: 'UNKNOWN',
       source: 'service',
@@ -193,7 +199,7 @@ describe('asset check results', () => {
   });
 
   it('names the parent domain a verdict is inherited from', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [] });
 
     const result = await checker.check('https://login.acme-airdrop.xyz');
 
@@ -209,7 +215,7 @@ describe('asset check results', () => {
 
   it('answers UNKNOWN with reason hosting-domain for a hosting platform without looking anything up', async () => {
     const { spy, lookups } = recordingIndex();
-    const checker = createChecker({ timer: systemTimer, index: spy, sources: () => [eth] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: spy, sources: () => [eth] });
 
     const result = await checker.check('https://netlify.app');
 
@@ -224,7 +230,7 @@ describe('asset check results', () => {
   });
 
   it('answers UNKNOWN with code parse-error for content that cannot be parsed', async () => {
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [eth] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [eth] });
 
     const result = await checker.check('https://bad host.com');
 
@@ -239,7 +245,7 @@ describe('asset check results', () => {
 
   it('looks every candidate key up in one call to the check index', async () => {
     const { spy, lookups } = recordingIndex();
-    const checker = createChecker({ timer: systemTimer, index: spy, sources: () => [] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: spy, sources: () => [] });
 
     await checker.check('https://a.b.acme.com/x/y');
 

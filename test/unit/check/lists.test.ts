@@ -13,6 +13,7 @@ import {
   snapshotOf,
 } from '../../../shared/domain/check/lists.ts';
 import type { ExternalSource, ExternalSourceName } from '../../../shared/domain/check/types.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { memoryIndex } from './world.ts';
 
 const FETCHED_AT = new Date('2026-03-01T12:00:00.123Z');
@@ -39,7 +40,7 @@ describe('list snapshots', () => {
       deny: ['EVIL.com.', 'www.evil.com', 'bücher-claim.de', 'pages.dev', 'x.com', 'phish.pages.dev', ''],
     });
 
-    const snapshot = snapshotOf('polkadot-phishing', body, URL_OF, FETCHED_AT);
+    const snapshot = snapshotOf(suffixes, 'polkadot-phishing', body, URL_OF, FETCHED_AT);
 
     expect(snapshot).toEqual({
       source: 'polkadot-phishing',
@@ -58,7 +59,7 @@ describe('list snapshots', () => {
     ['a JSON array', '["evil.com", "claim-now.xyz"]'],
     ['an object of arrays', '{"scams": ["evil.com"], "drainers": ["claim-now.xyz"]}'],
   ])('reads deny entries from %s', (_format, body) => {
-    expect(snapshotOf('vendor', body, URL_OF, FETCHED_AT).deny).toEqual(['claim-now.xyz', 'evil.com']);
+    expect(snapshotOf(suffixes, 'vendor', body, URL_OF, FETCHED_AT).deny).toEqual(['claim-now.xyz', 'evil.com']);
   });
 
   it('keeps eth-phishing-detect entries as hosts, www. included, with its fuzzy list and tolerance', () => {
@@ -70,7 +71,7 @@ describe('list snapshots', () => {
       blacklist: ['www.evil.com', 'Evil.ORG.'],
     });
 
-    const snapshot = snapshotOf('eth-phishing-detect', body, URL_OF, FETCHED_AT);
+    const snapshot = snapshotOf(suffixes, 'eth-phishing-detect', body, URL_OF, FETCHED_AT);
 
     expect([snapshot.allow, snapshot.deny, snapshot.fuzzy, snapshot.tolerance]).toEqual([
       ['metamask.io'],
@@ -81,8 +82,8 @@ describe('list snapshots', () => {
   });
 
   it('gives the same content the same digest whatever order it came in', () => {
-    const one = snapshotOf('seal', '["a-evil.com", "b-evil.com"]', URL_OF, FETCHED_AT);
-    const two = snapshotOf('seal', 'b-evil.com\na-evil.com\n', URL_OF, new Date('2026-03-02T00:00:00Z'));
+    const one = snapshotOf(suffixes, 'seal', '["a-evil.com", "b-evil.com"]', URL_OF, FETCHED_AT);
+    const two = snapshotOf(suffixes, 'seal', 'b-evil.com\na-evil.com\n', URL_OF, new Date('2026-03-02T00:00:00Z'));
 
     expect(two.sha256).toBe(one.sha256);
   });
@@ -94,7 +95,7 @@ describe('loading the external sources', () => {
 
   it('uses the list eth-phishing-detect ships and consults no list without a snapshot', async () => {
     const sources = await loadExternalSources(memoryStore(), () => shipped);
-    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     const result = await checker.check('shipped-blocked.org');
 
@@ -111,9 +112,15 @@ describe('loading the external sources', () => {
   });
 
   it('prefers a synced eth-phishing-detect snapshot to the shipped list', async () => {
-    const synced = snapshotOf('eth-phishing-detect', '{"blacklist": ["synced-blocked.org"]}', URL_OF, FETCHED_AT);
+    const synced = snapshotOf(
+      suffixes,
+      'eth-phishing-detect',
+      '{"blacklist": ["synced-blocked.org"]}',
+      URL_OF,
+      FETCHED_AT,
+    );
     const sources = await loadExternalSources(memoryStore([synced]), () => shipped);
-    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     expect((await checker.check('synced-blocked.org')).status).toBe('BLOCKED');
     expect((await checker.check('shipped-blocked.org')).status).toBe('UNKNOWN');
@@ -121,7 +128,9 @@ describe('loading the external sources', () => {
 
   it('loads every list that has a snapshot', async () => {
     const lists: ExternalSourceName[] = ['vendor', 'seal', 'polkadot-phishing'];
-    const store = memoryStore(lists.map((source) => snapshotOf(source, `${source}.example.com`, URL_OF, FETCHED_AT)));
+    const store = memoryStore(
+      lists.map((source) => snapshotOf(suffixes, source, `${source}.example.com`, URL_OF, FETCHED_AT)),
+    );
 
     const sources = await loadExternalSources(store, () => shipped);
 
@@ -129,11 +138,11 @@ describe('loading the external sources', () => {
   });
 
   it('names the loaded lists by the version their snapshots’ pointers give, which moves when a snapshot does', async () => {
-    const store = memoryStore([snapshotOf('seal', 'seal.example.com', URL_OF, FETCHED_AT)]);
+    const store = memoryStore([snapshotOf(suffixes, 'seal', 'seal.example.com', URL_OF, FETCHED_AT)]);
 
     const before = await externalListsVersion(store);
     const loaded = await loadExternalLists(store, () => shipped);
-    await store.save(snapshotOf('seal', 'other.example.com', URL_OF, FETCHED_AT));
+    await store.save(snapshotOf(suffixes, 'seal', 'other.example.com', URL_OF, FETCHED_AT));
 
     expect(loaded.version).toBe(before);
     expect(await externalListsVersion(store)).not.toBe(before);
@@ -141,17 +150,24 @@ describe('loading the external sources', () => {
 
   it('reports each loaded list’s own answer for keys that several lists hold', async () => {
     const store = memoryStore([
-      snapshotOf('vendor', JSON.stringify({ allow: ['shared.example'], deny: [] }), URL_OF, FETCHED_AT),
+      snapshotOf(suffixes, 'vendor', JSON.stringify({ allow: ['shared.example'], deny: [] }), URL_OF, FETCHED_AT),
       snapshotOf(
+        suffixes,
         'seal',
         JSON.stringify({ allow: [], deny: ['shared.example', 'seal-only.example'] }),
         URL_OF,
         FETCHED_AT,
       ),
-      snapshotOf('polkadot-phishing', JSON.stringify({ allow: [], deny: ['deep.shared.example'] }), URL_OF, FETCHED_AT),
+      snapshotOf(
+        suffixes,
+        'polkadot-phishing',
+        JSON.stringify({ allow: [], deny: ['deep.shared.example'] }),
+        URL_OF,
+        FETCHED_AT,
+      ),
     ]);
     const sources = await loadExternalSources(store, () => shipped);
-    const checker = createChecker({ timer: systemTimer, index: memoryIndex({}), sources: () => sources });
+    const checker = createChecker({ suffixes, timer: systemTimer, index: memoryIndex({}), sources: () => sources });
 
     const shared = await checker.check('https://deep.shared.example/');
     const sealOnly = await checker.check('https://seal-only.example/');
@@ -174,10 +190,10 @@ describe('loading the external sources', () => {
 
   it('skips a list whose snapshot cannot be read and says which', async () => {
     const store: SnapshotStore = {
-      ...memoryStore([snapshotOf('seal', 'seal.example.com', URL_OF, FETCHED_AT)]),
+      ...memoryStore([snapshotOf(suffixes, 'seal', 'seal.example.com', URL_OF, FETCHED_AT)]),
       latest: async (source) => {
         if (source === 'vendor') throw new Error('AccessDenied');
-        return source === 'seal' ? snapshotOf('seal', 'seal.example.com', URL_OF, FETCHED_AT) : undefined;
+        return source === 'seal' ? snapshotOf(suffixes, 'seal', 'seal.example.com', URL_OF, FETCHED_AT) : undefined;
       },
     };
     const onError = vi.fn();

@@ -10,6 +10,7 @@ import {
   type VerdictSnapshotStore,
   VerdictState,
 } from '../../../shared/domain/verdict-feed/index.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { snapshotOf } from '../../fixtures/verdicts.ts';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
@@ -43,7 +44,7 @@ describe('a verdict replica with a snapshot store', () => {
     const { log, reads } = quietLog();
     const snapshots = memorySnapshots();
     const index = replicatedIndex({ log, snapshots, now: () => time });
-    const checker = createChecker({ timer: systemTimer, index, sources: () => [] });
+    const checker = createChecker({ suffixes, timer: systemTimer, index, sources: () => [] });
 
     const before = await checker.check('https://acme-airdrop.xyz/claim');
     await snapshots.save(snapshotOf(['acme-airdrop.xyz'], [pack(1, BIT.block)], time));

@@ -1,29 +1,44 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { suffixFile } from '../../../shared/db/adapters/public-suffix-file.ts';
-import { publicSuffixLength, useSuffixSource } from '../../../shared/domain/check/index.ts';
+import { describe, expect, it } from 'vitest';
+import { canonicalize, LEVEL, publicSuffixes, publicSuffixLength } from '../../../shared/domain/check/index.ts';
 
-describe('the check’s suffix data port', () => {
-  afterEach(() => useSuffixSource(suffixFile));
-
-  it('answers from the installed source, read on the first lookup after it is installed', () => {
+describe('the check’s suffix data', () => {
+  it('reads its source once, on the first lookup', () => {
     let reads = 0;
-    useSuffixSource(() => {
+    const suffixes = publicSuffixes(() => {
       reads++;
       return { rules: '1test(1shop)', exceptions: '' };
     });
 
-    const lengths = ['a.shop.test', 'a.other.test', 'a.example.com'].map((host) => publicSuffixLength(host, false));
+    const before = reads;
+    const lengths = ['a.shop.test', 'a.other.test', 'a.example.com'].map((host) =>
+      publicSuffixLength(suffixes, host, false),
+    );
 
+    expect(before).toBe(0);
     expect(lengths).toEqual(['shop.test'.length, 'test'.length, 'com'.length]);
     expect(reads).toBe(1);
   });
 
-  it('replaces the previous data when another source is installed', () => {
-    useSuffixSource(() => ({ rules: '1test(1shop)', exceptions: '' }));
-    publicSuffixLength('a.shop.test', false);
+  it('gives each table its own answers in one process, whichever was looked up first', () => {
+    const withShop = publicSuffixes(() => ({ rules: '1test(1shop)', exceptions: '' }));
+    const withoutShop = publicSuffixes(() => ({ rules: '1test', exceptions: '' }));
 
-    useSuffixSource(() => ({ rules: '1test', exceptions: '' }));
+    const first = canonicalize(withShop, 'https://login.acme.shop.test/');
+    const second = canonicalize(withoutShop, 'https://login.acme.shop.test/');
+    const firstAgain = canonicalize(withShop, 'https://login.acme.shop.test/');
 
-    expect(publicSuffixLength('a.shop.test', false)).toBe('test'.length);
+    expect(first).toEqual({
+      kind: 'keys',
+      keys: ['login.acme.shop.test', 'acme.shop.test'],
+      levels: [LEVEL.exact, LEVEL.parent],
+      domain: 'login.acme.shop.test',
+    });
+    expect(second).toEqual({
+      kind: 'keys',
+      keys: ['login.acme.shop.test', 'acme.shop.test', 'shop.test'],
+      levels: [LEVEL.exact, LEVEL.parent, LEVEL.parent],
+      domain: 'login.acme.shop.test',
+    });
+    expect(firstAgain).toEqual(first);
   });
 });

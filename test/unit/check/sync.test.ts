@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { httpListReader } from '../../../shared/db/adapters/list-reader.ts';
 import type { ListSnapshot, SnapshotStore } from '../../../shared/domain/check/lists.ts';
 import { parseFeeds, syncLists } from '../../../shared/domain/check/sync.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const memoryStore = () => {
   const saved: ListSnapshot[] = [];
@@ -58,7 +59,7 @@ describe('list sync', () => {
       '/feed.txt': { body: 'evil.example.com\n' },
     });
 
-    const outcomes = await syncLists(feeds, store, { read: reader(), now });
+    const outcomes = await syncLists(feeds, store, { suffixes, read: reader(), now });
 
     expect(outcomes.map((o) => o.outcome)).toEqual(['saved', 'saved']);
     expect(saved.map((s) => [s.source, s.allow, s.deny])).toEqual([
@@ -70,9 +71,9 @@ describe('list sync', () => {
   it('stores nothing new when a list has not changed, and reports the entries and fetch time of the snapshot kept', async () => {
     const { store, saved } = memoryStore();
     serve({ '/feed.txt': { body: 'evil.example.com\n' } });
-    await syncLists([vendorFeed], store, { read: reader(), now });
+    await syncLists([vendorFeed], store, { suffixes, read: reader(), now });
 
-    const outcomes = await syncLists([vendorFeed], store, { read: reader(), now });
+    const outcomes = await syncLists([vendorFeed], store, { suffixes, read: reader(), now });
 
     expect(outcomes).toEqual([
       {
@@ -90,7 +91,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     serve({ '/polkadot.json': { status: 503 }, '/feed.txt': { body: 'evil.example.com' } });
 
-    const outcomes = await syncLists(feeds, store, { read: reader(), now });
+    const outcomes = await syncLists(feeds, store, { suffixes, read: reader(), now });
 
     expect(outcomes.map((o) => [o.source, o.outcome])).toEqual([
       ['polkadot-phishing', 'failed'],
@@ -103,7 +104,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     serve({ '/feed.txt': { hang: true } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { read: reader(20), now });
+    const [outcome] = await syncLists([vendorFeed], store, { suffixes, read: reader(20), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);
@@ -113,7 +114,7 @@ describe('list sync', () => {
     const { store, saved } = memoryStore();
     serve({ '/feed.txt': { body: '# nothing today\n' } });
 
-    const [outcome] = await syncLists([vendorFeed], store, { read: reader(), now });
+    const [outcome] = await syncLists([vendorFeed], store, { suffixes, read: reader(), now });
 
     expect(outcome?.outcome).toBe('failed');
     expect(saved).toEqual([]);

@@ -9,11 +9,12 @@ import type {
   IndexEntry,
   KeyTarget,
 } from '../../../shared/domain/check/types.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 type Entry = string | { content: string; type: AssetType };
 
 const keyOf = (entry: Entry): string => {
-  const key = typeof entry === 'string' ? entryKeyOf(entry) : entryKeyOf(entry.content, entry.type);
+  const key = typeof entry === 'string' ? entryKeyOf(suffixes, entry) : entryKeyOf(suffixes, entry.content, entry.type);
   if (key === undefined) throw new Error(`no entry key for ${JSON.stringify(entry)}`);
   return key;
 };

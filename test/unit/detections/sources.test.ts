@@ -5,9 +5,10 @@ import { permutations } from '../../../shared/domain/detections/dnstwist.ts';
 import { PERMUTATION_FAMILIES, sourceOf, validateConfig } from '../../../shared/domain/detections/sources.ts';
 import { BadRequestError } from '../../../shared/errors.ts';
 import { logEntry } from '../../fixtures/certificates.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 describe('DNS_TWIST permutations', () => {
-  const all = permutations('acme.com');
+  const all = permutations(suffixes, 'acme.com');
 
   it('generates every family, each name once, never the domain itself, all valid ASCII hosts', () => {
     expect(new Set(all.map((p) => p.family))).toEqual(new Set(PERMUTATION_FAMILIES));
@@ -17,7 +18,7 @@ describe('DNS_TWIST permutations', () => {
   });
 
   it('keeps the public suffix of a multi-label ending and swaps it only in the TLD family', () => {
-    const uk = permutations('example.co.uk');
+    const uk = permutations(suffixes, 'example.co.uk');
 
     expect(uk.filter((p) => p.family !== 'tld-swap').every((p) => p.domain.endsWith('.co.uk'))).toBe(true);
     expect(uk.filter((p) => p.family === 'tld-swap').map((p) => p.domain)).toContain('example.com');
@@ -44,14 +45,16 @@ describe('DNS_TWIST permutations', () => {
   it('swaps lookalikes across a window and in two kinds at once, the two-kind names last so a cap cuts them first', () => {
     const names = all.map((p) => p.domain);
     const twoKinds = domainToASCII('àcmé.com');
-    const window = permutations('aaa.com').map((p) => p.domain);
+    const window = permutations(suffixes, 'aaa.com').map((p) => p.domain);
 
     expect(window).toContain(domainToASCII('ààa.com'));
     expect(names).toContain(twoKinds);
     const firstTwoKind = names.indexOf(twoKinds);
-    const singles = permutations('acme.com', { families: PERMUTATION_FAMILIES.filter((f) => f !== 'homoglyph') });
+    const singles = permutations(suffixes, 'acme.com', {
+      families: PERMUTATION_FAMILIES.filter((f) => f !== 'homoglyph'),
+    });
     expect(firstTwoKind).toBeGreaterThan(names.indexOf(singles.at(-1)?.domain ?? ''));
-    expect(permutations('acme.com', { max: firstTwoKind }).map((p) => p.domain)).not.toContain(twoKinds);
+    expect(permutations(suffixes, 'acme.com', { max: firstTwoKind }).map((p) => p.domain)).not.toContain(twoKinds);
   });
 });
 

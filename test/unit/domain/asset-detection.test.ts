@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectAssetType, isValidFor } from '../../../shared/domain/allowlist/asset-detection.ts';
 import type { AssetType } from '../../../shared/domain/allowlist/asset-types.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const DETECTED: [string, AssetType][] = [
   ['https://example.com', 'URL'],
@@ -83,19 +84,19 @@ const VALID_FOR_GIVEN_TYPE: [string, AssetType][] = [
 
 describe('asset type detection', () => {
   it.each(DETECTED)('detects %j as %s, a content valid for that type', (content, type) => {
-    expect(detectAssetType(content)).toBe(type);
-    expect(isValidFor(content, type)).toBe(true);
+    expect(detectAssetType(suffixes, content)).toBe(type);
+    expect(isValidFor(suffixes, content, type)).toBe(true);
   });
 
   it.each(UNRECOGNISED)('recognises no type in %j', (content) => {
-    expect(detectAssetType(content)).toBeUndefined();
+    expect(detectAssetType(suffixes, content)).toBeUndefined();
   });
 
   it.each(INVALID_FOR_TYPE)('finds %j not a valid %s', (content, type) => {
-    expect(isValidFor(content, type)).toBe(false);
+    expect(isValidFor(suffixes, content, type)).toBe(false);
   });
 
   it.each(VALID_FOR_GIVEN_TYPE)('accepts %j as the given type %s', (content, type) => {
-    expect(isValidFor(content, type)).toBe(true);
+    expect(isValidFor(suffixes, content, type)).toBe(true);
   });
 });

@@ -3,9 +3,10 @@ import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
 import { assetIdOf, recordNumber } from '../../../shared/domain/core/ids.ts';
 import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
 import { assetDetails, type DetailsDeps } from '../../../shared/domain/lookups/lookups.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const CONTENT = 'popular-phish.xyz';
-const ASSET_ID = assetIdOf(entryKeyOf(CONTENT, 'URL') as string);
+const ASSET_ID = assetIdOf(entryKeyOf(suffixes, CONTENT, 'URL') as string);
 
 const blockingThreat = (organization: string, id: string, at: string): ActivityRecord => ({
   organization,
@@ -32,6 +33,7 @@ const deps = (): DetailsDeps => {
     blockingThreat('acme', 't-acme', '2026-03-01T10:00:00.000Z'),
   ];
   return {
+    suffixes,
     checker: {
       check: async () => ({
         status: 'BLOCKED',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { entryKeyOf } from '../../../shared/domain/check/canonical.ts';
 import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
 import { publicReport } from '../../../shared/domain/lifecycle/report-page.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const report = (organization: string, extra: Partial<ActivityRecord> = {}): ActivityRecord =>
   ({
@@ -21,7 +22,7 @@ const report = (organization: string, extra: Partial<ActivityRecord> = {}): Acti
     ...extra,
   }) as ActivityRecord;
 
-const BLOCKED_KEY = entryKeyOf('blocked-one.xyz', 'URL') as string;
+const BLOCKED_KEY = entryKeyOf(suffixes, 'blocked-one.xyz', 'URL') as string;
 const deps = (records: ActivityRecord[], asked: string[] = []) => ({
   reports: {
     reportsWithId: async (id: string) => {
@@ -33,6 +34,7 @@ const deps = (records: ActivityRecord[], asked: string[] = []) => ({
     lookup: (keys: readonly string[]) =>
       keys.map((key) => (key === BLOCKED_KEY ? { allow: 0, block: 1, watch: 0 } : undefined)),
   },
+  suffixes,
 });
 
 describe('publicReport', () => {

@@ -5,9 +5,10 @@ import type { CheckResult } from '../../../shared/domain/check/types.ts';
 import { assetIdOf, recordNumber } from '../../../shared/domain/core/ids.ts';
 import type { ActivityRecord } from '../../../shared/domain/lifecycle/activity.ts';
 import { type SearchDeps, searchAsset, type VerdictEntry } from '../../../shared/domain/lookups/search.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const CONTENT = 'shared-phish.xyz';
-const ASSET_ID = assetIdOf(entryKeyOf(CONTENT, 'URL') as string);
+const ASSET_ID = assetIdOf(entryKeyOf(suffixes, CONTENT, 'URL') as string);
 
 const threat = (organization: string, id: string, at: string, status: 'PENDING' | 'REJECTED'): ActivityRecord => ({
   organization,
@@ -58,6 +59,7 @@ const deps = (entry?: VerdictEntry, newer: ActivityRecord[] = []): SearchDeps =>
     { userId: 'u-1', orgId: 'globex', status: 'INACTIVE' },
   ];
   return {
+    suffixes,
     checker: { check: () => UNKNOWN },
     verdicts: { find: async () => entry },
     lists: {

@@ -6,6 +6,7 @@ import { createHandler as createUpdateAsset } from '../../../functions/assets/up
 import { cursorCodec } from '../../../shared/domain/core/cursor.ts';
 import { apiEvent, call, errorBody } from '../../fixtures/api-event.ts';
 import { fakeKeys, inMemoryStores, orgKey } from '../../fixtures/fakes.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const ACME = 'acme-key';
 const keys = fakeKeys({ [ACME]: orgKey('acme') });
@@ -14,7 +15,7 @@ const cursors = cursorCodec(() => 'test-cursor-secret');
 /** The asset endpoints over one in-memory set of stores. */
 const endpoints = () => {
   const stores = inMemoryStores();
-  const deps = { keys, ...stores, cursors };
+  const deps = { keys, ...stores, cursors, suffixes };
   return {
     ...stores,
     list: (query: Record<string, string> = {}) => call(createListAssets(deps), apiEvent({ apiKey: ACME, query })),

@@ -17,6 +17,7 @@ import * as runtime from '../../../shared/runtime.ts';
 import { apiEvent, call, context } from '../../fixtures/api-event.ts';
 import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 import { captureOutput } from '../../fixtures/output.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { memoryIndex } from '../check/world.ts';
 
 const ddb = mockDb();
@@ -144,6 +145,7 @@ describe('the access lines of the check routes', () => {
   const checkHandler = (sampleRate: string) => {
     vi.stubEnv('ACCESS_LOG_SAMPLE_RATE', sampleRate);
     return createCheck({
+      suffixes,
       keys: runtime.keys(),
       index: memoryIndex({ block: ['acme-airdrop.xyz'] }),
       sources: () => [],

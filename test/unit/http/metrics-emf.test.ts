@@ -3,6 +3,7 @@ import type { ExternalSource } from '../../../shared/domain/check/types.ts';
 import { apiEvent, call } from '../../fixtures/api-event.ts';
 import { givenApiKey, mockDb } from '../../fixtures/mock-db.ts';
 import { captureOutput } from '../../fixtures/output.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 import { memoryIndex } from '../check/world.ts';
 
 const ddb = mockDb();
@@ -41,6 +42,7 @@ const container = async () => {
   const { createHandler } = await import('../../../functions/check/check.ts');
   const check = (sources: readonly ExternalSource[] = []) =>
     createHandler({
+      suffixes,
       keys: runtime.keys(),
       index: memoryIndex({ block: ['acme-airdrop.xyz'] }),
       sources: () => sources,
@@ -270,6 +272,7 @@ describe('embedded metrics of the requests', () => {
     vi.resetModules();
     const { createHandler: createSync } = await import('../../../functions/check/sync.ts');
     const sync = createSync({
+      suffixes,
       feeds: [
         { source: 'vendor', url: 'https://lists.example/vendor.txt' },
         { source: 'seal', url: 'https://lists.example/seal.json' },

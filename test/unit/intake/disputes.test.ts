@@ -9,6 +9,7 @@ import {
   ETH_ONLY_NOTE,
   resolveDispute,
 } from '../../../shared/domain/intake/disputes.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const NOW = Date.parse('2026-11-26T10:00:00Z');
 const ACME = { kind: 'organization', orgId: 'acme' } as const;
@@ -56,6 +57,7 @@ const deps = (
   records = 0,
   email?: string,
 ): DisputeDeps & { disputes: ReturnType<typeof memoryDisputes> } => ({
+  suffixes,
   disputes: memoryDisputes(),
   checker: { check: () => answer },
   lists: { byAsset: async () => Array.from({ length: records }, () => ({}) as never) },

@@ -7,12 +7,12 @@ import CORPUS from './chat-corpus.json' with { type: 'json' };
 
 const keys = fakeKeys({ 'acme-key': orgKey('acme', ['read']), 'user-key': userKey('u-1') });
 const parse = (apiKey: string | null, body: unknown) =>
-  call(createHandler({ keys }), apiEvent({ method: 'POST', apiKey, body }));
+  call(createHandler({ suffixes, keys }), apiEvent({ method: 'POST', apiKey, body }));
 
 describe('parseAssets', () => {
   it('finds exactly the expected assets, offsets included, in each of the chat corpus messages', () => {
     const mismatches = CORPUS.filter(
-      (message) => JSON.stringify(parseAssets(message.text)) !== JSON.stringify(message.assets),
+      (message) => JSON.stringify(parseAssets(suffixes, message.text)) !== JSON.stringify(message.assets),
     );
 
     expect(CORPUS.length).toBeGreaterThanOrEqual(200);
@@ -22,11 +22,13 @@ describe('parseAssets', () => {
   it('strips trailing punctuation and a closing parenthesis the URL did not open', () => {
     const text = 'claim at https://acme-wallet-airdrop-6.xyz). quick!';
 
-    expect(parseAssets(text)).toEqual([{ content: 'acme-wallet-airdrop-6.xyz', type: 'URL', start: 9, end: 42 }]);
+    expect(parseAssets(suffixes, text)).toEqual([
+      { content: 'acme-wallet-airdrop-6.xyz', type: 'URL', start: 9, end: 42 },
+    ]);
   });
 
   it('keeps a closing parenthesis that closes one of the path', () => {
-    expect(parseAssets('(see https://en.wikipedia.org/wiki/Foo_(bar))')[0]?.content).toBe(
+    expect(parseAssets(suffixes, '(see https://en.wikipedia.org/wiki/Foo_(bar))')[0]?.content).toBe(
       'en.wikipedia.org/wiki/Foo_(bar)',
     );
   });
@@ -34,27 +36,27 @@ describe('parseAssets', () => {
   it('undoes defanging and reports the span of the defanged text', () => {
     const text = 'IOC hxxps://evil-acme[.]com/login';
 
-    expect(parseAssets(text)).toEqual([{ content: 'evil-acme.com/login', type: 'URL', start: 4, end: 33 }]);
+    expect(parseAssets(suffixes, text)).toEqual([{ content: 'evil-acme.com/login', type: 'URL', start: 4, end: 33 }]);
   });
 
   it('reads a markdown link once when its label repeats its target', () => {
     const text = '[https://app.acme.com](https://app.acme.com)';
 
-    expect(parseAssets(text)).toEqual([{ content: 'app.acme.com', type: 'URL', start: 1, end: 21 }]);
+    expect(parseAssets(suffixes, text)).toEqual([{ content: 'app.acme.com', type: 'URL', start: 1, end: 21 }]);
   });
 
   it('converts an internationalized host to punycode', () => {
-    expect(parseAssets('visit münchen.de/info»')).toEqual([
+    expect(parseAssets(suffixes, 'visit münchen.de/info»')).toEqual([
       { content: 'xn--mnchen-3ya.de/info', type: 'URL', start: 6, end: 21 },
     ]);
   });
 
   it('ignores file names, abbreviations and channel-wide mentions', () => {
-    expect(parseAssets('see index.html and config.json, e.g. ping @everyone or @here')).toEqual([]);
+    expect(parseAssets(suffixes, 'see index.html and config.json, e.g. ping @everyone or @here')).toEqual([]);
   });
 
   it('reads an e-mail address as one asset, not as a domain and a handle', () => {
-    expect(parseAssets('write to support@acme.com')).toEqual([
+    expect(parseAssets(suffixes, 'write to support@acme.com')).toEqual([
       { content: 'mailto:support@acme.com', type: 'EMAIL', start: 9, end: 25 },
     ]);
   });
@@ -125,3 +127,5 @@ describe('POST /asset/parse', () => {
     expect(both.body).toMatchObject({ message: 'Send either content or text, not both' });
   });
 });
+
+import { suffixes } from '../../fixtures/suffixes.ts';

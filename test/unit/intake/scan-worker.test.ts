@@ -4,6 +4,7 @@ import { createHandler } from '../../../functions/intake/scan-worker.ts';
 import type { CheckResult } from '../../../shared/domain/check/types.ts';
 import { runScan, type Scan, type ScanStore, type WorkerDeps } from '../../../shared/domain/intake/scans.ts';
 import type { LifecycleStore } from '../../../shared/domain/lifecycle/store.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const NOW = Date.parse('2026-11-26T10:00:00Z');
 const MALICIOUS_CONTENT = 'https://acme-wallet-airdrop-claim.xyz/connect';
@@ -49,6 +50,7 @@ const world = (scans: Scan[], failing: ReadonlySet<number> = new Set()) => {
   const unknown: CheckResult = { status: 'UNKNOWN', source: 'service', sources: [] };
   const deps: WorkerDeps = {
     scans: store,
+    suffixes,
     checker: { check: () => unknown },
     directory: { listBrands: async () => [{ orgId: 'acme', slug: 'acme-wallet', name: 'Acme Wallet' }] },
     assets: { list: async () => ({ assets: [] }) },
@@ -65,6 +67,7 @@ const world = (scans: Scan[], failing: ReadonlySet<number> = new Set()) => {
       verdicts: { lookup: (keys) => keys.map(() => undefined) },
       directory: { findOrganization: async () => ({ slug: 'acme', name: 'Acme', featureFlags: [] }) },
       ignoredHosts: [],
+      suffixes,
     },
     isDisputed: async () => false,
   };

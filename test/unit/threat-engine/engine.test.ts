@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { brandProfile, evaluateThreat } from '../../../shared/domain/threat-engine/engine.ts';
 import { skeletonOf } from '../../../shared/domain/threat-engine/skeleton.ts';
+import { suffixes } from '../../fixtures/suffixes.ts';
 
 const ACME = brandProfile('acme', [{ slug: 'acme-wallet', name: 'Acme Wallet' }], ['acme.com']);
 const names = (content: string, profile = ACME) =>
-  evaluateThreat(content, profile).signals.map((signal) => signal.name);
+  evaluateThreat(suffixes, content, profile).signals.map((signal) => signal.name);
 
 describe('evaluateThreat', () => {
   it('scores a brand name with an added keyword on a cheap ending MALICIOUS, naming each signal', () => {
-    const result = evaluateThreat('https://acme-wallet-airdrop.xyz/claim', ACME);
+    const result = evaluateThreat(suffixes, 'https://acme-wallet-airdrop.xyz/claim', ACME);
 
     expect(result.verdict).toBe('MALICIOUS');
     expect(result.signals.map((signal) => signal.name)).toEqual([
@@ -38,18 +39,18 @@ describe('evaluateThreat', () => {
   });
 
   it('finds a name one edit, or one swap of neighbours, from a brand term', () => {
-    expect(evaluateThreat('amce.com', ACME).signals).toEqual([
+    expect(evaluateThreat(suffixes, 'amce.com', ACME).signals).toEqual([
       { name: 'edit-distance', weight: 60, detail: 'amce is 1 edit from acme' },
     ]);
   });
 
   it('finds a lookalike account on a platform', () => {
-    expect(evaluateThreat('https://x.com/acme_wallet_support', ACME).verdict).toBe('MALICIOUS');
+    expect(evaluateThreat(suffixes, 'https://x.com/acme_wallet_support', ACME).verdict).toBe('MALICIOUS');
   });
 
   it("answers BENIGN for the organization's own domains and allowlisted content, whatever they contain", () => {
-    expect(evaluateThreat('https://app.acme.com/claim-airdrop', ACME).verdict).toBe('BENIGN');
-    expect(evaluateThreat('acme-airdrop.xyz', ACME, { status: 'ALLOWED', source: 'service' })).toEqual({
+    expect(evaluateThreat(suffixes, 'https://app.acme.com/claim-airdrop', ACME).verdict).toBe('BENIGN');
+    expect(evaluateThreat(suffixes, 'acme-airdrop.xyz', ACME, { status: 'ALLOWED', source: 'service' })).toEqual({
       verdict: 'BENIGN',
       score: 0,
       signals: [{ name: 'allowlisted', weight: -100, detail: 'allowlisted (service)' }],
@@ -57,13 +58,17 @@ describe('evaluateThreat', () => {
   });
 
   it('scores content the service or an external list blocks MALICIOUS', () => {
-    expect(evaluateThreat('plain-shop.com', ACME, { status: 'BLOCKED', source: 'service' }).verdict).toBe('MALICIOUS');
-    expect(evaluateThreat('plain-shop.com', ACME, { status: 'BLOCKED', source: 'seal' }).verdict).toBe('MALICIOUS');
+    expect(evaluateThreat(suffixes, 'plain-shop.com', ACME, { status: 'BLOCKED', source: 'service' }).verdict).toBe(
+      'MALICIOUS',
+    );
+    expect(evaluateThreat(suffixes, 'plain-shop.com', ACME, { status: 'BLOCKED', source: 'seal' }).verdict).toBe(
+      'MALICIOUS',
+    );
   });
 
   it('answers BENIGN for an unrelated domain and UNKNOWN for text that is no asset', () => {
-    expect(evaluateThreat('wikipedia.org', ACME)).toEqual({ verdict: 'BENIGN', score: 0, signals: [] });
-    expect(evaluateThreat('just some words', ACME).verdict).toBe('UNKNOWN');
+    expect(evaluateThreat(suffixes, 'wikipedia.org', ACME)).toEqual({ verdict: 'BENIGN', score: 0, signals: [] });
+    expect(evaluateThreat(suffixes, 'just some words', ACME).verdict).toBe('UNKNOWN');
   });
 });
 

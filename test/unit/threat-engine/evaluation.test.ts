@@ -56,7 +56,7 @@ const lookalikes = Object.entries(BRAND_DOMAINS).flatMap(([organization, domains
   ),
 );
 const flagged = (content: string, organization: string) =>
-  evaluateThreat(content, PROFILES[organization] as BrandProfile).verdict !== 'BENIGN';
+  evaluateThreat(suffixes, content, PROFILES[organization] as BrandProfile).verdict !== 'BENIGN';
 
 describe('the threat engine on a labelled corpus', () => {
   const caught = lookalikes.filter((lookalike) => flagged(lookalike.domain, lookalike.organization));
@@ -90,3 +90,5 @@ describe('the threat engine on a labelled corpus', () => {
     expect(OWN.filter((domain) => flagged(domain, domain.includes('acme') ? 'acme' : 'globex'))).toEqual([]);
   });
 });
+
+import { suffixes } from '../../fixtures/suffixes.ts';
