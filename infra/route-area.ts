@@ -121,7 +121,7 @@ export class RouteArea extends NestedStack {
       if (route.readsCheckLists) props.lists.grantReadLists(fn);
       new HttpRoute(this, `${route.name}Route`, {
         httpApi: props.api,
-        routeKey: HttpRouteKey.with(`${BASE_PATH}${route.path}`, HttpMethod[route.method]),
+        routeKey: HttpRouteKey.with(route.root ? route.path : `${BASE_PATH}${route.path}`, HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${route.name}-integration`, fn),
       });
     }
