@@ -787,10 +787,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-list-collections',
     area: 'taxii',
     entry: 'functions/taxii/list-collections.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
   },
   {
     method: 'GET',
@@ -798,10 +796,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-get-collection',
     area: 'taxii',
     entry: 'functions/taxii/get-collection.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
   },
   {
     method: 'GET',
@@ -809,10 +805,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-get-objects',
     area: 'taxii',
     entry: 'functions/taxii/get-objects.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
     readsCursorKey: true,
   },
   {
@@ -822,7 +816,7 @@ export const ROUTES: readonly Route[] = [
     area: 'taxii',
     entry: 'functions/taxii/add-objects.ts',
     access: 'write',
-    rateClass: 'report',
+    rateClass: 'write',
     // The report and proposals the submitted indicators become (as create-report), the accepted objects and the status.
     writes: LIFECYCLE,
   },
@@ -832,10 +826,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-get-manifest',
     area: 'taxii',
     entry: 'functions/taxii/get-manifest.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
     readsCursorKey: true,
   },
   {
@@ -844,10 +836,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-get-object',
     area: 'taxii',
     entry: 'functions/taxii/get-object.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
   },
   {
     method: 'DELETE',
@@ -855,10 +845,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-delete-object',
     area: 'taxii',
     entry: 'functions/taxii/delete-object.ts',
-    access: 'write',
-    rateClass: 'write',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
+    access: 'read',
+    rateClass: 'read',
   },
   {
     method: 'GET',
@@ -866,10 +854,8 @@ export const ROUTES: readonly Route[] = [
     name: 'taxii-get-versions',
     area: 'taxii',
     entry: 'functions/taxii/get-versions.ts',
-    access: 'write',
+    access: 'read',
     rateClass: 'read',
-    // The organization's collection ids, made on its first TAXII read.
-    writes: [PARTITIONS.taxii],
   },
   {
     method: 'GET',

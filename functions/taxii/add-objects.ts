@@ -14,7 +14,7 @@ export const request = {
   body: v.object(
     {
       objects: v.pipe(
-        v.array(v.unknown()),
+        v.array(v.unknown(), 'objects must be an array of STIX objects'),
         v.minLength(1, 'objects must hold at least one object'),
         v.maxLength(MAX_OBJECTS, `At most ${MAX_OBJECTS} objects per request`),
       ),
@@ -25,7 +25,7 @@ export const request = {
 type Deps = Omit<SubmissionDeps, 'ignoredHosts'> & { keys: KeyResolver; now: () => number };
 
 export const createHandler = ({ keys, now, ...deps }: Deps) =>
-  apiHandler({ request, keys, ...taxiiRoute('write'), rateClass: 'report' }, async ({ auth, pathParameters, body }) => {
+  apiHandler({ request, keys, ...taxiiRoute('write') }, async ({ auth, pathParameters, body }) => {
     const name = await findCollection(deps.taxii, auth.orgId, pathParameters.collectionId);
     if (name !== 'submissions') throw new ForbiddenError('Only the submissions collection accepts objects');
     const at = new Date(now()).toISOString();

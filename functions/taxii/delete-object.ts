@@ -7,9 +7,9 @@ import * as runtime from '../../shared/runtime.ts';
 
 export const request = { pathParameters: objectPath };
 
-/** The service maintains its collections: no object is deleted through TAXII (after the collection is checked to be the caller's). */
+/** The service maintains its collections: no object is deleted through TAXII, whatever the key's scopes (after the collection is checked to be the caller's). */
 export const createHandler = ({ keys, store }: { keys: KeyResolver; store: TaxiiStore }) =>
-  apiHandler({ request, keys, ...taxiiRoute('write') }, async ({ auth, pathParameters }) => {
+  apiHandler({ request, keys, ...taxiiRoute('read') }, async ({ auth, pathParameters }) => {
     await findCollection(store, auth.orgId, pathParameters.collectionId);
     throw new ForbiddenError('Objects of these collections are maintained by the service and cannot be deleted');
   });

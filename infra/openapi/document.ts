@@ -253,9 +253,13 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
 export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<Json> => {
   const paths: Record<string, Record<string, Json>> = {};
   for (const declared of await loadRoutes(routes)) {
-    const item = paths[declared.route.path] ?? {};
-    item[declared.route.method.toLowerCase()] = operation(declared);
-    paths[declared.route.path] = item;
+    // A route at the host root is outside the servers' bases: its own server, under TAXII's own spelling of the path.
+    const path = declared.route.root ? `${declared.route.path}/` : declared.route.path;
+    const item = paths[path] ?? {};
+    item[declared.route.method.toLowerCase()] = declared.route.root
+      ? { ...operation(declared), servers: [{ url: '/', description: 'The host root, outside the API base' }] }
+      : operation(declared);
+    paths[path] = item;
   }
   return {
     openapi: '3.1.0',

@@ -19,7 +19,8 @@ export type OperationDoc = {
     | 'Insights'
     | 'Account'
     | 'Webhooks'
-    | 'Detections';
+    | 'Detections'
+    | 'TAXII';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;

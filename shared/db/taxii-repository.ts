@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import type { CollectionIds, CollectionMove, TaxiiStore } from '../domain/taxii/index.ts';
@@ -101,39 +101,31 @@ export const enteredItems = (move: CollectionMove, now: number = Date.now()) => 
   ];
 };
 
-const newIds = (): CollectionIds => ({ blocked: randomUUID(), allowed: randomUUID(), submissions: randomUUID() });
+/**
+ * Gives an organization its three collection ids (random UUIDv4) unless it has them: written with
+ * the organization by the operator's tools, so reads never write, and ids never change once set.
+ */
+export const ensureCollectionIds = async (db: DynamoDBDocumentClient, table: string, orgId: string) => {
+  const ids: CollectionIds = { blocked: randomUUID(), allowed: randomUUID(), submissions: randomUUID() };
+  await db.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: key.taxiiCollections(orgId),
+      UpdateExpression: 'SET entity = :entity, ids = if_not_exists(ids, :ids)',
+      ExpressionAttributeValues: { ':entity': 'TAXII_COLLECTIONS', ':ids': ids },
+    }),
+  );
+};
 
 export const taxiiRepository = (db: DynamoDBDocumentClient, table: string): TaxiiStore => {
   const known = new Map<string, CollectionIds>();
-  const readIds = async (orgId: string) => {
-    const { Item } = await db.send(
-      new GetCommand({ TableName: table, Key: key.taxiiCollections(orgId), ConsistentRead: true }),
-    );
-    return Item?.ids as CollectionIds | undefined;
-  };
   return {
     async collectionIds(orgId) {
       const cached = known.get(orgId);
       if (cached) return cached;
-      let ids = await readIds(orgId);
-      if (ids === undefined) {
-        const made = newIds();
-        try {
-          await db.send(
-            new PutCommand({
-              TableName: table,
-              Item: { ...key.taxiiCollections(orgId), entity: 'TAXII_COLLECTIONS', ids: made },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            }),
-          );
-          ids = made;
-        } catch (error) {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-          ids = (await readIds(orgId)) as CollectionIds;
-        }
-      }
-      if (COLLECTIONS.some((name) => typeof ids[name] !== 'string'))
-        throw new Error('Stored collection ids are incomplete');
+      const { Item } = await db.send(new GetCommand({ TableName: table, Key: key.taxiiCollections(orgId) }));
+      const ids = Item?.ids as CollectionIds | undefined;
+      if (ids === undefined || COLLECTIONS.some((name) => typeof ids[name] !== 'string')) return undefined;
       known.set(orgId, ids);
       return ids;
     },

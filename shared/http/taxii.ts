@@ -148,10 +148,11 @@ export const taxiiRoute = <S extends 'read' | 'write'>(scope: S) => ({
   answers: taxiiAnswers() as MiddlewareObj,
 });
 
-export const collectionPath = v.object({
-  collectionId: v.pipe(v.string(), v.uuid('collectionId must be a collection id (a UUID)')),
-});
-export const objectPath = v.object({
-  ...collectionPath.entries,
-  objectId: v.pipe(v.string(), v.regex(/^[a-z0-9-]+--[0-9a-f-]{36}$/, 'objectId must be a STIX id')),
-});
+const COLLECTION_ID = 'collectionId must be a collection id (a UUID)';
+const OBJECT_ID = 'objectId must be a STIX id';
+const collectionId = v.pipe(v.string(COLLECTION_ID), v.uuid(COLLECTION_ID));
+export const collectionPath = v.object({ collectionId }, COLLECTION_ID);
+export const objectPath = v.object(
+  { collectionId, objectId: v.pipe(v.string(OBJECT_ID), v.regex(/^[a-z0-9-]+--[0-9a-f-]{36}$/, OBJECT_ID)) },
+  OBJECT_ID,
+);

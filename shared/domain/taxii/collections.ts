@@ -18,8 +18,8 @@ export type StoredStatus = Record<string, unknown> & { id: string };
 
 /** Where an organization's TAXII collections are kept; every read is bounded by the page asked for. */
 export interface TaxiiStore {
-  /** The organization's collection ids (random UUIDv4), made on first use and fixed from then on. */
-  collectionIds(orgId: string): Promise<CollectionIds>;
+  /** The organization's collection ids (random UUIDv4, given with the organization); undefined before it has them. */
+  collectionIds(orgId: string): Promise<CollectionIds | undefined>;
   /** Up to `limit` versions added after `after` (a stored position, exclusive), oldest first, and whether more follow. */
   versions(
     orgId: string,
@@ -65,14 +65,21 @@ export const collectionResource = (name: CollectionName, id: string, caller: Cal
   media_types: [STIX_MEDIA_TYPE],
 });
 
+const NO_COLLECTIONS = 'This organization has no TAXII collections yet: the operator gives them with the organization';
+const idsOf = async (store: TaxiiStore, orgId: string): Promise<CollectionIds> => {
+  const ids = await store.collectionIds(orgId);
+  if (ids === undefined) throw new NotFoundError(NO_COLLECTIONS);
+  return ids;
+};
+
 export const listCollections = async (store: TaxiiStore, caller: Caller) => {
-  const ids = await store.collectionIds(caller.orgId);
+  const ids = await idsOf(store, caller.orgId);
   return { collections: COLLECTIONS.map((name) => collectionResource(name, ids[name], caller)) };
 };
 
 /** The collection `id` names among the caller's; another organization's, or none, is 404. */
 export const findCollection = async (store: TaxiiStore, orgId: string, id: string): Promise<CollectionName> => {
-  const ids = await store.collectionIds(orgId);
+  const ids = await idsOf(store, orgId);
   const name = COLLECTIONS.find((candidate) => ids[candidate] === id);
   if (name === undefined) throw new NotFoundError('Collection not found');
   return name;
