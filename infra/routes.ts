@@ -59,7 +59,10 @@ export type Route = {
   rateClass?: RateClass;
   /** Answers without an API key: the API description and the pages. */
   public?: boolean;
-  /** Served at the host root, outside every base (TAXII's discovery must be at `/taxii2/`). */
+  /**
+   * Served at the host root, outside every base (TAXII's discovery must be at `/taxii2/`); its
+   * `path` is then relative to the host, spelled as TAXII spells it.
+   */
   root?: boolean;
   /** Files the function reads at run time, relative to the project root; bundled at the same path. */
   files?: readonly string[];
@@ -764,7 +767,7 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    path: '/taxii2',
+    path: '/taxii2/',
     name: 'taxii-root-discovery',
     area: 'taxii',
     entry: 'functions/taxii/discovery.ts',

@@ -227,6 +227,12 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
       RATE_LIMITED_HEADERS,
     );
   }
+  if (doc.errorBody) {
+    const schema = toDocumentSchema(doc.errorBody);
+    for (const [status, response] of Object.entries(statuses)) {
+      if (Number(status) >= 400) statuses[status] = { ...response, content: { 'application/json': { schema } } };
+    }
+  }
   const missing = Object.entries(request).flatMap(([part, schema]) => (schema ? findTwins(schema, part).missing : []));
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
   const body = requestBody(request, doc);
@@ -253,13 +259,12 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
 export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<Json> => {
   const paths: Record<string, Record<string, Json>> = {};
   for (const declared of await loadRoutes(routes)) {
-    // A route at the host root is outside the servers' bases: its own server, under TAXII's own spelling of the path.
-    const path = declared.route.root ? `${declared.route.path}/` : declared.route.path;
-    const item = paths[path] ?? {};
+    const item = paths[declared.route.path] ?? {};
+    // A route at the host root is outside the servers' bases: it names its own.
     item[declared.route.method.toLowerCase()] = declared.route.root
       ? { ...operation(declared), servers: [{ url: '/', description: 'The host root, outside the API base' }] }
       : operation(declared);
-    paths[path] = item;
+    paths[declared.route.path] = item;
   }
   return {
     openapi: '3.1.0',

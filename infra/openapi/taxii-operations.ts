@@ -5,6 +5,8 @@ const error = (description: string): ResponseDoc => ({ description, error: true 
 const ANSWERS =
   "TAXII 2.1: answers are `application/taxii+json;version=2.1`; an `Accept` that allows neither it nor `application/taxii+json` is 406; errors are TAXII error resources `{title, description?, http_status}` (not this API's error body), and a 401 carries `WWW-Authenticate: Basic`. The key goes in `X-API-KEY` or as the password of HTTP Basic; the collections are the key's organization's only.";
 
+/** TAXII's error resource, the body of every error of these routes. */
+const errorBody = v.object({ title: v.string(), description: v.optional(v.string()), http_status: v.string() });
 const stixObject = v.looseObject({ type: v.string(), spec_version: v.literal('2.1'), id: v.string() });
 const envelope = v.object({
   more: v.boolean(),
@@ -62,6 +64,7 @@ const discovery: OperationDoc = {
   summary: 'TAXII discovery',
   description: `${ANSWERS} Names the API root under the base the client called.`,
   tag: 'TAXII',
+  errorBody,
   responses: {
     200: {
       description: 'The discovery resource',
@@ -85,6 +88,7 @@ const objectsDoc = (summary: string, what: string, body: v.GenericSchema, exampl
   summary,
   description: `${ANSWERS} ${what} Sorted by date_added ascending (the time a version entered the collection, microseconds); \`added_after\`, \`limit\` (at most 1,000; default 100), \`next\` (sealed to the key, the collection and the filters: anything else is 400), \`match[type]\`, \`match[id]\`, \`match[version]\` (\`last\` by default, \`first\`, \`all\` or a \`modified\`), \`match[spec_version]\`. A page reads at most \`limit\` stored versions (and, for \`last\`, those objects), whatever the collection's size. The organization's identity opens the first page. The submissions collection holds nothing to read (404).`,
   tag: 'TAXII',
+  errorBody,
   responses: {
     200: { description: 'One page', body, example, headers: DATE_ADDED },
     404: NOT_OURS,
@@ -104,6 +108,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'TAXII API root',
     description: `${ANSWERS} The one API root: TAXII 2.1 and the largest body it takes.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: {
         description: 'The API root resource',
@@ -126,6 +131,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'TAXII collections',
     description: `${ANSWERS} Exactly three per organization: \`blocked\` (indicators of its BLOCKED, APPROVED and AUTO_APPROVED threats), \`allowed\` (its allowlist, benign) and \`submissions\` (writable with a \`write\` key). Ids are random UUIDv4 given with the organization; an organization without them (created before TAXII) answers 404 until the operator creates it again.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: {
         description: 'The collections',
@@ -139,6 +145,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'One TAXII collection',
     description: `${ANSWERS} One of the three collections of the key's organization.`,
     tag: 'TAXII',
+    errorBody,
     responses: { 200: { description: 'The collection', body: collection, example: COLLECTION_EXAMPLE }, 404: NOT_OURS },
   },
   'taxii-get-objects': objectsDoc(
@@ -151,6 +158,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Add objects to the submissions collection',
     description: `${ANSWERS} An envelope \`{objects: [...]}\` of at most 100 objects, processed at once (202, status \`complete\`): every indicator with a supported pattern becomes a proposal of one new pending report of the organization, checked as \`POST /report/create\` checks; an indicator that fails is listed in \`failures\` with the reason and the rest are proposed. An object already accepted (same id and \`modified\`) is a success that writes nothing; when no object is new and valid, no report is written. The status is kept for \`GET …/status/{id}/\`. Posting to \`blocked\` or \`allowed\` is 403.`,
     tag: 'TAXII',
+    errorBody,
     requestExample: { objects: [INDICATOR_EXAMPLE] },
     responses: {
       202: {
@@ -196,6 +204,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'One TAXII object',
     description: `${ANSWERS} The versions of one object that \`match[version]\` selects (default \`last\`), in an envelope.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: {
         description: 'The object',
@@ -210,6 +219,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Delete a TAXII object (refused)',
     description: `${ANSWERS} The service maintains the collections from the organization's threats and allowlist: always 403 for a collection of the organization.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: {
         description: 'Never answered: every delete is refused (403)',
@@ -223,6 +233,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Versions of a TAXII object',
     description: `${ANSWERS} The \`modified\` of every version, oldest first: the version it was added with, and its revocation if it left.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: {
         description: 'The versions',
@@ -237,6 +248,7 @@ export const TAXII_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'TAXII status of a submission',
     description: `${ANSWERS} The status resource an earlier add answered, again.`,
     tag: 'TAXII',
+    errorBody,
     responses: {
       200: { description: 'The status', body: status },
       404: error('No status of the organization has this id'),
