@@ -132,8 +132,10 @@ export const taxiiRepository = (db: DynamoDBDocumentClient, table: string): Taxi
 
     positionAfter: (dateAdded) => `V#${micros(dateAdded)}#~`,
 
-    async versions(orgId, collection, after, limit) {
+    async versions(orgId, collection, position, limit) {
       const partition = key.taxiiCollectionPartition(orgId, collection);
+      // Only a version's own sort key is a position; anything before the versions starts at the first.
+      const after = position?.startsWith('V#') ? position : undefined;
       const { Items = [], LastEvaluatedKey } = await db.send(
         new QueryCommand({
           TableName: table,

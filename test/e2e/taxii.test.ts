@@ -336,6 +336,21 @@ describe('TAXII 2.1 objects', () => {
     ]);
   });
 
+  it('walks a collection one object a page, the identity first, each version once', async () => {
+    const { allowed } = await collectionsOf(ACME);
+    const seen: string[] = [];
+    let next: string | undefined;
+    do {
+      const query = next === undefined ? '' : `&next=${encodeURIComponent(next)}`;
+      const page = await call('GET', `${API}/collections/${allowed}/objects/?limit=1${query}`, ACME);
+      expect(page.status).toBe(200);
+      seen.push(...((page.body.objects as Indicator[] | undefined) ?? []).map((object) => object.type));
+      next = page.body.more ? (page.body.next as string) : undefined;
+    } while (next !== undefined);
+
+    expect(seen).toEqual(['identity', 'indicator']);
+  });
+
   it('answers 404 for an object the collection does not hold', async () => {
     const { blocked } = await collectionsOf(ACME);
 

@@ -143,7 +143,8 @@ export const readPage = async (
   query: ObjectQuery,
 ): Promise<Page> => {
   const { store, cursors } = deps;
-  const { next: token, limit, ...filters } = query;
+  // `added_after` may come again with `next` or not: where to go on is the position `next` seals.
+  const { next: token, limit, addedAfter: _addedAfter, ...filters } = query;
   const binding = { orgId: caller.orgId, filter: JSON.stringify({ key: caller.keyHash, collection, filters }) };
   const opened = token === undefined ? undefined : await cursors.open(binding, token).catch(badNext);
   const start = opened ?? (query.addedAfter === undefined ? undefined : store.positionAfter(micros(query.addedAfter)));
@@ -170,7 +171,8 @@ export const readPage = async (
     }),
   ];
   if (!page.more) return { more: false, served };
-  const position = page.last ?? start ?? '';
+  // Nothing read yet (a page that held only the identity): go on from before the first version.
+  const position = page.last ?? start ?? 'V#';
   return { more: true, next: await cursors.seal(binding, position), served };
 };
 
