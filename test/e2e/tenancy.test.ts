@@ -167,17 +167,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
 
-  const collections = (await call('GET', '/taxii2/api/collections/', ACME)).body.collections as {
-    id: string;
-    title: string;
-  }[];
+  const listed = await call('GET', '/taxii2/api/collections/', ACME);
+  const { collections } = listed.body as { collections: { id: string; title: string }[] };
   for (const { id, title } of collections) taxiiIds[title] = id;
   const objects = await call('GET', '/taxii2/api/collections/{blocked}/objects/', ACME);
-  taxiiIds.object = (objects.body.objects as { id: string }[])[0]?.id ?? '';
+  taxiiIds.object = (objects.body as { objects: { id: string }[] }).objects[0]?.id ?? '';
   const added = await call('POST', '/taxii2/api/collections/{submissions}/objects/', ACME, {
     objects: [{ type: 'malware', id: 'malware--0b6e2c1a-4d3f-4a5b-8c7d-9e0f1a2b3c4d' }],
   });
-  taxiiIds.status = added.body.id as string;
+  taxiiIds.status = (added.body as { id: string }).id;
 
   for (const [, method, path, body] of ownCalls)
     ownBefore.set(`${method} ${path}`, await call(method, path, ACME, body));
