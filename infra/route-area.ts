@@ -121,7 +121,12 @@ export class RouteArea extends NestedStack {
       if (route.readsCheckLists) props.lists.grantReadLists(fn);
       new HttpRoute(this, `${route.name}Route`, {
         httpApi: props.api,
-        routeKey: HttpRouteKey.with(`${BASE_PATH}${route.path}`, HttpMethod[route.method]),
+        // A root route is spelled as TAXII spells it (`/taxii2/`); API Gateway takes no final slash
+        // in a route and matches a request with or without one.
+        routeKey: HttpRouteKey.with(
+          route.root ? route.path.replace(/\/$/, '') : `${BASE_PATH}${route.path}`,
+          HttpMethod[route.method],
+        ),
         integration: new HttpLambdaIntegration(`${route.name}-integration`, fn),
       });
     }

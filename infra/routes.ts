@@ -30,6 +30,7 @@ export const AREAS = [
   'intake',
   'detections',
   'account',
+  'taxii',
 ] as const;
 export type Area = (typeof AREAS)[number];
 
@@ -58,6 +59,11 @@ export type Route = {
   rateClass?: RateClass;
   /** Answers without an API key: the API description and the pages. */
   public?: boolean;
+  /**
+   * Served at the host root, outside every base (TAXII's discovery must be at `/taxii2/`); its
+   * `path` is then relative to the host, spelled as TAXII spells it.
+   */
+  root?: boolean;
   /** Files the function reads at run time, relative to the project root; bundled at the same path. */
   files?: readonly string[];
   /** Lambda CPU scales with memory; the hot path gets more. Default 512 MB. */
@@ -95,8 +101,11 @@ export type Route = {
 
 const { organizationScoped, asset, groupRemoval, checkEntry, verdictLog, activity, claim, budget, metrics } =
   PARTITIONS;
-/** Moving an asset's allowlisting or a threat's block: the check-index entry and its change in the verdict log. */
-const VERDICTS = [checkEntry, verdictLog] as const;
+/**
+ * Moving an asset's allowlisting or a threat's block: the check-index entry, its change in the
+ * verdict log, and the new version in the organization's TAXII collection.
+ */
+const VERDICTS = [checkEntry, verdictLog, PARTITIONS.taxii] as const;
 /**
  * A lifecycle commit (`activityRepository().commitMany`): records, their day counters, the claims
  * of pending proposals; a record that blocks or unblocks content moves the check index too.
@@ -751,6 +760,119 @@ export const ROUTES: readonly Route[] = [
     name: 'get-detection-drift',
     area: 'detections',
     entry: 'functions/detections/drift.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2',
+    name: 'taxii-discovery',
+    area: 'taxii',
+    entry: 'functions/taxii/discovery.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/',
+    name: 'taxii-root-discovery',
+    area: 'taxii',
+    entry: 'functions/taxii/discovery.ts',
+    access: 'read',
+    rateClass: 'read',
+    root: true,
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api',
+    name: 'taxii-api-root',
+    area: 'taxii',
+    entry: 'functions/taxii/api-root.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections',
+    name: 'taxii-list-collections',
+    area: 'taxii',
+    entry: 'functions/taxii/list-collections.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections/{collectionId}',
+    name: 'taxii-get-collection',
+    area: 'taxii',
+    entry: 'functions/taxii/get-collection.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections/{collectionId}/objects',
+    name: 'taxii-get-objects',
+    area: 'taxii',
+    entry: 'functions/taxii/get-objects.ts',
+    access: 'read',
+    rateClass: 'read',
+    readsCursorKey: true,
+  },
+  {
+    method: 'POST',
+    path: '/taxii2/api/collections/{collectionId}/objects',
+    name: 'taxii-add-objects',
+    area: 'taxii',
+    entry: 'functions/taxii/add-objects.ts',
+    access: 'write',
+    rateClass: 'write',
+    // The report and proposals the submitted indicators become (as create-report), the accepted objects and the status.
+    writes: LIFECYCLE,
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections/{collectionId}/manifest',
+    name: 'taxii-get-manifest',
+    area: 'taxii',
+    entry: 'functions/taxii/get-manifest.ts',
+    access: 'read',
+    rateClass: 'read',
+    readsCursorKey: true,
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections/{collectionId}/objects/{objectId}',
+    name: 'taxii-get-object',
+    area: 'taxii',
+    entry: 'functions/taxii/get-object.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'DELETE',
+    path: '/taxii2/api/collections/{collectionId}/objects/{objectId}',
+    name: 'taxii-delete-object',
+    area: 'taxii',
+    entry: 'functions/taxii/delete-object.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/collections/{collectionId}/objects/{objectId}/versions',
+    name: 'taxii-get-versions',
+    area: 'taxii',
+    entry: 'functions/taxii/get-versions.ts',
+    access: 'read',
+    rateClass: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/taxii2/api/status/{statusId}',
+    name: 'taxii-get-status',
+    area: 'taxii',
+    entry: 'functions/taxii/get-status.ts',
     access: 'read',
     rateClass: 'read',
   },

@@ -3,6 +3,7 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'NOT_ACCEPTABLE'
   | 'CONFLICT'
   | 'GONE'
   | 'PAYLOAD_TOO_LARGE'
@@ -38,6 +39,8 @@ export class UnauthorizedError extends withCode('UNAUTHORIZED', 'UnauthorizedErr
 export class ForbiddenError extends withCode('FORBIDDEN', 'ForbiddenError') {}
 export class NotFoundError extends withCode('NOT_FOUND', 'NotFoundError') {}
 export class ConflictError extends withCode('CONFLICT', 'ConflictError') {}
+/** The client's `Accept` allows no media type the route answers in. */
+export class NotAcceptableError extends withCode('NOT_ACCEPTABLE', 'NotAcceptableError') {}
 /** What was asked for existed once and is no longer kept (a changelog position older than its retention). */
 export class GoneError extends withCode('GONE', 'GoneError') {}
 export class PayloadTooLargeError extends withCode('PAYLOAD_TOO_LARGE', 'PayloadTooLargeError') {}

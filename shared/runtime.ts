@@ -46,6 +46,7 @@ import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
 import { sqsClient } from './db/sqs.ts';
 import { httpTileClient, logListLogs, recordedTileClient, SHIPPED_CT_LOG_LIST } from './db/static-ct-sources.ts';
+import { taxiiRepository } from './db/taxii-repository.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
 import { fileFeedStore, s3FeedStore } from './db/verdict-feed-store.ts';
@@ -181,6 +182,7 @@ export const verdicts = /* @__PURE__ */ once(() =>
   checkIndexRepository(documentClient(), config.tableName, { ttlMs: 0, maxEntries: 0 }),
 );
 export const lists = /* @__PURE__ */ table(lifecycleRepository);
+export const taxii = /* @__PURE__ */ table(taxiiRepository);
 export const reportDirectory = /* @__PURE__ */ table(reportDirectoryRepository);
 /** The stores of the threat lifecycle (reports, reviews). */
 export const lifecycle = /* @__PURE__ */ once(() => ({

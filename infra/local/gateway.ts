@@ -222,8 +222,21 @@ export const createGateway = ({
       const url = URL.parse(request.url ?? '/', 'http://localhost');
       if (!url) return gatewayError(response, 400, 'BAD_REQUEST', 'Malformed request target');
       const method = request.method ?? 'GET';
-      const path = routePath(rawPathOf(request.url ?? '/'));
-      const match = path === undefined ? undefined : matchRoute(method, path, routes);
+      const rawPath = rawPathOf(request.url ?? '/');
+      const path = routePath(rawPath);
+      // A route served at the host root (TAXII discovery) answers outside every base, as its API Gateway route does.
+      const match =
+        path === undefined
+          ? matchRoute(
+              method,
+              rawPath,
+              routes.filter((route) => route.root),
+            )
+          : matchRoute(
+              method,
+              path,
+              routes.filter((route) => !route.root),
+            );
       for (const [name, value] of Object.entries(corsHeaders(cors, request, method === 'OPTIONS'))) {
         response.setHeader(name, value);
       }

@@ -238,6 +238,8 @@ const TAG_DESCRIPTIONS: Record<OperationDoc['tag'], string> = {
   Account: 'The key’s user and organizations.',
   Webhooks: 'Webhook endpoints that receive asset status changes and detections, with their deliveries.',
   Detections: 'Detection sources, the organization’s detection configs and the detections they found.',
+  TAXII:
+    'STIX 2.1 over TAXII 2.1: each organization’s blocked and allowed collections, and a submissions collection that files indicators as a report.',
 };
 
 const operationId = (name: string) => name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
@@ -259,6 +261,12 @@ const operation = ({ route, request, declaration }: RouteDeclaration): Json => {
       own ? `${own.description}, or ${spent.replace('The key', 'the key')}` : spent,
       RATE_LIMITED_HEADERS,
     );
+  }
+  if (doc.errorBody) {
+    const schema = toDocumentSchema(doc.errorBody);
+    for (const [status, response] of Object.entries(statuses)) {
+      if (Number(status) >= 400) statuses[status] = { ...response, content: { 'application/json': { schema } } };
+    }
   }
   const missing = Object.entries(request).flatMap(([part, schema]) => (schema ? findTwins(schema, part).missing : []));
   if (missing.length > 0) throw new Error(`${route.name}: checks without a JSON Schema twin at ${missing.join(', ')}`);
@@ -292,7 +300,10 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
   const paths: Record<string, Record<string, Json>> = {};
   for (const declared of await loadRoutes(routes)) {
     const item = paths[declared.route.path] ?? {};
-    item[declared.route.method.toLowerCase()] = operation(declared);
+    // A route at the host root is outside the servers' bases: it names its own.
+    item[declared.route.method.toLowerCase()] = declared.route.root
+      ? { ...operation(declared), servers: [{ url: '/', description: 'The host root, outside the API base' }] }
+      : operation(declared);
     paths[declared.route.path] = item;
   }
   return {
@@ -317,7 +328,10 @@ export const buildDocument = async (routes: readonly Route[] = ROUTES): Promise<
     paths,
     components: {
       schemas: Object.fromEntries(
-        [...new Set(CODE_OF_STATUS.values())].map((code) => [`Error.${code}`, toDocumentSchema(errorBody(code))]),
+        // Only the error bodies some response names (the TAXII routes answer TAXII error resources instead).
+        [...new Set(CODE_OF_STATUS.values())]
+          .filter((code) => JSON.stringify(paths).includes(`"#/components/schemas/Error.${code}"`))
+          .map((code) => [`Error.${code}`, toDocumentSchema(errorBody(code))]),
       ),
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },

@@ -19,8 +19,11 @@ export type OperationDoc = {
     | 'Insights'
     | 'Account'
     | 'Webhooks'
-    | 'Detections';
+    | 'Detections'
+    | 'TAXII';
   /** The success response and the errors particular to the route; the generator adds those every keyed route answers. */
   responses: Record<number, ResponseDoc>;
   requestExample?: unknown;
+  /** The body of every error of the route, when it is not this API's error body (TAXII's error resource). */
+  errorBody?: v.GenericSchema;
 };

@@ -6,6 +6,7 @@ import { INTAKE_OPERATIONS } from './intake-operations.ts';
 import { LIFECYCLE_OPERATIONS } from './lifecycle-operations.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 import { BODY } from './responses.ts';
+import { TAXII_OPERATIONS } from './taxii-operations.ts';
 import { WEBHOOK_OPERATIONS } from './webhook-operations.ts';
 
 const { metrics: METRICS_EXAMPLE, asset: ASSET_EXAMPLE, checkResult: CHECK_EXAMPLE } = EXAMPLES;
@@ -29,6 +30,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ...INTAKE_OPERATIONS,
   ...INSIGHTS_OPERATIONS,
   ...DETECTION_OPERATIONS,
+  ...TAXII_OPERATIONS,
   'list-asset-groups': {
     summary: 'List asset groups',
     description:

@@ -11,6 +11,7 @@ import {
   type RecordWrite,
 } from '../domain/lifecycle/activity.ts';
 import type { ClaimName, CommitGuards, CommitOutcome, LifecycleStore } from '../domain/lifecycle/store.ts';
+import { blockedMoves } from '../domain/taxii/index.ts';
 import { batchGetAll } from './batch.ts';
 import {
   type Change,
@@ -35,6 +36,7 @@ import {
 } from './insight-items.ts';
 import { ACTIVITY_INDEX, ATTR, activityIndexKeys, INCOMPLETE_REPORTS, key } from './keys.ts';
 import { gaugeCounter, monthCounter } from './month-keys.ts';
+import { collectionChanges } from './taxii-repository.ts';
 import type { VerdictOrigin } from './verdict-change.ts';
 
 /** Why a lifecycle commit is refused: the outcomes it answers, or a counter that would go below zero. */
@@ -215,6 +217,7 @@ export const activityRepository = (db: DynamoDBDocumentClient, table: string): L
       ),
       // Another change of the same check-index entry committed first: the verdicts change reads it again.
       ...(checks.length === 0 ? [] : [verdicts<Refusal>(checks, { onFloor: refuse('floor') })]),
+      ...collectionChanges<Refusal>(blockedMoves(writes)),
       ...guardChanges(guards),
     ];
   };

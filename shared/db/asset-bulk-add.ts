@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AddOutcome, type Asset, newAsset, type PreparedAsset } from '../domain/allowlist/assets.ts';
 import { mapConcurrently } from '../domain/core/concurrency.ts';
+import { allowedMove } from '../domain/taxii/index.ts';
 import { logger } from '../logger.ts';
 import { type BulkMarker, type BulkRetry, bulkAddMarkers, type Staged } from './asset-bulk-marker.ts';
 import {
@@ -18,6 +19,7 @@ import { batchGetAll, queryPages } from './batch.ts';
 import { type Change, changeWriter, claim, packUnits, record, retry, verdicts } from './change-set.ts';
 import { ACTIVITY_INDEX, ATTR, key, OPEN_BULK_ADDS } from './keys.ts';
 import { TRANSACTION_ITEMS } from './limits.ts';
+import { collectionChanges } from './taxii-repository.ts';
 import type { VerdictDelta } from './verdict-change.ts';
 
 /** Staged items outlive their batch by this long before TTL removes them; nothing reads a finished batch's. */
@@ -210,7 +212,10 @@ export const bulkAdds = (db: DynamoDBDocumentClient, TableName: string) => {
         );
       }
       if (groupId !== null) groupDeltas.set(groupId, (groupDeltas.get(groupId) ?? 0) + 1);
-      if (entry.checkKey !== undefined) deltas.push(allowlisting(asset, entry.checkKey, 1));
+      if (entry.checkKey !== undefined) {
+        deltas.push(allowlisting(asset, entry.checkKey, 1));
+        set.push(...collectionChanges<never, BulkRetry>([allowedMove(asset, entry.checkKey, true)]));
+      }
       published.set(entry.index, asset);
     }
     for (const [group, delta] of groupDeltas) {

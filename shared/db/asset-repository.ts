@@ -7,6 +7,7 @@ import {
   newAsset,
   type PreparedAsset,
 } from '../domain/allowlist/assets.ts';
+import { allowedMove } from '../domain/taxii/index.ts';
 import { NotFoundError } from '../errors.ts';
 import { bulkAdds } from './asset-bulk-add.ts';
 import {
@@ -33,6 +34,7 @@ import {
   type Write,
 } from './change-set.ts';
 import { ATTR, key, liveKeys } from './keys.ts';
+import { collectionChanges } from './taxii-repository.ts';
 import type { VerdictDelta } from './verdict-change.ts';
 
 const changed = (current: Asset, changes: AssetChanges): Asset => ({
@@ -159,7 +161,10 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
         claim(identity, { entity: 'ASSET_IDENTITY', assetId: asset.id }, retry(`identity:${index}` as const)),
       );
       if (group !== null) groupDeltas.set(group, (groupDeltas.get(group) ?? 0) + 1);
-      if (checkKey !== undefined) deltas.push(allowlisting(asset, checkKey, 1));
+      if (checkKey !== undefined) {
+        deltas.push(allowlisting(asset, checkKey, 1));
+        set.push(...collectionChanges<never, AddRetry>([allowedMove(asset, checkKey, true)]));
+      }
       written.set(index, asset);
     }
     for (const [group, delta] of groupDeltas) {
@@ -263,6 +268,7 @@ export const assetRepository = (db: DynamoDBDocumentClient, TableName: string): 
               ? []
               : [
                   verdicts<'floor', Moved>([allowlisting(current, current.checkKey, -1)], { onFloor: refuse('floor') }),
+                  ...collectionChanges<'floor', Moved>([allowedMove(current, current.checkKey, false)]),
                 ]),
           ];
         },

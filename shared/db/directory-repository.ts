@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } fro
 import { BRAND_PROFILE_KEYS } from '../domain/account/brand-profile.ts';
 import type { Brand, DirectoryStore, Membership } from '../domain/account/organizations.ts';
 import { key } from './keys.ts';
+import { ensureCollectionIds } from './taxii-repository.ts';
 
 /** The `entity` attribute of the organization and brand items. */
 export const DIRECTORY_ENTITY = { organization: 'ORGANIZATION', brand: 'BRAND' } as const;
@@ -28,6 +29,7 @@ export const directoryRepository = (db: DynamoDBDocumentClient, table: string): 
   return {
     async putOrganization(org) {
       await put({ ...key.org(org.slug), entity: DIRECTORY_ENTITY.organization, ...org });
+      await ensureCollectionIds(db, table, org.slug);
     },
     async findOrganization(slug) {
       const item = await get(key.org(slug));

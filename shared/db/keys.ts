@@ -71,6 +71,8 @@ export const PARTITIONS = {
   profile: 'PROFILE#*',
   /** Detections of one organization: configs, their runs and stream positions, findings, settings. */
   detection: 'DETECT#*',
+  /** An organization's TAXII collections: their ids, their objects' versions by date added, submission statuses. */
+  taxii: 'TAXII#*',
 } as const;
 export type TablePartition = (typeof PARTITIONS)[keyof typeof PARTITIONS];
 
@@ -162,6 +164,23 @@ export const key = {
   verdictLogPartition: (shard: number, bucket: string): string => `VERDICTS#${shard}#${bucket}`,
   /** The log as earlier versions wrote it: every change of one hour in one partition. Read until its items expire. */
   legacyVerdictLogPartition: (bucket: string): string => `VERDICTS#${bucket}`,
+  /** A TAXII collection of an organization: one partition, its versions sorted by date added (`V#…`), its objects (`O#…`). */
+  taxiiVersion: (orgId: string, collection: string, dateAdded: string, objectId: string): Key => ({
+    PK: `TAXII#${orgId}#${collection}`,
+    SK: `V#${dateAdded}#${objectId}`,
+  }),
+  taxiiObject: (orgId: string, collection: string, objectId: string): Key => ({
+    PK: `TAXII#${orgId}#${collection}`,
+    SK: `O#${objectId}`,
+  }),
+  taxiiCollectionPartition: (orgId: string, collection: string): string => `TAXII#${orgId}#${collection}`,
+  /** An organization's collection ids, its submission statuses, and the submitted objects it accepted (by id and `modified`). */
+  taxiiCollections: (orgId: string): Key => ({ PK: `TAXII#${orgId}`, SK: 'COLLECTIONS' }),
+  taxiiStatus: (orgId: string, statusId: string): Key => ({ PK: `TAXII#${orgId}`, SK: `STATUS#${statusId}` }),
+  taxiiSubmitted: (orgId: string, objectId: string, modified: string): Key => ({
+    PK: `TAXII#${orgId}`,
+    SK: `SUBMITTED#${objectId}#${modified}`,
+  }),
   /** A lease: held by one runner at a time, until it expires. */
   lease: (name: string): Key => ({ PK: `LEASE#${name}`, SK: 'LEASE' }),
   checkEntryPrefix: 'CHECK#',

@@ -1,4 +1,4 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { extendDeadline, invocationLimit, requestDeadline, withDeadline } from '../deadline.ts';
 import type { KeyResolver, Scope } from '../domain/account/api-keys.ts';
@@ -33,6 +33,13 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
   /** How a JSON body is read; parsed only when `request.body` is declared. */
   body?: { optional?: boolean; maxBytes?: number };
   deprecation?: Deprecation;
+  /** The key may also come as the password of HTTP Basic (TAXII clients). */
+  basicAuth?: boolean;
+  /**
+   * Reshapes every answer of the route, errors included (TAXII's media type and error resources):
+   * runs right after telemetry, so its `after`/`onError` see the shaped error and the access line sees its result.
+   */
+  answers?: MiddlewareObj;
   /**
    * Request budgets the validated request adds to its deadline, for work that grows with what it
    * carries (a bulk add); the function's timeout bounds it still.
@@ -43,7 +50,10 @@ export type ApiHandlerOptions<R extends RequestSchema, C extends Caller> = {
 export type ApiHandler = (event: never, context: Context) => Promise<ApiResult>;
 
 /** What a built handler was declared with, minus its dependencies: the API description reads it. */
-export type HandlerDeclaration = Omit<ApiHandlerOptions<RequestSchema, Caller>, 'keys' | 'limits' | 'extraBudgets'>;
+export type HandlerDeclaration = Omit<
+  ApiHandlerOptions<RequestSchema, Caller>,
+  'keys' | 'limits' | 'extraBudgets' | 'answers'
+>;
 const declarations = new WeakMap<object, HandlerDeclaration>();
 export const declarationOf = (handler: object): HandlerDeclaration | undefined => declarations.get(handler);
 
@@ -64,8 +74,14 @@ export const apiHandler = <R extends RequestSchema, C extends Caller>(
   const chain = middy<ValidatedEvent<R, AuthOf<C>>, ApiResult>().use(telemetry());
   // Written out in full: a bundle built with tracing off drops the tracer (shared/tracing.ts).
   if (process.env.POWERTOOLS_TRACE_ENABLED !== 'false') chain.use(tracingMiddleware());
+  if (options.answers) chain.use(options.answers as MiddlewareObj<ValidatedEvent<R, AuthOf<C>>, ApiResult>);
   if (options.deprecation) chain.use(deprecation(options.deprecation));
-  chain.use(apiKeyAuth({ organization: options.caller === 'organization', scope: options.scope }, options.keys));
+  chain.use(
+    apiKeyAuth(
+      { organization: options.caller === 'organization', scope: options.scope, basic: options.basicAuth === true },
+      options.keys,
+    ),
+  );
   chain.use(rateLimit({ rateClass: options.rateClass, ...(options.limits ?? containerRateLimits()) }));
   if (options.request.body) chain.use(jsonBody(options.body));
   chain.use(validate(options.request));

@@ -8,14 +8,30 @@ type Options = {
   /** Organization-scoped endpoints accept only organization keys. */
   organization: boolean;
   scope: Scope;
+  /** Also takes the key as the password of HTTP Basic, as TAXII clients send it. */
+  basic?: boolean;
 };
 
 /** Far above any key the service issues; a longer header is not a key and costs no lookup. */
 const MAX_KEY_LENGTH = 256;
 
-export const presentedKey = (headers: Record<string, string | undefined> | undefined): string | undefined => {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headerOf(headers, 'authorization') ?? '');
-  const key = headerOf(headers, 'x-api-key')?.trim() || bearer?.[1];
+/** The password of an `Authorization: Basic` header (the user name is ignored). */
+const basicPassword = (authorization: string): string | undefined => {
+  const credentials = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1];
+  if (credentials === undefined) return undefined;
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+};
+
+export const presentedKey = (
+  headers: Record<string, string | undefined> | undefined,
+  { basic = false }: { basic?: boolean } = {},
+): string | undefined => {
+  const authorization = headerOf(headers, 'authorization') ?? '';
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const key =
+    headerOf(headers, 'x-api-key')?.trim() || bearer?.[1] || (basic ? basicPassword(authorization) : undefined);
   return key && key.length <= MAX_KEY_LENGTH ? key : undefined;
 };
 
@@ -42,7 +58,7 @@ export const apiKeyAuth = <
     const unauthorized = options.organization
       ? 'API key with organization access required'
       : 'A valid API key is required';
-    const key = presentedKey(request.event.headers);
+    const key = presentedKey(request.event.headers, { basic: options.basic === true });
     if (!key) throw new UnauthorizedError(unauthorized);
     const record = await resolve(key, request.event.requestContext?.http?.sourceIp);
     if (!record || record.revoked) throw new UnauthorizedError(unauthorized);

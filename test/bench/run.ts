@@ -419,6 +419,10 @@ const SECTIONS: Record<string, (endpoint: string) => Promise<void>> = {
       m.benchCtPipeline(endpoint),
     );
   },
+  taxii: async (endpoint) => {
+    section('TAXII objects/ pages at 10^3 and 10^5 indicators (DynamoDB Local, same run)');
+    await optional<{ benchTaxii: (endpoint: string) => Promise<Row[]> }>('./taxii.ts', (m) => m.benchTaxii(endpoint));
+  },
   outage: async (endpoint) => {
     section('store outage (local gateway through a stalling proxy; production budget) and group delete');
     for (const row of benchOutage(endpoint)) add(row.name, row.value);

@@ -39,8 +39,11 @@ const server = createGateway();
 let base = '';
 
 type Answer = { status: number; body: unknown };
+/** Acme's TAXII collection ids, an object and a status, known once it exists: `{name}` in a path. */
+const taxiiIds: Record<string, string> = {};
 const call = async (method: string, path: string, key: string, body?: unknown): Promise<Answer> => {
-  const response = await fetch(`${base}${path}`, {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => taxiiIds[name] ?? '');
+  const response = await fetch(`${base}${filled}`, {
     method,
     headers: { 'X-API-KEY': key },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -81,6 +84,18 @@ const ownCalls: [route: string, method: string, path: string, body?: unknown][] 
   ['list-detection-configs', 'POST', '/detection/configs/list', { slug: 'acme' }],
   ['list-detections', 'POST', '/detection/list', { slug: 'acme' }],
   ['get-detection-drift', 'POST', '/detection/drift', { slug: 'acme' }],
+  ['taxii-discovery', 'GET', '/taxii2/'],
+  // The host root, outside the base (fetch resolves the dot segment before sending).
+  ['taxii-root-discovery', 'GET', '/../taxii2/'],
+  ['taxii-api-root', 'GET', '/taxii2/api/'],
+  ['taxii-list-collections', 'GET', '/taxii2/api/collections/'],
+  ['taxii-get-collection', 'GET', '/taxii2/api/collections/{blocked}/'],
+  ['taxii-get-objects', 'GET', '/taxii2/api/collections/{blocked}/objects/'],
+  ['taxii-get-manifest', 'GET', '/taxii2/api/collections/{blocked}/manifest/'],
+  ['taxii-get-object', 'GET', '/taxii2/api/collections/{blocked}/objects/{object}/'],
+  ['taxii-get-versions', 'GET', '/taxii2/api/collections/{blocked}/objects/{object}/versions/'],
+  ['taxii-delete-object', 'DELETE', '/taxii2/api/collections/{blocked}/objects/{object}/'],
+  ['taxii-get-status', 'GET', '/taxii2/api/status/{status}/'],
 ];
 
 /** Acme's calls about the service's knowledge of a content (or about everything it knows). */
@@ -154,6 +169,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+
+  const listed = await call('GET', '/taxii2/api/collections/', ACME);
+  const { collections } = listed.body as { collections: { id: string; title: string }[] };
+  for (const { id, title } of collections) taxiiIds[title] = id;
+  const objects = await call('GET', '/taxii2/api/collections/{blocked}/objects/', ACME);
+  taxiiIds.object = (objects.body as { objects: { id: string }[] }).objects[0]?.id ?? '';
+  const added = await call('POST', '/taxii2/api/collections/{submissions}/objects/', ACME, {
+    objects: [{ type: 'malware', id: 'malware--0b6e2c1a-4d3f-4a5b-8c7d-9e0f1a2b3c4d' }],
+  });
+  taxiiIds.status = (added.body as { id: string }).id;
 
   for (const [, method, path, body] of ownCalls)
     ownBefore.set(`${method} ${path}`, await call(method, path, ACME, body));

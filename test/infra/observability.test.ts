@@ -302,7 +302,7 @@ describe('least privilege', () => {
 
     expect(roles.map((role) => role.Ref.replace(/FunctionRole.*$/, '')).sort()).toEqual([...pagers].sort());
     expect(withArn.map(([id]) => id.replace(/Function.*$/, '')).sort()).toEqual([...pagers].sort());
-    expect(withArn.length).toBe(6);
+    expect(withArn.length).toBe(8);
     expect(JSON.stringify(service.all.map((template) => template.toJSON()))).not.toContain('resolve:secretsmanager');
   });
 

@@ -223,6 +223,33 @@ describe('the partitions each function writes, driven down every path that write
     expect(partitionsWritten('review-proposal')).toEqual(declared('review-proposal'));
   });
 
+  it('taxii-add-objects: exactly what it declares, its report rolling back an abandoned one whose proposal was approved', async () => {
+    const [reviewed, pending] = await abandonReport('abandoned-by-taxii');
+    await approve(reviewed as { id: string; assetId: number });
+    const listed = await fetch(`${base}/taxii2/api/collections/`, { headers: { 'X-API-KEY': ACME } });
+    const { collections } = (await listed.json()) as { collections: { id: string; title: string }[] };
+    const submissions = collections.find((collection) => collection.title === 'submissions')?.id;
+    const indicator = {
+      type: 'indicator',
+      spec_version: '2.1',
+      id: 'indicator--7a1c9e52-3b4d-4f6a-8c2e-1d0f9b8a7c65',
+      created: '2026-05-01T00:00:00.000Z',
+      modified: '2026-05-01T00:00:00.000Z',
+      pattern: `[domain-name:value = '${pending?.content}']`,
+      pattern_type: 'stix',
+      valid_from: '2026-05-01T00:00:00.000Z',
+    };
+
+    const response = await fetch(`${base}/taxii2/api/collections/${submissions}/objects/`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': ACME },
+      body: JSON.stringify({ objects: [indicator] }),
+    });
+
+    expect(await response.json()).toMatchObject({ success_count: 1 });
+    expect(partitionsWritten('taxii-add-objects')).toEqual(declared('taxii-add-objects'));
+  });
+
   it('ingest-activity: exactly what it declares', async () => {
     const ingest = asWorker(
       'ingest-activity',

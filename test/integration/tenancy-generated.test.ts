@@ -88,6 +88,8 @@ type Targets = {
   webhookId: string;
   configId: number;
   scanId: number;
+  /** Alpha's TAXII collections (adds go to `submissions`), an object of `blocked` and a status of an add. */
+  taxii: { blocked: string; submissions: string; objectId: string; statusId: string };
 };
 let targets: Targets;
 /** Alpha's numeric ids that only Alpha may know; its texts are found by `SECRET`. */
@@ -122,6 +124,12 @@ const aimed = (route: Route, field: string, caller: string, sent: unknown): unkn
       return targets.configId;
     case 'scanId':
       return targets.scanId;
+    case 'collectionId':
+      return route.method === 'POST' ? targets.taxii.submissions : targets.taxii.blocked;
+    case 'objectId':
+      return targets.taxii.objectId;
+    case 'statusId':
+      return targets.taxii.statusId;
     case 'content':
       return BLOCKED_CONTENT;
     case 'url':
@@ -400,7 +408,27 @@ const seedAlpha = async () => {
     },
   });
   const scan = await asAlpha('start-scan', { body: { content: `${SECRET}-scan.xyz`, organizationSlug: ALPHA } });
+  const { collections } = (await asAlpha('taxii-list-collections', {})) as {
+    collections: { id: string; title: string }[];
+  };
+  const collectionOf = (title: string) => collections.find((collection) => collection.title === title)?.id ?? '';
+  const blocked = await asAlpha('taxii-get-objects', { pathParameters: { collectionId: collectionOf('blocked') } });
+  const added = await send(
+    routeNamed('taxii-add-objects'),
+    {
+      pathParameters: { collectionId: collectionOf('submissions') },
+      query: {},
+      body: { objects: [{ type: 'malware', id: 'malware--0b6e2c1a-4d3f-4a5b-8c7d-9e0f1a2b3c4d' }] },
+    },
+    KEYS.alpha,
+  );
   targets = {
+    taxii: {
+      blocked: collectionOf('blocked'),
+      submissions: collectionOf('submissions'),
+      objectId: (blocked.objects as { id: string }[]).at(-1)?.id ?? '',
+      statusId: (JSON.parse(added.text) as { id: string }).id,
+    },
     groupId: groups.groups[0]?.id ?? 0,
     assetId: assets.assets[0]?.id ?? 0,
     pendingReportId: pending.report.id,
@@ -569,7 +597,10 @@ describe('every operation of the API description, aimed at another organizationâ
       let answer = await send(route, request, KEYS.alpha);
       if (answer.status >= 300 && declared.declaration?.caller === 'any')
         answer = await send(route, request, KEYS.alphaMember);
-      if (answer.status >= 300) failed.push(`${route.name}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      // The service maintains its TAXII collections: a delete is refused even to their organization.
+      const refusedByDesign = route.name === 'taxii-delete-object' && answer.status === 403;
+      if (answer.status >= 300 && !refusedByDesign)
+        failed.push(`${route.name}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
 
     expect(failed).toEqual([]);

@@ -1,0 +1,35 @@
+export {
+  type Caller,
+  type CollectionIds,
+  callerOf,
+  collectionResource,
+  dateAddedHeaders,
+  envelopeOf,
+  findCollection,
+  listCollections,
+  manifestOf,
+  type ObjectQuery,
+  objectVersions,
+  readable,
+  readPage,
+  type StoredStatus,
+  selectVersions,
+  type TaxiiStore,
+} from './collections.ts';
+export { allowedMove, blockedMoves, type CollectionMove } from './moves.ts';
+export {
+  COLLECTIONS,
+  type CollectionName,
+  contentOfPattern,
+  type IndicatorVersion,
+  indicatorIdOf,
+  type Maintained,
+  micros,
+  nowMicros,
+  patternOf,
+  STIX_MEDIA_TYPE,
+  STIX_NAMESPACE,
+  TAXII_MEDIA_TYPE,
+  TLP_WHITE,
+} from './stix.ts';
+export { type SubmissionDeps, submitObjects } from './submissions.ts';
