@@ -11,6 +11,7 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { listDetectionConfigs } from '../../shared/db/detection-migration.ts';
 import { moveDirectoryItems } from '../../shared/db/directory-migration.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { migrateTaxiiCollections } from '../../shared/db/taxii-migration.ts';
 import { reindexExport } from '../../shared/db/verdict-change.ts';
 import { sealClearWebhookHeaders } from '../../shared/db/webhook-repository.ts';
 import { kmsSealer, localSealer } from '../../shared/db/webhook-secrets.ts';
@@ -63,6 +64,8 @@ With --table the named table in AWS is used (credentials and region from the usu
   migrate lifecycle                    rewrite reports, threats and takedowns stored by earlier versions: published
                                        takedown statuses, listings ordered by numeric id, insight counters and
                                        open-work gauges in their own items (rerun it at any time)
+  migrate taxii                        after deploying the TAXII collections: give organizations created before them their
+                                       collection ids, and put their blocked threats and allowlist into them (rerun it at any time)
   migrate webhooks                     seal the header values of webhooks stored before they were sealed (with
                                        --table: WEBHOOK_SECRETS_KEY_ID names the stage's webhook KMS key)
 ${ACTIVITY_USAGE}
@@ -149,6 +152,14 @@ export const runAdminCommand = async (
   if (noun === 'migrate' && verb === 'detections') {
     const { configs, listed, alreadyListed } = await listDetectionConfigs(db, table, Date.now());
     return `Detection configs: ${configs} read, ${listed} listed for the scheduler and feeds, ${alreadyListed} listed before`;
+  }
+  if (noun === 'migrate' && verb === 'taxii') {
+    const { organizations, collectionIdsGiven, blockedAdded, allowedAdded, alreadyPresent } =
+      await migrateTaxiiCollections(db, table, progress);
+    return (
+      `TAXII collections: ${organizations} organizations (${collectionIdsGiven} given collection ids); ` +
+      `${blockedAdded} blocked threats and ${allowedAdded} allowlist entries added, ${alreadyPresent} already present`
+    );
   }
   if (noun === 'migrate' && verb === 'webhooks') {
     const setting = config.webhookSecrets;

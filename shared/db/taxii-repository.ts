@@ -86,7 +86,7 @@ export const collectionChanges = <R = never, T = never>(
     ];
   });
 
-/** The items of a move that enters a collection, written directly: for loading large collections in tests and benchmarks. */
+/** The items of a move that enters a collection, written directly: for the migration of earlier data, and for loading large collections in tests and benchmarks. */
 export const enteredItems = (move: CollectionMove, now: number = Date.now()) => {
   const item = versionItem({ ...move, enter: true }, now);
   const { PK: _pk, SK: _sk, entity: _entity, ...version } = item;
@@ -98,7 +98,7 @@ export const enteredItems = (move: CollectionMove, now: number = Date.now()) => 
       versions: [version],
       revoked: false,
     },
-  ];
+  ] as const;
 };
 
 /**
