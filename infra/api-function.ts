@@ -20,26 +20,36 @@ import { WORKER_WRITES, type Worker } from './routes.ts';
 
 export const PROJECT_ROOT = new URL('..', import.meta.url).pathname;
 
+/** The stage's settings the functions read, as the operator sets them (`-c <name>=…`), each with its variable. */
+export type StageSettings = {
+  /**
+   * `RATE_LIMITS`: the stage's per-key budgets per route class, `<class>=<perSecond>/<burst>`
+   * comma-separated; classes not named keep the defaults of shared/domain/account/rate-limits.ts.
+   */
+  rateLimits?: string;
+  /** `KEY_GUESS_LIMIT`: failed key lookups per source address, `<perSecond>/<burst>` (default `1/50`). */
+  keyGuessLimit?: string;
+  /** `REVIEW_DAILY_LIMIT`: proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
+  reviewDailyLimit?: number;
+  /**
+   * `REPORT_URL_BASE`: what a report id is appended to for the `reportUrl` of `POST /asset/details`;
+   * unset, the stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
+   */
+  reportUrlBase?: string;
+  /** `HEALTHCHECK_THRESHOLDS`: the healthcheck thresholds, JSON by healthcheck key (checked at synth); an organization's own override them. */
+  healthcheckThresholds?: string;
+  /** `BLOCKLIST_EXTERNAL_LISTS=off` when false: prefix sync publishes only the service's verdicts, not the external lists the check consults (default on). */
+  blocklistExternalLists?: boolean;
+};
+
 /** What every function of one stage shares. */
-export type FunctionSettings = {
+export type FunctionSettings = StageSettings & {
   /** Active X-Ray tracing of each invocation. */
   tracing: boolean;
   /** `LOG_LEVEL` of the functions: DEBUG, INFO, WARN or ERROR. */
   logLevel: string;
   /** The `service` field of every log line and the `service` dimension of every metric. */
   serviceName: string;
-  /** `RATE_LIMITS` of the route functions: the stage's per-key budgets per route class (`check=100/200,…`). */
-  rateLimits?: string;
-  /** `KEY_GUESS_LIMIT` of the route functions: failed key lookups per source address (`<perSecond>/<burst>`). */
-  keyGuessLimit?: string;
-  /** `REVIEW_DAILY_LIMIT` of the route functions: reviews per organization per rolling 24 hours (0: unlimited). */
-  reviewDailyLimit?: number;
-  /** `REPORT_URL_BASE` of the route functions: what the report links of the lookups start with. */
-  reportUrlBase?: string;
-  /** `HEALTHCHECK_THRESHOLDS` of the insights functions: the stage's healthcheck thresholds, JSON (checked at synth). */
-  healthcheckThresholds?: string;
-  /** `BLOCKLIST_EXTERNAL_LISTS=off` of the route functions when false: prefix sync publishes only the service's verdicts. */
-  blocklistExternalLists?: boolean;
 };
 
 export type ServiceFunctionProps = {

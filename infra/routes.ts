@@ -117,6 +117,17 @@ const LIFECYCLE_LISTS = [ACTIVITY_INDEX.list1, ACTIVITY_INDEX.list2, ACTIVITY_IN
   (index) => index.name,
 );
 
+/** The blocklist's version and confirm routes: both read the verdicts and the external lists and publish the artifacts. */
+const BLOCKLIST_SERVING = {
+  access: 'read',
+  rateClass: 'check',
+  memorySize: 1024,
+  readsVerdicts: true,
+  readsCheckLists: true,
+  files: [SHIPPED_ETH_LIST],
+  blocklistArtifacts: 'write',
+} as const;
+
 export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
@@ -247,13 +258,7 @@ export const ROUTES: readonly Route[] = [
     name: 'get-blocklist-version',
     area: 'check',
     entry: 'functions/check/blocklist-version.ts',
-    access: 'read',
-    rateClass: 'check',
-    memorySize: 1024,
-    readsVerdicts: true,
-    readsCheckLists: true,
-    files: [SHIPPED_ETH_LIST],
-    blocklistArtifacts: 'write',
+    ...BLOCKLIST_SERVING,
     signsBlocklist: true,
     untraced: true,
   },
@@ -493,13 +498,7 @@ export const ROUTES: readonly Route[] = [
     name: 'confirm-blocklist-prefixes',
     area: 'blocklist',
     entry: 'functions/blocklist/confirm.ts',
-    access: 'read',
-    rateClass: 'check',
-    memorySize: 1024,
-    readsVerdicts: true,
-    readsCheckLists: true,
-    files: [SHIPPED_ETH_LIST],
-    blocklistArtifacts: 'write',
+    ...BLOCKLIST_SERVING,
   },
   // Public: the keys that verify the version's signed manifests.
   {

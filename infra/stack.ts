@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
 import { parseStageThresholds } from '../shared/domain/account/organization-settings.ts';
 import { parseKeyGuessLimit, parseRateLimits } from '../shared/domain/account/rate-limits.ts';
 import { ActivityIngest } from './activity-ingest.ts';
-import type { FunctionSettings } from './api-function.ts';
+import type { FunctionSettings, StageSettings } from './api-function.ts';
 import { BlocklistArtifacts } from './blocklist-artifacts.ts';
 import { CheckLists, type CheckListsProps } from './check-lists.ts';
 import { corsSettings } from './cors.ts';
@@ -23,48 +23,31 @@ import { TABLE_DEFINITION } from './table-definition.ts';
 import { VerdictSnapshots } from './verdict-snapshots.ts';
 import { WebhookDelivery } from './webhooks.ts';
 
-export type ServiceStackProps = StackProps & {
-  /** `dev` stages may be torn down with their data; any other stage keeps the table. */
-  stage: string;
-  throttle?: { rateLimit: number; burstLimit: number };
-  /** External list URLs for the asset check, by source (default: polkadot-phishing's public list). */
-  checkLists?: CheckListsProps['lists'];
-  /** Origins a browser page may call the API from (default `*`). */
-  corsOrigins?: readonly string[];
-  /** Subscribed to the stack's alarm topic. */
-  alarmEmail?: string;
-  /** An existing SNS topic the alarms notify instead of a topic of the stack's own. */
-  alarmTopicArn?: string;
-  /** Active X-Ray tracing of the functions (default: on outside dev stages); the check class is traced only when sampled upstream. */
-  tracing?: boolean;
-  /** Functions' log level (default INFO). */
-  logLevel?: string;
-  /**
-   * The stage's per-key budgets per route class, `<class>=<perSecond>/<burst>` comma-separated;
-   * classes not named keep the defaults of shared/domain/account/rate-limits.ts.
-   */
-  rateLimits?: string;
-  /** Failed key lookups per source address, `<perSecond>/<burst>` (default `1/50`). */
-  keyGuessLimit?: string;
-  /** Proposal reviews per organization per rolling 24 hours (default 10; 0: unlimited). */
-  reviewDailyLimit?: number;
-  /**
-   * What a report id is appended to for the `reportUrl` of `POST /asset/details`; unset, the
-   * stage's own public report page (`GET /v2/reports/{id}`) on the host the client called.
-   */
-  reportUrlBase?: string;
-  /** The stage's healthcheck thresholds, JSON by healthcheck key (`-c healthcheckThresholds=…`); an organization's own override them. */
-  healthcheckThresholds?: string;
-  /** Whether prefix sync publishes the external lists the check consults (`-c blocklistExternalLists=false` turns it off; default on). */
-  blocklistExternalLists?: boolean;
-  /**
-   * An existing table the stack uses instead of its own: a table restored from a point-in-time
-   * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
-   */
-  tableName?: string;
-  /** The route table (default: infra/routes.ts); tests pass a larger one. */
-  routes?: readonly Route[];
-};
+export type ServiceStackProps = StackProps &
+  StageSettings & {
+    /** `dev` stages may be torn down with their data; any other stage keeps the table. */
+    stage: string;
+    throttle?: { rateLimit: number; burstLimit: number };
+    /** External list URLs for the asset check, by source (default: polkadot-phishing's public list). */
+    checkLists?: CheckListsProps['lists'];
+    /** Origins a browser page may call the API from (default `*`). */
+    corsOrigins?: readonly string[];
+    /** Subscribed to the stack's alarm topic. */
+    alarmEmail?: string;
+    /** An existing SNS topic the alarms notify instead of a topic of the stack's own. */
+    alarmTopicArn?: string;
+    /** Active X-Ray tracing of the functions (default: on outside dev stages); the check class is traced only when sampled upstream. */
+    tracing?: boolean;
+    /** Functions' log level (default INFO). */
+    logLevel?: string;
+    /**
+     * An existing table the stack uses instead of its own: a table restored from a point-in-time
+     * backup (README, "Restoring the table"). It must have the indexes of infra/table-definition.ts.
+     */
+    tableName?: string;
+    /** The route table (default: infra/routes.ts); tests pass a larger one. */
+    routes?: readonly Route[];
+  };
 
 export const isDevStage = (stage: string) => stage === 'dev' || stage.startsWith('dev-');
 

@@ -23,15 +23,7 @@ import { consumerRepository } from './db/consumer-repository.ts';
 import { secretCursorKeys } from './db/cursor-key-secret.ts';
 import { deadLetterQueue } from './db/dead-letter-queue.ts';
 import { detectionRepository } from './db/detection-repository.ts';
-import {
-  dnsResolver,
-  fixtureResolver,
-  httpLogClient,
-  inProcessRunQueue,
-  recordedLogClient,
-  recordedLogNames,
-  sqsRunQueue,
-} from './db/detection-sources.ts';
+import { inProcessRunQueue, recordedLogNames, sqsRunQueue } from './db/detection-sources.ts';
 import { directoryRepository } from './db/directory-repository.ts';
 import { blockingThreatsOf, disputeRepository, userEmailOf } from './db/dispute-repository.ts';
 import { healthcheckFindingsRepository } from './db/healthcheck-findings-repository.ts';
@@ -45,7 +37,6 @@ import { s3Objects } from './db/s3.ts';
 import { inProcessScanQueue, sqsScanQueue } from './db/scan-queue.ts';
 import { scanRepository } from './db/scan-repository.ts';
 import { sqsClient } from './db/sqs.ts';
-import { httpTileClient, logListLogs, recordedTileClient, SHIPPED_CT_LOG_LIST } from './db/static-ct-sources.ts';
 import { taxiiRepository } from './db/taxii-repository.ts';
 import { verdictEntryRepository } from './db/verdict-entry-repository.ts';
 import { verdictExportRepository } from './db/verdict-export-repository.ts';
@@ -59,6 +50,7 @@ import { tokenBuckets } from './domain/account/rate-limits.ts';
 import { blocklist as blocklistService } from './domain/blocklist/blocklist.ts';
 import { manifestIssuer } from './domain/blocklist/manifest.ts';
 import {
+  type CheckerOptions,
   createChecker,
   externalListsVersion,
   loadExternalLists,
@@ -67,9 +59,7 @@ import {
   refreshingSources,
 } from './domain/check/index.ts';
 import { cursorCodec } from './domain/core/cursor.ts';
-import { certificateNames } from './domain/detections/certstream.ts';
 import { checkSampler, SAMPLES_MESSAGE } from './domain/detections/check-samples.ts';
-import { type DetectionRun, type PipelineDeps, runQueued } from './domain/detections/index.ts';
 import { feedSource, PUBLISHING, replicatedIndex, verdictPublisher } from './domain/verdict-feed/index.ts';
 import { type Egress, type EgressPolicy, keepAliveAgents, refusalOf, systemResolver } from './egress/index.ts';
 import { feedCheckSamplesLocally, localWorkers } from './local-workers.ts';
@@ -80,7 +70,7 @@ import { inProcessEnqueue, sqsEnqueue } from './webhooks/queue.ts';
 import { sendWebhook } from './webhooks/sender.ts';
 
 /** Builds a value on first use and keeps it for the life of the container. */
-const once = <T>(build: () => T): (() => T) => {
+export const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
   return () => {
     value ??= build();
@@ -361,10 +351,13 @@ export const webhookDelivery = /* @__PURE__ */ once((): DeliveryDeps => {
     sendBudgetMs: timeoutMs,
   };
 });
+/** The asset check over `index` (the replica, or uncached reads where a decision stands on it), with the external lists. */
+export const checkerOver = (index: CheckerOptions['index']) =>
+  createChecker({ timer: systemTimer, index, sources: externalSources(), suffixes: suffixes() });
 /** Intake: disputes and unblocking decide on what the check answers now (uncached index reads, the external lists). */
 export const disputeDeps = /* @__PURE__ */ once(() => ({
   disputes: disputeRepository(documentClient(), config.tableName),
-  checker: createChecker({ timer: systemTimer, index: verdicts(), sources: externalSources(), suffixes: suffixes() }),
+  checker: checkerOver(verdicts()),
   lists: lists(),
   userEmail: userEmailOf(documentClient(), config.tableName),
   suffixes: suffixes(),
@@ -377,6 +370,15 @@ export const unblockDeps = /* @__PURE__ */ once(() => ({
 }));
 
 export const scans = /* @__PURE__ */ table(scanRepository);
+/** What files detections as reports: the detections store, the check, the organization's assets and lists, and the lifecycle. */
+export const detectionFiling = /* @__PURE__ */ once(() => ({
+  ...detectionDeps(),
+  checker: disputeDeps().checker,
+  assets: assets(),
+  reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
+  lists: lists(),
+  suffixes: suffixes(),
+}));
 /** What the scan worker needs: the check, the organization's brands and assets, and the lifecycle to file reports. */
 export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   scans: scans(),
@@ -386,14 +388,7 @@ export const scanWorkerDeps = /* @__PURE__ */ once(() => ({
   reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
   isDisputed: (checkKey: string) => disputeDeps().disputes.isDisputed(checkKey),
   suffixes: suffixes(),
-  detections: {
-    ...detectionDeps(),
-    checker: disputeDeps().checker,
-    assets: assets(),
-    reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
-    lists: lists(),
-    suffixes: suffixes(),
-  },
+  detections: detectionFiling(),
 }));
 export const scanQueue = /* @__PURE__ */ once(() => {
   const url = config.scanQueueUrl;
@@ -425,7 +420,7 @@ export const detectionDeps = /* @__PURE__ */ once(() => ({ store: detections(), 
  * log (locally), the recording's names (read per call: a test points the stage at a recording
  * after the modules are loaded).
  */
-const ctLogEgress = /* @__PURE__ */ once(
+export const ctLogEgress = /* @__PURE__ */ once(
   (): Egress => ({
     policy: egressPolicy(),
     resolve: (name) => (config.detectionCtRecording === undefined ? systemResolver : recordedLogNames)(name),
@@ -437,44 +432,6 @@ export const detectionConfigDeps = /* @__PURE__ */ once(() => ({
   ...detectionDeps(),
   outbound: (url: string) => refusalOf(url, ctLogEgress().policy, ctLogEgress().resolve),
 }));
-/** DNS lookups a DNS_TWIST run keeps in flight at once. */
-const RESOLVER_CONCURRENCY = 32;
-/** What a detection run needs: the check, the organization's brands and assets, DNS, CT logs, and the lifecycle to file reports. */
-export const detectionPipeline = /* @__PURE__ */ once(
-  (): PipelineDeps => ({
-    ...detectionDeps(),
-    checker: disputeDeps().checker,
-    assets: assets(),
-    reports: { ...lifecycle(), ignoredHosts: config.reportIgnoredDomains },
-    lists: lists(),
-    suffixes: suffixes(),
-    resolver: config.detectionDnsFixture === undefined ? dnsResolver() : fixtureResolver(config.detectionDnsFixture),
-    certificates:
-      config.detectionCtRecording === undefined
-        ? certificateNames(httpLogClient(ctLogEgress()), {
-            tiles: httpTileClient(ctLogEgress()),
-            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
-          })
-        : certificateNames(recordedLogClient(config.detectionCtRecording), {
-            replay: true,
-            ...(config.detectionCtStaticRecording === undefined
-              ? {}
-              : { tiles: recordedTileClient(config.detectionCtStaticRecording) }),
-            defaultLogs: logListLogs(SHIPPED_CT_LOG_LIST, now),
-          }),
-    resolverConcurrency: RESOLVER_CONCURRENCY,
-  }),
-);
-/** How long a worker holds a run it took; past it (the worker died) a redelivered message takes it again. */
-export const DETECTION_RUN_LEASE_MS = 15 * 60_000;
-/** Runs the queued detection runs one after another in this process; a failed run is recorded FAILED and logged. */
-export const runDetections = async (runs: readonly DetectionRun[]) => {
-  for (const run of runs) {
-    await runQueued(detectionPipeline(), run, now(), DETECTION_RUN_LEASE_MS).catch((error: unknown) =>
-      logger.error('Detection run failed', { error, configId: run.configId, runId: run.runId }),
-    );
-  }
-};
 /** The queue of detection runs: SQS in AWS, the local runtime's in-process queue otherwise; the request never waits for a run. */
 export const detectionQueue = /* @__PURE__ */ once(() => {
   const url = config.detectionQueueUrl;

@@ -12,22 +12,14 @@ type Deps = {
   cdnUrl: string | undefined;
 };
 
-/**
- * The version of the service's verdicts, from the blocklist's copy of them, with the artifacts a
- * hash-prefix client syncs from: the snapshot, the changes since it and the external lists, each at
- * an absolute URL.
- */
+/** The verdicts' version, with the snapshot, recent changes and external lists a prefix client syncs, at absolute URLs. */
 export const createHandler = ({ keys, blocklist, cdnUrl }: Deps) =>
   apiHandler({ request: {}, caller: 'any', scope: 'read', rateClass: 'check', keys }, async (event) => {
     const base = artifactBase(event, cdnUrl);
     const withUrl = ({ token, count, bytes }: ArtifactRef) => ({ token, count, url: `${base}${token}`, bytes });
     const version = await blocklist.version();
-    return json(200, {
-      ...version,
-      snapshot: withUrl(version.snapshot),
-      recent: withUrl(version.recent),
-      lists: withUrl(version.lists),
-    });
+    const { snapshot, recent, lists } = version;
+    return json(200, { ...version, snapshot: withUrl(snapshot), recent: withUrl(recent), lists: withUrl(lists) });
   });
 
 export const handler = createHandler({

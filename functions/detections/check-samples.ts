@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { CloudWatchLogsEvent } from 'aws-lambda';
+import * as detectionRuntime from '../../shared/detection-runtime.ts';
 import { samplesOfLogLine } from '../../shared/domain/detections/check-samples.ts';
 import type { CandidateDeps } from '../../shared/domain/detections/index.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
@@ -26,8 +27,8 @@ export const createHandler = (deps: () => CandidateDeps, now: () => number) => a
   return { recorded };
 };
 
-export const handler = workerHandler(createHandler(runtime.detectionPipeline, runtime.now));
+export const handler = workerHandler(createHandler(detectionRuntime.detectionPipeline, runtime.now));
 
 /** The local runtime's feed of one batch of samples, in the process that checked them. */
 export const feedLocally = (contents: readonly string[]): Promise<number> =>
-  feedCheckSamples(runtime.detectionPipeline(), contents, runtime.now());
+  feedCheckSamples(detectionRuntime.detectionPipeline(), contents, runtime.now());

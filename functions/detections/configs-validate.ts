@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import * as detectionRuntime from '../../shared/detection-runtime.ts';
 import { validateConfigs } from '../../shared/domain/detections/index.ts';
 import { bodyRoute } from '../../shared/http/body-route.ts';
 import * as schemas from '../../shared/http/detection-schemas.ts';
@@ -23,6 +24,6 @@ export const createHandler = bodyRoute({ request, scope: 'write', rateClass: 'wr
 export const handler = createHandler({
   keys: runtime.keys(),
   now: runtime.now,
-  runNow: runtime.runDetections,
+  runNow: detectionRuntime.runDetections,
   ...runtime.detectionConfigDeps(),
 });

@@ -1,3 +1,4 @@
+import * as detectionRuntime from '../../shared/detection-runtime.ts';
 import { type DetectionRun, type PipelineDeps, parseRun, runQueued } from '../../shared/domain/detections/index.ts';
 import { logger } from '../../shared/logger.ts';
 import * as runtime from '../../shared/runtime.ts';
@@ -23,8 +24,8 @@ export const createHandler = (deps: () => PipelineDeps, now: () => number, lease
   });
 
 export const handler = workerHandler(
-  createHandler(runtime.detectionPipeline, runtime.now, runtime.DETECTION_RUN_LEASE_MS),
+  createHandler(detectionRuntime.detectionPipeline, runtime.now, detectionRuntime.DETECTION_RUN_LEASE_MS),
 );
 
 /** The local runtime's run of queued runs, in the process that queued them (after their request answered). */
-export const runLocally = (runs: readonly DetectionRun[]): Promise<void> => runtime.runDetections(runs);
+export const runLocally = (runs: readonly DetectionRun[]): Promise<void> => detectionRuntime.runDetections(runs);

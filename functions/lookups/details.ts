@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import { config } from '../../shared/config.ts';
-import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { createChecker } from '../../shared/domain/check/index.ts';
 import { assetDetails, type DetailsDeps } from '../../shared/domain/lookups/lookups.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -26,12 +24,7 @@ export const createHandler = ({ keys, reportUrlBase, ...deps }: Deps) =>
 
 export const handler = createHandler({
   keys: runtime.keys(),
-  checker: createChecker({
-    timer: systemTimer,
-    index: runtime.checkIndex(),
-    sources: runtime.externalSources(),
-    suffixes: runtime.suffixes(),
-  }),
+  checker: runtime.checkerOver(runtime.checkIndex()),
   lists: runtime.lists(),
   directory: runtime.directory(),
   reportUrlBase: config.reportUrlBase,

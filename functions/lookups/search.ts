@@ -1,7 +1,5 @@
 import * as v from 'valibot';
-import { systemTimer } from '../../shared/db/adapters/timer.ts';
 import type { KeyResolver } from '../../shared/domain/account/api-keys.ts';
-import { createChecker } from '../../shared/domain/check/index.ts';
 import { type SearchDeps, searchAsset } from '../../shared/domain/lookups/search.ts';
 import { apiHandler } from '../../shared/http/api-handler.ts';
 import { json } from '../../shared/http/json.ts';
@@ -26,12 +24,7 @@ export const createHandler = ({ keys, ...deps }: SearchDeps & { keys: KeyResolve
 
 export const handler = createHandler({
   keys: runtime.keys(),
-  checker: createChecker({
-    timer: systemTimer,
-    index: runtime.verdicts(),
-    sources: runtime.externalSources(),
-    suffixes: runtime.suffixes(),
-  }),
+  checker: runtime.checkerOver(runtime.verdicts()),
   verdicts: runtime.verdictEntries(),
   lists: runtime.lists(),
   store: runtime.activity(),

@@ -14,22 +14,13 @@ type Deps = {
   directory: Pick<DirectoryStore, 'findOrganization'>;
 };
 
-export const createHandler = ({ keys, directory, ...deps }: Deps) =>
-  apiHandler(
-    { request, keys, ...http.taxiiRoute('read') },
-    async ({ auth, headers, pathParameters, queryStringParameters }) => {
-      const name = await taxii.findCollection(deps.store, auth.orgId, pathParameters.collectionId);
-      const caller = await taxii.callerOf(directory, auth.orgId, auth.scopes);
-      const query = http.objectQueryOf(queryStringParameters);
-      const page = await taxii.readPage(
-        deps,
-        { ...caller, keyHash: http.keyDigestOf(headers) },
-        taxii.readable(name),
-        query,
-      );
-      return http.taxiiJson(200, taxii.manifestOf(page), taxii.dateAddedHeaders(page));
-    },
-  );
+export const createHandler = ({ keys, ...deps }: Deps) =>
+  apiHandler({ request, keys, ...http.taxiiRoute('read') }, async ({ auth, headers, pathParameters, ...event }) => {
+    const key = { ...auth, keyHash: http.keyDigestOf(headers) };
+    const query = http.objectQueryOf(event.queryStringParameters);
+    const page = await taxii.readCollectionPage(deps, key, pathParameters.collectionId, query);
+    return http.taxiiJson(200, taxii.manifestOf(page), taxii.dateAddedHeaders(page));
+  });
 
 export const handler = createHandler({
   keys: runtime.keys(),

@@ -5,6 +5,7 @@ import { MAX_FINDINGS } from '../../shared/domain/insights/healthchecks.ts';
 import { AGE_BUCKETS } from '../../shared/domain/insights/insights.ts';
 import { jsonSchemaTwin } from '../../shared/schema-twin.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
+import { counters } from './responses.ts';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -91,7 +92,7 @@ const organization = v.object({
   role: v.string(),
 });
 /** The published example, without the portal fields only an unmerged page shows; `role` is this service's addition. */
-const ORGANIZATION_EXAMPLE = {
+export const ORGANIZATION_EXAMPLE = {
   id: 42,
   name: 'Acme Protocol',
   slug: 'acme',
@@ -121,6 +122,9 @@ const ORGANIZATION_EXAMPLE = {
   trademarkRegistrations: [],
   role: 'ORGANIZATION',
 };
+/** An example queue's age buckets, youngest first, from their counts. */
+export const bucketsOf = (counts: readonly number[]) =>
+  AGE_BUCKETS.map(({ label }, i) => ({ label, count: counts[i] ?? 0 }));
 const ORGANIZATION_FIELDS =
   'Each organization answers the published fields from its record (`npm run admin -- org settings`, or the fixture): `avatarUrl`, `subscriptionStatus` (default `ACTIVE`), `services` (every one with `active`, `takedowns` also with `automated`), `obligatoryAdminApproval`, `integrations` (`telegram` as `{connected, groupCount}`), `legalDocuments` (`letterOfAuthorization` and `powerOfAttorney`, each `{present, fileName, fileUrl}`) and `trademarkRegistrations` (**Decision:** each `{issuingOffice, registrationNumber, certificateUrl}`), plus the caller’s `role`.';
 const user = v.object({
@@ -133,15 +137,7 @@ const reportId = v.union([id, v.string()]);
 
 const BODY = {
   summary: v.object({
-    reports: count,
-    newThreats: count,
-    threatsWatchlisted: count,
-    takedownsFiled: count,
-    takedownsCompleted: count,
-    domainThreats: count,
-    twitterThreats: count,
-    telegramThreats: count,
-    otherThreats: count,
+    ...counters,
     detections: count,
     disputes: count,
     medianTimeToBlockMinutes: v.nullable(count),
@@ -342,13 +338,7 @@ export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
               p50AgeSeconds: 86400,
               slaSeconds: 604800,
               breaching: false,
-              buckets: [
-                { label: '<1d', count: 1 },
-                { label: '1-3d', count: 1 },
-                { label: '3-7d', count: 1 },
-                { label: '7-14d', count: 0 },
-                { label: '>14d', count: 0 },
-              ],
+              buckets: bucketsOf([1, 1, 1, 0, 0]),
               staleCount: 0,
             },
             {
@@ -358,13 +348,7 @@ export const INSIGHTS_OPERATIONS: Record<string, OperationDoc> = {
               p50AgeSeconds: null,
               slaSeconds: 604800,
               breaching: false,
-              buckets: [
-                { label: '<1d', count: 0 },
-                { label: '1-3d', count: 0 },
-                { label: '3-7d', count: 0 },
-                { label: '7-14d', count: 0 },
-                { label: '>14d', count: 0 },
-              ],
+              buckets: bucketsOf([0, 0, 0, 0, 0]),
               staleCount: 0,
             },
           ],

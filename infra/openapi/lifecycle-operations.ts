@@ -4,6 +4,15 @@ import { LIVENESS_STATUSES, TAKEDOWN_STATUSES } from '../../shared/domain/lifecy
 import { CONSUMERS, type ConsumerSlug } from '../../shared/domain/lookups/consumers.ts';
 import type { OperationDoc, ResponseDoc } from './operation-doc.ts';
 
+/** The review of an approval, as the published example shows it. */
+export const APPROVAL_EXAMPLE = {
+  id: 55123,
+  decision: 'APPROVE',
+  label: 'General Phishing',
+  brandId: null,
+  comment: 'General Phishing',
+  createdAt: '2026-08-06T10:30:00.000Z',
+};
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const type = v.picklist(ASSET_TYPES);
@@ -232,14 +241,7 @@ export const LIFECYCLE_OPERATIONS: Record<string, OperationDoc> = {
             reviewStatus: 'APPROVED',
             asset: { id: 987, type: 'URL', content: 'https://scam-site.com', status: 'BLOCKED' },
           },
-          review: {
-            id: 55123,
-            decision: 'APPROVE',
-            label: 'General Phishing',
-            brandId: null,
-            comment: 'General Phishing',
-            createdAt: '2026-08-06T10:30:00.000Z',
-          },
+          review: APPROVAL_EXAMPLE,
           watchlisted: false,
         },
       },

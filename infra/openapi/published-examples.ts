@@ -3,6 +3,8 @@ import { detectAssetType } from '../../shared/domain/allowlist/asset-detection.t
 import { entryKeyOf } from '../../shared/domain/check/index.ts';
 import { SOURCE_CATALOGUE } from '../../shared/domain/detections/source-catalogue.ts';
 import { assetIdOf } from '../../shared/domain/lifecycle/reports.ts';
+import { bucketsOf, ORGANIZATION_EXAMPLE } from './insights-operations.ts';
+import { APPROVAL_EXAMPLE } from './lifecycle-operations.ts';
 
 /**
  * One request with the answer it gets, as a named OpenAPI example: the generator puts `parameters`
@@ -320,14 +322,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
             status: 'BLOCKED',
           },
         },
-        review: {
-          id: 55123,
-          decision: 'APPROVE',
-          label: 'General Phishing',
-          brandId: null,
-          comment: 'General Phishing',
-          createdAt: '2026-08-06T10:30:00.000Z',
-        },
+        review: APPROVAL_EXAMPLE,
         watchlisted: false,
       },
     },
@@ -733,13 +728,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
             p50AgeSeconds: 86400,
             slaSeconds: 86400,
             breaching: true,
-            buckets: [
-              { label: '<1d', count: 0 },
-              { label: '1-3d', count: 0 },
-              { label: '3-7d', count: 0 },
-              { label: '7-14d', count: 0 },
-              { label: '>14d', count: 2 },
-            ],
+            buckets: bucketsOf([0, 0, 0, 0, 2]),
             staleCount: 2,
           },
         ],
@@ -759,40 +748,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       summary: 'The key’s organization with its services, integrations and documents',
       body: {},
       status: 200,
-      response: {
-        organizations: [
-          {
-            id: 42,
-            name: 'Acme Protocol',
-            slug: 'acme',
-            role: 'ORGANIZATION',
-            avatarUrl: 'https://acme.example/avatar.png',
-            subscriptionStatus: 'ACTIVE',
-            services: {
-              reporting: { active: true },
-              reviewing: { active: true },
-              protection: { active: true },
-              takedowns: { active: true, automated: false },
-              detection: { active: true },
-              darkWebMonitoring: { active: false },
-            },
-            obligatoryAdminApproval: false,
-            integrations: {
-              slack: true,
-              discord: false,
-              telegram: { connected: true, groupCount: 2 },
-              vercel: false,
-              intercom: false,
-              moderation: true,
-            },
-            legalDocuments: {
-              letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
-              powerOfAttorney: { present: false, fileName: null, fileUrl: null },
-            },
-            trademarkRegistrations: [],
-          },
-        ],
-      },
+      response: { organizations: [ORGANIZATION_EXAMPLE] },
     },
   },
   'get-user-organization': {
@@ -800,36 +756,7 @@ export const PUBLISHED_EXAMPLES: Record<string, Record<string, ExampleDoc>> = {
       summary: 'One organization by its own slug, asked with its key',
       parameters: { slug: 'acme' },
       status: 200,
-      response: {
-        id: 42,
-        name: 'Acme Protocol',
-        slug: 'acme',
-        role: 'ORGANIZATION',
-        avatarUrl: 'https://acme.example/avatar.png',
-        subscriptionStatus: 'ACTIVE',
-        services: {
-          reporting: { active: true },
-          reviewing: { active: true },
-          protection: { active: true },
-          takedowns: { active: true, automated: true },
-          detection: { active: true },
-          darkWebMonitoring: { active: false },
-        },
-        obligatoryAdminApproval: true,
-        integrations: {
-          slack: true,
-          discord: true,
-          telegram: { connected: false, groupCount: 0 },
-          vercel: false,
-          intercom: false,
-          moderation: false,
-        },
-        legalDocuments: {
-          letterOfAuthorization: { present: true, fileName: 'loa.pdf', fileUrl: 'https://acme.example/loa.pdf' },
-          powerOfAttorney: { present: true, fileName: 'poa.pdf', fileUrl: 'https://acme.example/poa.pdf' },
-        },
-        trademarkRegistrations: [],
-      },
+      response: ORGANIZATION_EXAMPLE,
     },
   },
 };

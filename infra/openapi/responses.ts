@@ -21,7 +21,8 @@ const asset = v.object({
   updatedAt: timestamp,
 });
 
-const counters = {
+/** The metric counters every metrics answer carries (v1 and v2). */
+export const counters = {
   reports: count,
   newThreats: count,
   threatsWatchlisted: count,

@@ -1,6 +1,7 @@
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -11,7 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../domain/core/clock.ts';
 import { type Backoff, backoffDelay } from '../domain/core/retry.ts';
-import { BATCH_GET_ITEMS } from './limits.ts';
+import { BATCH_GET_ITEMS, BATCH_WRITE_ITEMS } from './limits.ts';
 
 /** Before each new request for the keys left unprocessed: 40, 80, 160 … ms, at most 1 s. */
 const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 1000, jitter: 'none' };
@@ -51,6 +52,32 @@ export const batchGetAll = async (
     }
   }
   return found;
+};
+
+/** Rounds of UnprocessedItems a batch write retries before it gives up: about 6 s of backoff. */
+const MAX_WRITE_ROUNDS = 10;
+
+/**
+ * Puts every item (at most 25 per request), retrying UnprocessedItems with the same backoff as
+ * reads; throws when the table keeps throttling past the last round. Items are written in no
+ * order and not atomically: for idempotent puts only.
+ */
+export const batchPutAll = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  items: readonly Record<string, unknown>[],
+): Promise<void> => {
+  for (let start = 0; start < items.length; start += BATCH_WRITE_ITEMS) {
+    let pending: Record<string, unknown>[] | undefined = items
+      .slice(start, start + BATCH_WRITE_ITEMS)
+      .map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; pending && pending.length > 0; round++) {
+      if (round >= MAX_WRITE_ROUNDS) throw new Error('Items could not be written: the table kept throttling');
+      if (round > 0) await systemClock.sleep(backoffDelay(UNPROCESSED_BACKOFF, round));
+      const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = UnprocessedItems?.[table] as Record<string, unknown>[] | undefined;
+    }
+  }
 };
 
 /** The items of every page of a Query, page by page, following `LastEvaluatedKey` to the end (or until the caller stops). */

@@ -1,5 +1,4 @@
 import {
-  BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -7,27 +6,18 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scan, ScanStore } from '../domain/intake/scans.ts';
+import { batchPutAll } from './batch.ts';
 import { attributesOf, conditionFailed } from './items.ts';
 import { key } from './keys.ts';
-import { BATCH_WRITE_ITEMS } from './limits.ts';
-
-const MAX_UNPROCESSED_ROUNDS = 8;
 
 /** Scans, each its own item by id, and the marks of the reports scans filed. */
 export const scanRepository = (db: DynamoDBDocumentClient, TableName: string): ScanStore => ({
   async create(scans) {
-    for (let start = 0; start < scans.length; start += BATCH_WRITE_ITEMS) {
-      let requests: Record<string, unknown>[] | undefined = scans
-        .slice(start, start + BATCH_WRITE_ITEMS)
-        .map((scan) => ({
-          PutRequest: { Item: { ...key.scan(scan.id), entity: 'SCAN', ...scan } },
-        }));
-      for (let round = 0; requests && requests.length > 0; round++) {
-        if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error('Scans could not be written: the table kept throttling');
-        const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [TableName]: requests } }));
-        requests = UnprocessedItems?.[TableName] as Record<string, unknown>[] | undefined;
-      }
-    }
+    await batchPutAll(
+      db,
+      TableName,
+      scans.map((scan) => ({ ...key.scan(scan.id), entity: 'SCAN', ...scan })),
+    );
   },
 
   async find(id) {

@@ -13,15 +13,11 @@ import { ensureCollectionIds, enteredItems, taxiiRepository } from './taxii-repo
 /** Entries written side by side, each in its own transaction. */
 const CONCURRENCY = 8;
 
-export type TaxiiMigration = {
-  organizations: number;
-  /** Organizations given their collection ids by this run. */
-  collectionIdsGiven: number;
-  blockedAdded: number;
-  allowedAdded: number;
-  /** Entries already in their collection (written by the live path since the deploy, or by an earlier run). */
-  alreadyPresent: number;
-};
+/** What a run did: organizations seen and given collection ids, entries added per collection, and entries found there already. */
+export type TaxiiMigration = Record<
+  'organizations' | 'collectionIdsGiven' | 'blockedAdded' | 'allowedAdded' | 'alreadyPresent',
+  number
+>;
 
 type Added = { added: number; present: number };
 
@@ -57,21 +53,33 @@ const addEntries = async (db: DynamoDBDocumentClient, table: string, moves: read
   return counted;
 };
 
-/** The organization's threats in its `blocked` collection now (BLOCKED, APPROVED, AUTO_APPROVED), page by page. */
-const blockedThreats = async (
+/** Reads an organization's entries of one collection as they are now, handing them over page by page. */
+type EntriesOf = (
   db: DynamoDBDocumentClient,
   table: string,
   orgId: string,
   onPage: (moves: CollectionMove[]) => Promise<void>,
-) => {
-  const { list1 } = ACTIVITY_INDEX;
-  for await (const page of queryPages(db, {
+) => Promise<void>;
+
+/** Every item of one partition of an index, page by page. */
+const indexPages = (
+  db: DynamoDBDocumentClient,
+  table: string,
+  index: { name: string; partitionKey: string },
+  partition: string,
+) =>
+  queryPages(db, {
     TableName: table,
-    IndexName: list1.name,
+    IndexName: index.name,
     KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': list1.partitionKey },
-    ExpressionAttributeValues: { ':pk': listPartition(orgId, 'THREATS') },
-  })) {
+    ExpressionAttributeNames: { '#pk': index.partitionKey },
+    ExpressionAttributeValues: { ':pk': partition },
+  });
+
+/** The organization's threats in its `blocked` collection now (BLOCKED, APPROVED, AUTO_APPROVED), page by page. */
+const blockedThreats: EntriesOf = async (db, table, orgId, onPage) => {
+  const { list1 } = ACTIVITY_INDEX;
+  for await (const page of indexPages(db, table, list1, listPartition(orgId, 'THREATS'))) {
     // The index may lag: each record as it is now decides.
     const keys = page.map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
     const records = (await batchGetAll(db, table, keys, undefined, { consistent: true })).map(toRecord);
@@ -80,19 +88,8 @@ const blockedThreats = async (
 };
 
 /** The organization's allowlisted (live, ALLOWED) assets, as entries of its `allowed` collection, page by page. */
-const allowedAssets = async (
-  db: DynamoDBDocumentClient,
-  table: string,
-  orgId: string,
-  onPage: (moves: CollectionMove[]) => Promise<void>,
-) => {
-  for await (const page of queryPages(db, {
-    TableName: table,
-    IndexName: INDEX.byOrg.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': INDEX.byOrg.partitionKey },
-    ExpressionAttributeValues: { ':pk': livePartition(orgId, {}) },
-  })) {
+const allowedAssets: EntriesOf = async (db, table, orgId, onPage) => {
+  for await (const page of indexPages(db, table, INDEX.byOrg, livePartition(orgId, {}))) {
     const keys = page.map((item) => key.asset(item.id as number));
     const assets = await batchGetAll(db, table, keys, undefined, { consistent: true });
     const moves = assets.flatMap((asset) =>

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AssetType } from '../domain/allowlist/asset-types.ts';
 import type { CollectionIds, CollectionMove, TaxiiStore } from '../domain/taxii/index.ts';
 import {
@@ -17,7 +11,7 @@ import {
   micros,
   nowMicros,
 } from '../domain/taxii/index.ts';
-import { batchGetAll } from './batch.ts';
+import { batchGetAll, batchPutAll } from './batch.ts';
 import { type Change, record } from './change-set.ts';
 import { key } from './keys.ts';
 
@@ -202,20 +196,16 @@ export const taxiiRepository = (db: DynamoDBDocumentClient, table: string): Taxi
     },
 
     async markSubmitted(orgId, pairs) {
-      for (let i = 0; i < pairs.length; i += 25) {
-        const RequestItems = {
-          [table]: pairs.slice(i, i + 25).map(({ id, modified }) => ({
-            PutRequest: {
-              Item: { ...key.taxiiSubmitted(orgId, id, modified), entity: 'TAXII_SUBMITTED', objectId: id, modified },
-            },
-          })),
-        };
-        let unprocessed: typeof RequestItems | undefined = RequestItems;
-        while (unprocessed && Object.keys(unprocessed).length > 0) {
-          const result = await db.send(new BatchWriteCommand({ RequestItems: unprocessed }));
-          unprocessed = result.UnprocessedItems as typeof RequestItems | undefined;
-        }
-      }
+      await batchPutAll(
+        db,
+        table,
+        pairs.map(({ id, modified }) => ({
+          ...key.taxiiSubmitted(orgId, id, modified),
+          entity: 'TAXII_SUBMITTED',
+          objectId: id,
+          modified,
+        })),
+      );
     },
   };
 };

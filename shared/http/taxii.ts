@@ -156,3 +156,16 @@ export const objectPath = v.object(
   { collectionId, objectId: v.pipe(v.string(OBJECT_ID), v.regex(/^[a-z0-9-]+--[0-9a-f-]{36}$/, OBJECT_ID)) },
   OBJECT_ID,
 );
+
+/** As many objects as `/report/create` takes assets: they become the proposals of one report. */
+const MAX_OBJECTS = 100;
+export const envelopeBody = v.object(
+  {
+    objects: v.pipe(
+      v.array(v.unknown(), 'objects must be an array of STIX objects'),
+      v.minLength(1, 'objects must hold at least one object'),
+      v.maxLength(MAX_OBJECTS, `At most ${MAX_OBJECTS} objects per request`),
+    ),
+  },
+  'The body must be an envelope {"objects": [...]}',
+);

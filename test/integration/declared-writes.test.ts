@@ -21,6 +21,7 @@ import { fileFeedStore } from '../../shared/db/verdict-feed-store.ts';
 import { verdictFeed } from '../../shared/db/verdict-log.ts';
 import { assetRecordsReader, changeLogReader, webhookRepository } from '../../shared/db/webhook-repository.ts';
 import { localSealer } from '../../shared/db/webhook-secrets.ts';
+import * as detectionRuntime from '../../shared/detection-runtime.ts';
 import { addAssets, BULK_ADD_ABANDONED_AFTER_MS } from '../../shared/domain/allowlist/assets.ts';
 import { scheduleDueRuns } from '../../shared/domain/detections/index.ts';
 import { feedCheckSamples } from '../../shared/domain/detections/sample-feed.ts';
@@ -504,7 +505,7 @@ describe('the partitions each function writes, driven down every path that write
       scheduleDueRuns({ store: runtime.detections(), queue: noQueue }, SCHEDULE_CLASSES, Date.now() + 2 * 86_400_000),
     )();
     const fed = await asWorker('feed-check-samples', () =>
-      feedCheckSamples(runtime.detectionPipeline(), [pending?.content as string], Date.now()),
+      feedCheckSamples(detectionRuntime.detectionPipeline(), [pending?.content as string], Date.now()),
     )();
 
     expect(scheduled.length).toBeGreaterThan(0);

@@ -147,36 +147,32 @@ const ageCheck = async (
   return result(key, age, threshold, detail, older === 0 ? [] : await offenders());
 };
 
+/** A check of how many items a gauge holds open now, graded against the thresholds. */
+const volumeCheck =
+  (key: HealthcheckKey, gauge: string, detail: (count: number) => string) =>
+  ({ work, settings }: Inputs): HealthcheckResult => {
+    const open = total(work, gauge);
+    return result(key, open, settings.thresholds[key], detail(open));
+  };
+
 const CHECKS: Record<HealthcheckKey, (inputs: Inputs) => HealthcheckResult | Promise<HealthcheckResult>> = {
-  'reviewing.backlog': ({ work, settings }) => {
-    const pending = total(work, OPEN.pendingProposals);
-    return result(
-      'reviewing.backlog',
-      pending,
-      settings.thresholds['reviewing.backlog'],
-      `${pending} proposals are pending review`,
-    );
-  },
+  'reviewing.backlog': volumeCheck(
+    'reviewing.backlog',
+    OPEN.pendingProposals,
+    (n) => `${n} proposals are pending review`,
+  ),
   'reviewing.old-proposals': (inputs) =>
     ageCheck('reviewing.old-proposals', OPEN.pendingProposals, 'pending proposals', inputs.offenders.proposals, inputs),
-  'takedowns.todo-volume': ({ work, settings }) => {
-    const todo = total(work, OPEN.takedownsTodo);
-    return result(
-      'takedowns.todo-volume',
-      todo,
-      settings.thresholds['takedowns.todo-volume'],
-      `${todo} takedowns are in TODO`,
-    );
-  },
-  'takedowns.in-progress-volume': ({ work, settings }) => {
-    const open = total(work, OPEN.takedownsInProgress);
-    return result(
-      'takedowns.in-progress-volume',
-      open,
-      settings.thresholds['takedowns.in-progress-volume'],
-      `${open} takedowns are IN_PROGRESS`,
-    );
-  },
+  'takedowns.todo-volume': volumeCheck(
+    'takedowns.todo-volume',
+    OPEN.takedownsTodo,
+    (n) => `${n} takedowns are in TODO`,
+  ),
+  'takedowns.in-progress-volume': volumeCheck(
+    'takedowns.in-progress-volume',
+    OPEN.takedownsInProgress,
+    (n) => `${n} takedowns are IN_PROGRESS`,
+  ),
   'takedowns.stale-in-progress': (inputs) =>
     ageCheck(
       'takedowns.stale-in-progress',

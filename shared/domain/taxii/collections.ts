@@ -241,3 +241,15 @@ export const selectVersions = (all: readonly Served[], query: Omit<ObjectQuery, 
   const last = all.at(-1);
   return { more: false, served: all.filter((one) => matches({ ...query, limit: 1 }, one, one === last)) };
 };
+
+/** A page of one of the organization's readable collections, as the key's caller reads it. */
+export const readCollectionPage = async (
+  deps: { store: TaxiiStore; cursors: CursorCodec; directory: Parameters<typeof callerOf>[0] },
+  key: { orgId: string; scopes: readonly string[]; keyHash: string },
+  collectionId: string,
+  query: ObjectQuery,
+) => {
+  const name = await findCollection(deps.store, key.orgId, collectionId);
+  const caller = await callerOf(deps.directory, key.orgId, key.scopes);
+  return readPage(deps, { ...caller, keyHash: key.keyHash }, readable(name), query);
+};

@@ -11,6 +11,7 @@ export {
   type ObjectQuery,
   objectVersions,
   readable,
+  readCollectionPage,
   readPage,
   type StoredStatus,
   selectVersions,
