@@ -9,6 +9,7 @@ import { assetRepository } from '../../shared/db/asset-repository.ts';
 import { checkIndexRepository } from '../../shared/db/check-repository.ts';
 import { detectionRepository } from '../../shared/db/detection-repository.ts';
 import { directoryRepository } from '../../shared/db/directory-repository.ts';
+import { ensureCollectionIds } from '../../shared/db/taxii-repository.ts';
 import { hashApiKey, SCOPES } from '../../shared/domain/account/api-keys.ts';
 import { toBrandProfile } from '../../shared/domain/account/brand-profile.ts';
 import { brandProfileFields } from '../../shared/domain/account/brand-profile-schema.ts';
@@ -36,6 +37,7 @@ import { reviewBody } from '../../shared/http/lifecycle-schemas.ts';
 import { groupName, plainString } from '../../shared/http/schemas.ts';
 
 const slug = v.pipe(v.string(), v.regex(SLUG, 'must be a lower-case slug'));
+const collectionId = v.pipe(v.string(), v.uuid('must be a UUID'));
 const text = (max: number) =>
   v.pipe(plainString('must be a string', 'text'), v.maxLength(max, `must be at most ${max} characters`));
 const isoDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
@@ -58,6 +60,10 @@ export const fixtureSchema = v.strictObject(
           // /user/orgs (subscriptionStatus, obligatoryAdminApproval, integrations, legalDocuments,
           // trademarkRegistrations): the insights' settings.
           ...settingsSchema.entries,
+          // The TAXII collections' ids, where a fixture fixes them (sample events name them); otherwise random.
+          taxiiCollections: v.optional(
+            v.strictObject({ blocked: collectionId, allowed: collectionId, submissions: collectionId }),
+          ),
           // Detection settings, as `npm run admin -- org detections` sets them.
           detections: v.optional(
             v.strictObject({
@@ -342,6 +348,8 @@ export const loadFixture = async (db: DynamoDBDocumentClient, table: string, fix
   const assets = assetRepository(db, table);
 
   for (const org of fixture.organizations) {
+    // Ids are set once: given ones first, so the organization's own random ids do not take their place.
+    if (org.taxiiCollections) await ensureCollectionIds(db, table, org.slug, org.taxiiCollections);
     await directory.putOrganization({ slug: org.slug, name: org.name, featureFlags: org.featureFlags });
     for (const { slug, name, type, deleted, ...profile } of org.brands) {
       await directory.putBrand({

@@ -99,8 +99,12 @@ export const enteredItems = (move: CollectionMove, now: number = Date.now()) => 
  * Gives an organization its three collection ids (random UUIDv4) unless it has them: written with
  * the organization by the operator's tools, so reads never write, and ids never change once set.
  */
-export const ensureCollectionIds = async (db: DynamoDBDocumentClient, table: string, orgId: string) => {
-  const ids: CollectionIds = { blocked: randomUUID(), allowed: randomUUID(), submissions: randomUUID() };
+export const ensureCollectionIds = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  orgId: string,
+  ids: CollectionIds = { blocked: randomUUID(), allowed: randomUUID(), submissions: randomUUID() },
+) => {
   await db.send(
     new UpdateCommand({
       TableName: table,

@@ -172,6 +172,21 @@ const expectErrorBody = (status: number, text: string) => {
   });
 };
 
+/**
+ * The TAXII routes' error body, a TAXII error resource (`http_status` a string, as TAXII 2.1 has
+ * it); a request the gateway refuses before any route (no route, a malformed path) is answered in
+ * the service's own shape.
+ */
+const expectTaxiiErrorBody = (status: number, text: string) => {
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  if ('code' in parsed) return expectErrorBody(status, text);
+  expect(parsed).toEqual({
+    title: expect.any(String),
+    ...(parsed.description === undefined ? {} : { description: expect.any(String) }),
+    http_status: String(status),
+  });
+};
+
 /** A page route may document an error status as an HTML page (the public report page's 404). */
 const documentedAsPage = (route: Route, status: number) =>
   openApiDocument.paths[route.path]?.[route.method.toLowerCase()]?.responses[String(status)]?.content?.['text/html'] !==
@@ -195,7 +210,8 @@ describe('hostile requests through the local gateway', () => {
           tally.rejected++;
           // A path that reaches no route (an empty id) is the gateway's JSON 404 even on a page route.
           if (!(documentedAsPage(sent.route, status) && text.startsWith('<!doctype html>'))) {
-            expectErrorBody(status, text);
+            if (sent.route.area === 'taxii') expectTaxiiErrorBody(status, text);
+            else expectErrorBody(status, text);
           }
         } else {
           tally.accepted++;

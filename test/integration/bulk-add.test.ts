@@ -85,7 +85,11 @@ describe('a bulk add and the table', () => {
     const after = await snapshot();
     const changed = diff(before, after);
     const logged = changed.filter((k) => (after.get(k) as { entity?: string }).entity === 'VERDICT_CHANGE');
-    expect(changed.filter((k) => !logged.includes(k))).toEqual(
+    // Each asset that enters the allowlist enters the organization's TAXII `allowed` collection: an object and its version.
+    const collected = changed.filter((k) => k.startsWith('TAXII#acme#allowed|'));
+    expect(collected.filter((k) => k.includes('|O#indicator--'))).toHaveLength(created.length);
+    expect(collected.filter((k) => k.includes('|V#'))).toHaveLength(created.length);
+    expect(changed.filter((k) => !logged.includes(k) && !collected.includes(k))).toEqual(
       [...expected, `${key.group('acme', websites).PK}|${key.group('acme', websites).SK}`].sort(),
     );
     expect(logged.map((k) => (after.get(k) as { key: string }).key).sort()).toEqual(

@@ -35,6 +35,13 @@ const EXPECTED_STATUS: Record<string, number> = {
   'list-webhook-deliveries': 404,
   'update-detection-config': 404,
   'delete-detection-config': 404,
+  // The demo's collections are fixed; the sample object and status are examples of their kind, not in the demo.
+  'taxii-get-object': 404,
+  'taxii-get-versions': 404,
+  'taxii-get-status': 404,
+  // The service maintains its collections: a delete is refused.
+  'taxii-delete-object': 403,
+  'taxii-add-objects': 202,
 };
 
 const DAY_MS = 86_400_000;
