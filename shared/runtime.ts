@@ -240,6 +240,7 @@ export const blocklistVerdicts = /* @__PURE__ */ once(() =>
           onListsError: (error: unknown) => logger.error('External lists not published', { error }),
         }
       : {}),
+    onPollError: (error: unknown) => logger.warn('Blocklist verdicts not polled', { error }),
     suffixes: suffixes(),
   }),
 );

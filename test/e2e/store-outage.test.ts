@@ -42,7 +42,7 @@ const call = async (route: Route) => {
     route: route.name,
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
-    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
+    body: /^application\/(taxii\+)?json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text,
     ms: Math.round(performance.now() - started),
   };
 };

@@ -112,6 +112,8 @@ type Options = {
   listsMs?: number;
   /** A lists load that failed (the lists loaded before stay published). */
   onListsError?: (error: unknown) => void;
+  /** A read of the log that failed: answers go on from the verdicts held (as the check's replica does) until a poll succeeds. */
+  onPollError?: (error: unknown) => void;
 };
 
 export type Confirmation = {
@@ -148,6 +150,7 @@ export const blocklist = ({
   lists,
   listsMs = 60_000,
   onListsError = () => {},
+  onPollError = () => {},
 }: Options): Blocklist => {
   type Loaded = {
     verdicts: VerdictState;
@@ -262,9 +265,11 @@ export const blocklist = ({
       polling = (async () => {
         await apply(state);
         if (now() - pointerAt >= pointerMs) await followPointer(state);
-      })().finally(() => {
-        polling = undefined;
-      });
+      })()
+        .catch(onPollError)
+        .finally(() => {
+          polling = undefined;
+        });
     }
     // In the background: a list's new snapshot (a large list takes a while to index) never holds up an answer.
     if (listing === undefined && now() - listsAt >= listsMs) {
