@@ -17,12 +17,15 @@ export type CollectionPageDeps = {
 };
 type Page = Awaited<ReturnType<typeof taxii.readCollectionPage>>;
 
-/** A route that answers one page of a collection, as `render` shows it (the objects, or their manifest). */
+/**
+ * A route that answers one page of a collection, as `render` shows it (the objects, or their
+ * manifest); `request` is the route's own (routes are told apart by their request).
+ */
 export const collectionPageHandler =
-  (render: (page: Page) => unknown) =>
+  (request: typeof collectionPageRequest, render: (page: Page) => unknown) =>
   ({ keys, ...deps }: CollectionPageDeps) =>
     apiHandler(
-      { request: collectionPageRequest, keys, ...http.taxiiRoute('read') },
+      { request, keys, ...http.taxiiRoute('read') },
       async ({ auth, headers, pathParameters, queryStringParameters }) => {
         const key = { ...auth, keyHash: http.keyDigestOf(headers) };
         const query = http.objectQueryOf(queryStringParameters);
